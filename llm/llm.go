@@ -1,0 +1,76 @@
+package llm
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Message is one chat message sent to or received from the model.
+type Message struct {
+	Role    string `json:"role"` // system | user | assistant
+	Content string `json:"content"`
+}
+
+// Exchange is one complete user/assistant turn kept in an entity's history.
+type Exchange struct {
+	User      string `json:"user"`
+	Assistant string `json:"assistant"`
+}
+
+// Params are the per-phase model settings of a request.
+type Params struct {
+	Model       string
+	Temperature float32
+	MaxTokens   int
+}
+
+// Request is one structured-output call for one entity.
+type Request struct {
+	EntityKey  string // e.g. "intention:ada", "resolution:common"
+	Phase      string // e.g. "intention", "resolution"
+	Tick       int
+	Params     Params
+	System     string
+	User       string
+	SchemaName string          // json_schema name sent, e.g. "MasterOutput"
+	Schema     json.RawMessage // strict JSON Schema the answer must satisfy
+}
+
+// Usage counts tokens as the server reported them.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	CachedTokens     int `json:"cached_tokens"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{u.PromptTokens + o.PromptTokens, u.CompletionTokens + o.CompletionTokens, u.CachedTokens + o.CachedTokens}
+}
+
+// Total is prompt plus completion tokens.
+func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
+
+// Result is the outcome of one Request. Err is nil on success, in which case
+// Output holds the schema-valid JSON answer. Messages, Raw, Attempts, Latency
+// and Usage are filled in either way so every call can be recorded.
+type Result struct {
+	Request  Request
+	Messages []Message       // the messages of the last attempt, history included
+	Raw      string          // raw content of the last answer ("" if none arrived)
+	Output   json.RawMessage // validated answer; nil when Err != nil
+	Attempts int             // HTTP attempts made, retries and repairs included
+	Repairs  int             // repair attempts made after invalid JSON or schema errors
+	Latency  time.Duration   // wall time of the whole call, retries included
+	Usage    Usage           // summed over every attempt
+	Err      error           // *Error when the call failed
+}
+
+// Exchange returns the history entry this result adds, and false when the call
+// failed (a failed call never enters history).
+func (r Result) Exchange() (Exchange, bool) {
+	if r.Err != nil || r.Output == nil {
+		return Exchange{}, false
+	}
+	return Exchange{User: r.Request.User, Assistant: string(r.Output)}, true
+}
