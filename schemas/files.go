@@ -1,0 +1,111 @@
+package schemas
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Named is one generated schema file: Name is both the json_schema name sent
+// to the model and the file stem (Name + ".schema.json"); Value is a value of
+// the Go type the schema is generated from; Defs are values of further types
+// documented under $defs (see Reflect).
+type Named struct {
+	Name  string
+	Value any
+	Defs  []any
+}
+
+// FileName is the file a named schema is written to.
+func (n Named) FileName() string { return n.Name + ".schema.json" }
+
+// Pretty returns the schema file content: the strict schema indented by two
+// spaces, keys in a stable order (struct field order for properties), with a
+// trailing newline.
+func (n Named) Pretty() ([]byte, error) {
+	b, err := Generate(n.Value, n.Defs...)
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", n.Name, err)
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", n.Name, err)
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// Write generates every named schema into dir, each file replaced atomically
+// (written to a temporary file, then renamed), so a failed run leaves the old
+// files intact. Nothing is written unless every schema generates.
+func Write(dir string, named []Named) error {
+	contents := make([][]byte, len(named))
+	for i, n := range named {
+		b, err := n.Pretty()
+		if err != nil {
+			return err
+		}
+		contents[i] = b
+	}
+	for i, n := range named {
+		if err := writeFile(filepath.Join(dir, n.FileName()), contents[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeFile(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// ErrStale is wrapped by Check's errors when a schema file is missing or no
+// longer matches its Go type.
+var ErrStale = errors.New("schema file is stale")
+
+// Check compares every named schema with its file in dir. Each missing or
+// stale file gives an error naming it and saying to run
+// `arbiter schemas generate`; the errors are joined and wrap ErrStale.
+func Check(dir string, named []Named) error {
+	var errs []error
+	for _, n := range named {
+		want, err := n.Pretty()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		path := filepath.Join(dir, n.FileName())
+		got, err := os.ReadFile(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			errs = append(errs, fmt.Errorf("%s is missing (%w); run `arbiter schemas generate`", path, ErrStale))
+		case err != nil:
+			errs = append(errs, err)
+		case !bytes.Equal(got, want):
+			errs = append(errs, fmt.Errorf("%s does not match the Go type %T (%w); run `arbiter schemas generate`", path, n.Value, ErrStale))
+		}
+	}
+	return errors.Join(errs...)
+}
