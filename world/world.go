@@ -2,6 +2,8 @@
 // characters/*.yaml, locations/*.yaml) and the run state that ticks evolve from it.
 package world
 
+import "slices"
+
 // Simulation is the authored, read-only definition of a world. Characters and
 // Locations are sorted by ID so every iteration over them is deterministic.
 type Simulation struct {
@@ -10,6 +12,7 @@ type Simulation struct {
 	Kind       string // narrative | conquest | chronicle | duel
 	Title      string
 	Premise    string
+	Settings   map[string]any // free-form, as authored; nil when absent
 	Characters []*Character
 	Locations  []*Location
 }
@@ -23,7 +26,9 @@ type Character struct {
 }
 
 // Location is an authored location: identity, starting state and connections
-// (the IDs of locations reachable from it in one tick).
+// (the IDs of locations reachable from it in one tick). Connections are
+// directed, exactly as authored: a path that can be walked both ways is listed
+// in both locations' files, and a one-way path (a slide, a locked door) in one.
 type Location struct {
 	ID          string
 	Name        string
@@ -58,4 +63,46 @@ type MemoryEntry struct {
 type LocationState struct {
 	Moment      string `json:"moment"`
 	Description string `json:"description"`
+}
+
+// Character returns the character with the given ID, or nil.
+func (s *Simulation) Character(id string) *Character {
+	for _, c := range s.Characters {
+		if c.ID == id {
+			return c
+		}
+	}
+	return nil
+}
+
+// Location returns the location with the given ID, or nil.
+func (s *Simulation) Location(id string) *Location {
+	for _, l := range s.Locations {
+		if l.ID == id {
+			return l
+		}
+	}
+	return nil
+}
+
+// Reachable reports whether a character in location from may be in location
+// to after one tick: staying put, or following one of from's connections.
+// It is false when from is not a location.
+func (s *Simulation) Reachable(from, to string) bool {
+	loc := s.Location(from)
+	if loc == nil {
+		return false
+	}
+	return to == from || slices.Contains(loc.Connections, to)
+}
+
+// Destinations returns where a character in location from may be after one
+// tick: from itself first, then its connections as authored. It is nil when
+// from is not a location.
+func (s *Simulation) Destinations(from string) []string {
+	loc := s.Location(from)
+	if loc == nil {
+		return nil
+	}
+	return append([]string{from}, loc.Connections...)
 }

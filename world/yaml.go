@@ -1,0 +1,252 @@
+package world
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// The authored files are read as yaml.Node trees and checked against these
+// field lists rather than decoded into structs with KnownFields: the node keeps
+// the line of every key and value, so each problem (unknown field, missing
+// field, wrong shape, bad id) is reported at its own line with a message in our
+// words, and all of them are found in one pass for Lint.
+
+// fieldSpec is one known key of a YAML mapping.
+type fieldSpec struct {
+	key      string
+	kind     yaml.Kind // ScalarNode, SequenceNode or MappingNode
+	required bool
+	fields   []fieldSpec // known keys of a nested mapping; nil accepts any keys
+}
+
+var simulationFields = []fieldSpec{
+	{key: "id", kind: yaml.ScalarNode, required: true},
+	{key: "kind", kind: yaml.ScalarNode},
+	{key: "title", kind: yaml.ScalarNode, required: true},
+	{key: "premise", kind: yaml.ScalarNode}, // required for narrative, checked in load
+	{key: "settings", kind: yaml.MappingNode},
+}
+
+var characterFields = []fieldSpec{
+	{key: "id", kind: yaml.ScalarNode, required: true},
+	{key: "name", kind: yaml.ScalarNode, required: true},
+	{key: "description", kind: yaml.ScalarNode, required: true},
+	{key: "state", kind: yaml.MappingNode, required: true, fields: []fieldSpec{
+		{key: "location", kind: yaml.ScalarNode, required: true},
+		{key: "internal_state", kind: yaml.ScalarNode},
+		{key: "external_intent", kind: yaml.ScalarNode},
+	}},
+}
+
+var locationFields = []fieldSpec{
+	{key: "id", kind: yaml.ScalarNode, required: true},
+	{key: "name", kind: yaml.ScalarNode, required: true},
+	{key: "description", kind: yaml.ScalarNode, required: true},
+	{key: "state", kind: yaml.MappingNode, fields: []fieldSpec{
+		{key: "moment", kind: yaml.ScalarNode},
+		{key: "description", kind: yaml.ScalarNode},
+	}},
+	{key: "connections", kind: yaml.SequenceNode},
+}
+
+// fields holds the values found in one file by dotted key ("state.location").
+// Absent and null values are left out.
+type fields struct {
+	file  string
+	line  int // line of the top-level mapping, for problems about the whole file
+	nodes map[string]*yaml.Node
+}
+
+// text returns the trimmed value of a scalar field, "" when absent.
+func (f *fields) text(key string) string {
+	if n := f.nodes[key]; n != nil {
+		return strings.TrimSpace(n.Value)
+	}
+	return ""
+}
+
+// lineOf returns the line of a field's value, or the file's first line when
+// the field is absent.
+func (f *fields) lineOf(key string) int {
+	if n := f.nodes[key]; n != nil {
+		return n.Line
+	}
+	return f.line
+}
+
+// readYAML reads one file and checks its shape against spec. It returns nil
+// when the file cannot be used at all (unreadable, not YAML, not a mapping);
+// otherwise the fields found, even if some were reported as problems.
+func (l *loader) readYAML(path string, spec []fieldSpec) *fields {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		l.add(&LoadError{File: path, Msg: "cannot read: " + pathlessError(err), Err: err})
+		return nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		line, msg := syntaxError(err)
+		l.add(&LoadError{File: path, Line: line, Msg: "malformed YAML: " + msg, Err: err})
+		return nil
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		l.add(&LoadError{File: path, Msg: "file is empty"})
+		return nil
+	}
+	root := resolve(doc.Content[0])
+	if root.Kind != yaml.MappingNode {
+		l.add(&LoadError{File: path, Line: root.Line, Msg: "expected fields (key: value), found " + describe(root)})
+		return nil
+	}
+	f := &fields{file: path, line: root.Line, nodes: make(map[string]*yaml.Node)}
+	l.walk(f, root, root.Line, "", spec)
+	return f
+}
+
+// walk checks the mapping m, whose key is at line, against spec and records
+// its values in f.
+func (l *loader) walk(f *fields, m *yaml.Node, line int, prefix string, spec []fieldSpec) {
+	seen := make(map[string]int, len(m.Content)/2)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], resolve(m.Content[i+1])
+		name := prefix + k.Value
+		if first, dup := seen[k.Value]; dup {
+			l.add(&LoadError{File: f.file, Line: k.Line, Field: name,
+				Msg: fmt.Sprintf("field %q is given twice (first at line %d)", name, first)})
+			continue
+		}
+		seen[k.Value] = k.Line
+		fs, ok := findField(spec, k.Value)
+		if !ok {
+			l.add(&LoadError{File: f.file, Line: k.Line, Field: name,
+				Msg: fmt.Sprintf("unknown field %q (known fields: %s)", name, fieldNames(spec))})
+			continue
+		}
+		if isNull(v) {
+			continue // an empty value is the same as no value
+		}
+		if v.Kind != fs.kind {
+			l.add(&LoadError{File: f.file, Line: v.Line, Field: name,
+				Msg: fmt.Sprintf("field %q must be %s, found %s", name, kindName(fs.kind), describe(v))})
+			continue
+		}
+		if fs.kind == yaml.MappingNode && fs.fields != nil {
+			l.walk(f, v, k.Line, name+".", fs.fields)
+			f.nodes[name] = v
+			continue
+		}
+		if fs.kind == yaml.ScalarNode && strings.TrimSpace(v.Value) == "" {
+			continue
+		}
+		f.nodes[name] = v
+	}
+	for _, fs := range spec {
+		name := prefix + fs.key
+		if !fs.required || f.nodes[name] != nil {
+			continue
+		}
+		at := line
+		if kl, ok := seen[fs.key]; ok {
+			at = kl // the key is there with an empty value
+		}
+		l.add(&LoadError{File: f.file, Line: at, Field: name, Msg: fmt.Sprintf("missing required field %q", name)})
+	}
+}
+
+func findField(spec []fieldSpec, key string) (fieldSpec, bool) {
+	for _, fs := range spec {
+		if fs.key == key {
+			return fs, true
+		}
+	}
+	return fieldSpec{}, false
+}
+
+func fieldNames(spec []fieldSpec) string {
+	names := make([]string, len(spec))
+	for i, fs := range spec {
+		names[i] = fs.key
+	}
+	return strings.Join(names, ", ")
+}
+
+// resolve follows YAML aliases (*anchor) to the node they stand for.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+func kindName(k yaml.Kind) string {
+	switch k {
+	case yaml.ScalarNode:
+		return "text"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "fields (key: value)"
+	}
+	return "a value"
+}
+
+func describe(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return fmt.Sprintf("text %q", n.Value)
+	}
+	return kindName(n.Kind)
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// parserProblems are the messages of go-yaml's parser, as opposed to its
+// scanner. go-yaml v3 prints a parser error's line 0-based, one too low, and
+// leaves it out on the first line; syntaxError corrects that.
+var parserProblems = []string{
+	"did not find expected <stream-start>",
+	"did not find expected <document start>",
+	"did not find expected key",
+	"did not find expected node content",
+	"did not find expected ',' or ']'",
+	"did not find expected ',' or '}'",
+	"did not find expected '-' indicator",
+	"found duplicate %YAML directive",
+	"found duplicate %TAG directive",
+	"found incompatible YAML document",
+	"found undefined tag handle",
+}
+
+// syntaxError splits a YAML parser error into its 1-based line (0 when it is
+// not known) and its message without the "yaml: " prefix.
+func syntaxError(err error) (int, string) {
+	line, msg := 0, strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	}
+	if slices.Contains(parserProblems, msg) {
+		line++
+	}
+	return line, msg
+}
+
+// pathlessError drops the path from an *fs.PathError, since LoadError already
+// names the file.
+func pathlessError(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
