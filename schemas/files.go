@@ -81,13 +81,23 @@ func writeFile(path string, b []byte) error {
 	return nil
 }
 
-// ErrStale is wrapped by Check's errors when a schema file is missing or no
-// longer matches its Go type.
-var ErrStale = errors.New("schema file is stale")
+// StaleError is a schema file that is missing or no longer matches its Go
+// type.
+type StaleError struct {
+	Path    string
+	Missing bool
+}
+
+func (e *StaleError) Error() string {
+	if e.Missing {
+		return e.Path + " is missing; run `arbiter schemas generate`"
+	}
+	return e.Path + " is stale (it no longer matches its Go type); run `arbiter schemas generate`"
+}
 
 // Check compares every named schema with its file in dir. Each missing or
-// stale file gives an error naming it and saying to run
-// `arbiter schemas generate`; the errors are joined and wrap ErrStale.
+// stale file gives a *StaleError naming it and saying to run
+// `arbiter schemas generate`; the errors are joined.
 func Check(dir string, named []Named) error {
 	var errs []error
 	for _, n := range named {
@@ -100,11 +110,11 @@ func Check(dir string, named []Named) error {
 		got, err := os.ReadFile(path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			errs = append(errs, fmt.Errorf("%s is missing (%w); run `arbiter schemas generate`", path, ErrStale))
+			errs = append(errs, &StaleError{Path: path, Missing: true})
 		case err != nil:
 			errs = append(errs, err)
 		case !bytes.Equal(got, want):
-			errs = append(errs, fmt.Errorf("%s does not match the Go type %T (%w); run `arbiter schemas generate`", path, n.Value, ErrStale))
+			errs = append(errs, &StaleError{Path: path})
 		}
 	}
 	return errors.Join(errs...)

@@ -47,10 +47,11 @@ func TestCheckReportsStaleAndMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := Check(dir, named)
-	if !errors.Is(err, ErrStale) {
-		t.Fatalf("Check = %v, want ErrStale", err)
+	var se *StaleError
+	if !errors.As(err, &se) {
+		t.Fatalf("Check = %v, want a *StaleError", err)
 	}
-	for _, want := range []string{stale + " does not match", missing + " is missing", "run `arbiter schemas generate`"} {
+	for _, want := range []string{stale + " is stale", missing + " is missing", "run `arbiter schemas generate`"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("Check error %q does not contain %q", err, want)
 		}

@@ -1,0 +1,375 @@
+package phases
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	sjs "github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+func ptr(s string) *string { return &s }
+
+// validator compiles a schema for the tests with santhosh-tekuri/jsonschema.
+func validator(t *testing.T, schema []byte) *sjs.Schema {
+	t.Helper()
+	doc, err := sjs.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sjs.NewCompiler()
+	if err := c.AddResource("mem://test.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("mem://test.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func validate(t *testing.T, s *sjs.Schema, answer string) error {
+	t.Helper()
+	doc, err := sjs.UnmarshalJSON(strings.NewReader(answer))
+	if err != nil {
+		t.Fatalf("bad test JSON %s: %v", answer, err)
+	}
+	return s.Validate(doc)
+}
+
+const validMaster = `{
+  "tick": 3,
+  "location_id": "common",
+  "characters": {
+    "ada": {"memory_entry": "Bo spilled the ink on my map.", "location": "common", "internal_state": "annoyed", "external_intent": "wiping the map"},
+    "bo": {"memory_entry": "I fled to the cellar.", "location": "cellar", "internal_state": "ashamed", "external_intent": "hiding"}
+  },
+  "location": {"moment": "Ink drips from the table.", "description": null}
+}`
+
+func TestCharacterUpdateCreation(t *testing.T) {
+	t.Parallel()
+	u := CharacterUpdate{Location: "common", InternalState: "calm", ExternalIntent: "reading", MemoryEntry: "I read a letter."}
+	b, err := json.Marshal(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"memory_entry":"I read a letter.","location":"common","internal_state":"calm","external_intent":"reading"}`
+	if string(b) != want {
+		t.Errorf("json = %s, want %s", b, want)
+	}
+	mo, err := ParseMasterOutput([]byte(`{"tick":1,"location_id":"common","characters":{"ada":` + want + `},"location":{"moment":null,"description":null}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mo.Characters["ada"] != u {
+		t.Errorf("parsed %+v, want %+v", mo.Characters["ada"], u)
+	}
+}
+
+func TestCharacterUpdateMemoryEntryRequired(t *testing.T) {
+	t.Parallel()
+	specialised, err := ResolutionSchema(1, "common", []string{"ada"}, []string{"common"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := validator(t, specialised)
+	for name, entry := range map[string]string{
+		"empty":   `"memory_entry": "", `,
+		"missing": ``,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			answer := `{"tick":1,"location_id":"common","characters":{"ada":{` + entry +
+				`"location":"common","internal_state":"","external_intent":""}},"location":{"moment":null,"description":null}}`
+			if err := validate(t, s, answer); err == nil {
+				t.Error("request schema accepted it")
+			}
+			if _, err := ParseMasterOutput([]byte(answer)); !errors.Is(err, ErrOutput) {
+				t.Errorf("ParseMasterOutput = %v, want ErrOutput", err)
+			}
+		})
+	}
+}
+
+func TestLocationUpdateOptionalFields(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   LocationUpdate
+		json string
+	}{
+		{"nulls", LocationUpdate{}, `{"moment":null,"description":null}`},
+		{"moment only", LocationUpdate{Moment: ptr("Dusk.")}, `{"moment":"Dusk.","description":null}`},
+		{"both", LocationUpdate{Moment: ptr("Dusk."), Description: ptr("")}, `{"moment":"Dusk.","description":""}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b, err := json.Marshal(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) != tt.json {
+				t.Errorf("json = %s, want %s", b, tt.json)
+			}
+			mo, err := ParseMasterOutput([]byte(`{"tick":1,"location_id":"x","characters":{},"location":` + tt.json + `}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(mo.Location, tt.in) {
+				t.Errorf("round trip = %+v, want %+v", mo.Location, tt.in)
+			}
+		})
+	}
+	if _, err := ParseMasterOutput([]byte(`{"tick":1,"location_id":"x","characters":{},"location":{"moment":null}}`)); err == nil {
+		t.Error("a location update without description (not even null) was accepted")
+	}
+}
+
+func TestMasterOutputCreation(t *testing.T) {
+	t.Parallel()
+	mo, err := ParseMasterOutput([]byte(validMaster))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := MasterOutput{
+		Tick:       3,
+		LocationID: "common",
+		Characters: CharacterUpdates{
+			"ada": {MemoryEntry: "Bo spilled the ink on my map.", Location: "common", InternalState: "annoyed", ExternalIntent: "wiping the map"},
+			"bo":  {MemoryEntry: "I fled to the cellar.", Location: "cellar", InternalState: "ashamed", ExternalIntent: "hiding"},
+		},
+		Location: LocationUpdate{Moment: ptr("Ink drips from the table.")},
+	}
+	if !reflect.DeepEqual(mo, want) {
+		t.Errorf("parsed %+v\nwant %+v", mo, want)
+	}
+	b, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := ParseMasterOutput(b)
+	if err != nil || !reflect.DeepEqual(again, want) {
+		t.Errorf("round trip = %+v, %v", again, err)
+	}
+}
+
+func TestMasterOutputEmptyCharacters(t *testing.T) {
+	t.Parallel()
+	const answer = `{"tick":2,"location_id":"cellar","characters":{},"location":{"moment":"Rain drips.","description":null}}`
+	mo, err := ParseMasterOutput([]byte(answer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mo.Characters == nil || len(mo.Characters) != 0 {
+		t.Errorf("Characters = %#v, want an empty, non-nil map", mo.Characters)
+	}
+	b, err := json.Marshal(MasterOutput{Tick: 2, LocationID: "cellar", Characters: CharacterUpdates{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"characters":{}`) {
+		t.Errorf("json = %s, want empty characters object", b)
+	}
+	specialised, err := ResolutionSchema(2, "cellar", nil, []string{"cellar", "common"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := validator(t, specialised)
+	if err := validate(t, s, answer); err != nil {
+		t.Errorf("empty location answer rejected: %v", err)
+	}
+	intruder := strings.Replace(answer, `"characters":{}`,
+		`"characters":{"ada":{"memory_entry":"x","location":"cellar","internal_state":"","external_intent":""}}`, 1)
+	if err := validate(t, s, intruder); err == nil {
+		t.Error("a character in an empty location was accepted")
+	}
+}
+
+func TestResolutionSchema(t *testing.T) {
+	t.Parallel()
+	schema, err := ResolutionSchema(3, "common", []string{"ada", "bo"}, []string{"common", "cellar", "common"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := validator(t, schema)
+	bo := `"bo": {"memory_entry": "I fled to the cellar.", "location": "cellar", "internal_state": "ashamed", "external_intent": "hiding"}`
+	tests := []struct {
+		name, answer string
+		ok           bool
+	}{
+		{"valid", validMaster, true},
+		{"unknown character", strings.Replace(validMaster, `"bo":`, `"cy":`, 1), false},
+		{"extra character", strings.Replace(validMaster, bo, bo+`, "cy": {"memory_entry": "x", "location": "common", "internal_state": "", "external_intent": ""}`, 1), false},
+		{"missing character", strings.Replace(validMaster, ",\n    "+bo, "", 1), false},
+		{"unreachable location", strings.Replace(validMaster, `"location": "cellar"`, `"location": "tower"`, 1), false},
+		{"wrong tick", strings.Replace(validMaster, `"tick": 3`, `"tick": 4`, 1), false},
+		{"wrong location_id", strings.Replace(validMaster, `"location_id": "common"`, `"location_id": "cellar"`, 1), false},
+		{"empty memory_entry", strings.Replace(validMaster, `"I fled to the cellar."`, `""`, 1), false},
+		{"memory_entry too long", strings.Replace(validMaster, `"I fled to the cellar."`, `"`+strings.Repeat("a", 301)+`"`, 1), false},
+		{"unknown field", strings.Replace(validMaster, `"tick": 3,`, `"tick": 3, "mood": "x",`, 1), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if tt.answer == validMaster && tt.name != "valid" {
+				t.Fatal("test case did not change the answer")
+			}
+			err := validate(t, s, tt.answer)
+			if tt.ok && err != nil {
+				t.Errorf("rejected: %v", err)
+			}
+			if !tt.ok && err == nil {
+				t.Error("accepted")
+			}
+		})
+	}
+
+	var doc struct {
+		Properties struct {
+			Characters struct {
+				Properties map[string]struct {
+					Properties struct {
+						Location struct {
+							Enum []string `json:"enum"`
+						} `json:"location"`
+					} `json:"properties"`
+				} `json:"properties"`
+			} `json:"characters"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(schema, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Properties.Characters.Properties["ada"].Properties.Location.Enum; !reflect.DeepEqual(got, []string{"common", "cellar"}) {
+		t.Errorf("location enum = %q, want [common cellar] (deduplicated, in order)", got)
+	}
+}
+
+func TestResolutionSchemaErrors(t *testing.T) {
+	t.Parallel()
+	if _, err := ResolutionSchema(1, "common", []string{"ada", "ada"}, []string{"common"}); err == nil || !strings.Contains(err.Error(), `"ada" listed twice`) {
+		t.Errorf("duplicate character: err = %v", err)
+	}
+	if _, err := ResolutionSchema(1, "common", []string{"ada"}, nil); err == nil || !strings.Contains(err.Error(), "no reachable location") {
+		t.Errorf("no reachable location: err = %v", err)
+	}
+}
+
+func TestIntentionSchema(t *testing.T) {
+	t.Parallel()
+	s := validator(t, IntentionSchema())
+	for answer, ok := range map[string]bool{
+		`{"intention": "I open the door."}`:                 true,
+		`{"intention": ""}`:                                 false,
+		`{"intention": "` + strings.Repeat("a", 401) + `"}`: false,
+		`{}`: false,
+		`{"intention": "I open the door.", "reasoning": "because"}`: false,
+	} {
+		if err := validate(t, s, answer); (err == nil) != ok {
+			t.Errorf("validate(%.40s) = %v, want ok=%v", answer, err, ok)
+		}
+	}
+	// IntentionSchema hands out copies: a caller cannot corrupt the next one.
+	b := IntentionSchema()
+	b[0] = 'x'
+	if IntentionSchema()[0] != '{' {
+		t.Error("IntentionSchema shares its bytes")
+	}
+}
+
+func TestParseIntention(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in string
+		want     string // "" for an error
+	}{
+		{"valid", `{"intention": "I hide the key."}`, "I hide the key."},
+		{"surrounding space", " \n{\"intention\": \"I wait.\"}\n ", "I wait."},
+		{"unknown field", `{"intention": "I wait.", "why": "tired"}`, ""},
+		{"missing", `{}`, ""},
+		{"empty", `{"intention": ""}`, ""},
+		{"null", `{"intention": null}`, ""},
+		{"trailing data", `{"intention": "I wait."} {"intention": "again"}`, ""},
+		{"not JSON", `I wait.`, ""},
+		{"array", `["I wait."]`, ""},
+		{"empty input", ``, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := ParseIntention([]byte(tt.in))
+			if tt.want == "" {
+				if !errors.Is(err, ErrOutput) {
+					t.Errorf("ParseIntention = %+v, %v; want ErrOutput", got, err)
+				}
+				return
+			}
+			if err != nil || got.Intention != tt.want {
+				t.Errorf("ParseIntention = %+v, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseMasterOutputRejects(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"unknown field":        strings.Replace(validMaster, `"tick": 3,`, `"tick": 3, "notes": "x",`, 1),
+		"unknown nested field": strings.Replace(validMaster, `"hiding"}`, `"hiding", "mood": "x"}`, 1),
+		"characters null":      strings.Replace(validMaster, `"characters": {`, `"characters": null, "x": {`, 1),
+		"missing location":     `{"tick": 1, "location_id": "x", "characters": {}}`,
+		"tick as string":       strings.Replace(validMaster, `"tick": 3`, `"tick": "3"`, 1),
+		"tick zero":            strings.Replace(validMaster, `"tick": 3`, `"tick": 0`, 1),
+		"trailing data":        validMaster + `{}`,
+		"truncated":            validMaster[:len(validMaster)/2],
+	}
+	for name, in := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := ParseMasterOutput([]byte(in)); !errors.Is(err, ErrOutput) {
+				t.Errorf("ParseMasterOutput = %v, want ErrOutput", err)
+			}
+		})
+	}
+}
+
+func FuzzParseMasterOutput(f *testing.F) {
+	f.Add([]byte(validMaster))
+	f.Add([]byte(`{"tick":2,"location_id":"cellar","characters":{},"location":{"moment":null,"description":null}}`))
+	f.Add([]byte(`{"tick":1e400,"characters":{"a":null}}`))
+	f.Add([]byte(`[{}]`))
+	f.Add([]byte(`{"tick":1,"location_id":"x","characters":{"\u0000":{"memory_entry":"\ud800","location":"","internal_state":"","external_intent":""}},"location":{"moment":null,"description":null}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		mo, err := ParseMasterOutput(data)
+		if err != nil {
+			if !errors.Is(err, ErrOutput) {
+				t.Fatalf("error %v does not wrap ErrOutput", err)
+			}
+			return
+		}
+		if mo.Characters == nil {
+			t.Fatal("nil Characters on success")
+		}
+		for id, u := range mo.Characters {
+			if u.MemoryEntry == "" {
+				t.Fatalf("character %q: empty memory_entry accepted", id)
+			}
+		}
+		b, err := json.Marshal(mo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := ParseMasterOutput(b)
+		if err != nil {
+			t.Fatalf("re-parse of %s: %v", b, err)
+		}
+		if !reflect.DeepEqual(again, mo) {
+			t.Fatalf("round trip changed %+v into %+v", mo, again)
+		}
+	})
+}
