@@ -1,0 +1,191 @@
+package prompts
+
+import (
+	"fmt"
+
+	"github.com/arbiter-sim/arbiter/world"
+)
+
+// MemoryDepth is how many of a character's latest memory entries a prompt
+// shows.
+const MemoryDepth = 10
+
+// SimulationData is the world as a whole.
+type SimulationData struct {
+	ID      string
+	Title   string
+	Premise string
+	Tick    int // the tick being run: committed ticks + 1
+}
+
+// Link is a location one can reach from another in one tick.
+type Link struct {
+	ID   string
+	Name string
+}
+
+// LocationData is a location: identity, current state, connections.
+type LocationData struct {
+	ID          string
+	Name        string
+	Description string // identity: what the place is (authored, fixed)
+	Moment      string // state: what is happening there right now
+	Scene       string // state: how the place is now (the state's description)
+	Connections []Link // in authored order
+}
+
+// CharacterData is a character: identity, current state, recent memory.
+type CharacterData struct {
+	ID             string
+	Name           string
+	Description    string // identity: who they are (authored, fixed)
+	Location       string // id of the location they are in
+	InternalState  string // hidden feelings and thoughts
+	ExternalIntent string // what others can see them doing or about to do
+	// Memory is the last MemoryDepth entries, oldest first.
+	Memory []world.MemoryEntry
+}
+
+// Other is someone else present, as a character sees them.
+type Other struct {
+	ID             string
+	Name           string
+	ExternalIntent string
+}
+
+// IntentionData is the data of the phase-1 templates: one character deciding
+// what to try this tick.
+type IntentionData struct {
+	Simulation SimulationData
+	Character  CharacterData
+	Location   LocationData // where the character is
+	Others     []Other      // the others in that location, by id
+}
+
+// PresentCharacter is a character in the location being resolved, with what
+// they intend this tick.
+type PresentCharacter struct {
+	CharacterData
+	// Intention is the character's phase-1 intention, or their external
+	// intent when they have none (their intention call failed).
+	Intention string
+}
+
+// ResolutionData is the data of the phase-2a templates: the arbiter of one
+// location resolving one tick.
+type ResolutionData struct {
+	Simulation SimulationData
+	Location   LocationData
+	Characters []PresentCharacter // the characters present, by id
+	Present    []string           // their ids, sorted
+	Reachable  []string           // where they may be after the tick: the location, then its connections
+}
+
+// NewIntentionData gathers what character characterID knows at state st.
+func NewIntentionData(sim *world.Simulation, st *world.State, characterID string) (IntentionData, error) {
+	ch, err := character(sim, st, characterID)
+	if err != nil {
+		return IntentionData{}, err
+	}
+	loc, err := location(sim, st, ch.Location)
+	if err != nil {
+		return IntentionData{}, fmt.Errorf("character %q: %w", characterID, err)
+	}
+	others := []Other{}
+	for _, id := range st.CharactersAt(loc.ID) {
+		if id == characterID {
+			continue
+		}
+		c := sim.Character(id)
+		if c == nil {
+			return IntentionData{}, fmt.Errorf("state has unknown character %q", id)
+		}
+		others = append(others, Other{ID: id, Name: c.Name, ExternalIntent: st.Characters[id].ExternalIntent})
+	}
+	return IntentionData{Simulation: simulation(sim, st), Character: ch, Location: loc, Others: others}, nil
+}
+
+// NewResolutionData gathers what the arbiter of location locationID needs at
+// state st; intentions maps character ids to their phase-1 intentions (those
+// of characters elsewhere are ignored).
+func NewResolutionData(sim *world.Simulation, st *world.State, locationID string, intentions map[string]string) (ResolutionData, error) {
+	loc, err := location(sim, st, locationID)
+	if err != nil {
+		return ResolutionData{}, err
+	}
+	present := st.CharactersAt(locationID)
+	if present == nil {
+		present = []string{}
+	}
+	chars := make([]PresentCharacter, 0, len(present))
+	for _, id := range present {
+		ch, err := character(sim, st, id)
+		if err != nil {
+			return ResolutionData{}, err
+		}
+		intention, ok := intentions[id]
+		if !ok {
+			intention = ch.ExternalIntent
+		}
+		chars = append(chars, PresentCharacter{CharacterData: ch, Intention: intention})
+	}
+	return ResolutionData{
+		Simulation: simulation(sim, st),
+		Location:   loc,
+		Characters: chars,
+		Present:    present,
+		Reachable:  sim.Destinations(locationID),
+	}, nil
+}
+
+func simulation(sim *world.Simulation, st *world.State) SimulationData {
+	return SimulationData{ID: sim.ID, Title: sim.Title, Premise: sim.Premise, Tick: st.Tick + 1}
+}
+
+func character(sim *world.Simulation, st *world.State, id string) (CharacterData, error) {
+	c := sim.Character(id)
+	if c == nil {
+		return CharacterData{}, fmt.Errorf("unknown character %q", id)
+	}
+	cs, ok := st.Characters[id]
+	if !ok {
+		return CharacterData{}, fmt.Errorf("character %q has no state at tick %d", id, st.Tick)
+	}
+	mem := cs.Memory[max(0, len(cs.Memory)-MemoryDepth):]
+	return CharacterData{
+		ID:             c.ID,
+		Name:           c.Name,
+		Description:    c.Description,
+		Location:       cs.Location,
+		InternalState:  cs.InternalState,
+		ExternalIntent: cs.ExternalIntent,
+		Memory:         append([]world.MemoryEntry{}, mem...),
+	}, nil
+}
+
+func location(sim *world.Simulation, st *world.State, id string) (LocationData, error) {
+	l := sim.Location(id)
+	if l == nil {
+		return LocationData{}, fmt.Errorf("unknown location %q", id)
+	}
+	ls, ok := st.Locations[id]
+	if !ok {
+		return LocationData{}, fmt.Errorf("location %q has no state at tick %d", id, st.Tick)
+	}
+	links := make([]Link, 0, len(l.Connections))
+	for _, cid := range l.Connections {
+		c := sim.Location(cid)
+		if c == nil {
+			return LocationData{}, fmt.Errorf("location %q: unknown connection %q", id, cid)
+		}
+		links = append(links, Link{ID: c.ID, Name: c.Name})
+	}
+	return LocationData{
+		ID:          l.ID,
+		Name:        l.Name,
+		Description: l.Description,
+		Moment:      ls.Moment,
+		Scene:       ls.Description,
+		Connections: links,
+	}, nil
+}

@@ -1,0 +1,135 @@
+package prompts
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/template"
+)
+
+// defaults are the default templates; their file names are the template names.
+//
+//go:embed phase1_*.md phase2a_*.md
+var defaults embed.FS
+
+// OverrideDir is the folder of a simulation whose files override the defaults.
+const OverrideDir = "prompts"
+
+// defaultSource is the Source of a template that was not overridden.
+const defaultSource = "default"
+
+// funcs are the functions templates may call besides text/template's own.
+var funcs = template.FuncMap{
+	"join": strings.Join, // {{join .Reachable ", "}}
+}
+
+// Renderer renders the prompt templates of one simulation. It is safe for
+// concurrent use.
+type Renderer struct {
+	templates map[string]*template.Template
+	sources   map[string]string
+}
+
+// TemplateError is a template that failed to parse or to render.
+type TemplateError struct {
+	Name   string // template name, e.g. "phase1_intention_user.md"
+	Source string // the override file it came from, or "default"
+	Err    error  // text/template's error: line, and the missing key or field
+}
+
+func (e *TemplateError) Error() string {
+	return fmt.Sprintf("prompt %s (%s): %v", e.Name, e.Source, e.Err)
+}
+
+func (e *TemplateError) Unwrap() error { return e.Err }
+
+// New parses the default templates and, when simDir is not "", the overrides
+// in simDir/prompts/: each file there replaces the default of the same name.
+// A file there that names no template, or a template that does not parse,
+// is an error naming the file.
+func New(simDir string) (*Renderer, error) {
+	r := &Renderer{templates: map[string]*template.Template{}, sources: map[string]string{}}
+	names, err := fs.Glob(defaults, "*.md")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		text, err := defaults.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.parse(name, defaultSource, string(text)); err != nil {
+			return nil, err
+		}
+	}
+	if simDir == "" {
+		return r, nil
+	}
+	dir := filepath.Join(simDir, OverrideDir)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return r, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("prompt overrides: %w", err)
+	}
+	for _, e := range entries {
+		name, path := e.Name(), filepath.Join(dir, e.Name())
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		if _, known := r.templates[name]; !known || e.IsDir() {
+			return nil, fmt.Errorf("%s: not a prompt template; an override must have the name of one of: %s",
+				path, strings.Join(r.Names(), ", "))
+		}
+		text, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("prompt override: %w", err)
+		}
+		if err := r.parse(name, path, string(text)); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func (r *Renderer) parse(name, source, text string) error {
+	t, err := template.New(name).Option("missingkey=error").Funcs(funcs).Parse(text)
+	if err != nil {
+		return &TemplateError{Name: name, Source: source, Err: err}
+	}
+	r.templates[name] = t
+	r.sources[name] = source
+	return nil
+}
+
+// Render executes template name on data and returns the text, trimmed of
+// leading and trailing white space. A key missing from a map, a field missing
+// from a struct, or any other execution error is a *TemplateError naming the
+// template, its source and the key.
+func (r *Renderer) Render(name string, data any) (string, error) {
+	t, ok := r.templates[name]
+	if !ok {
+		return "", fmt.Errorf("unknown prompt template %q; known: %s", name, strings.Join(r.Names(), ", "))
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return "", &TemplateError{Name: name, Source: r.sources[name], Err: err}
+	}
+	return strings.TrimSpace(b.String()), nil
+}
+
+// Names lists the template names, sorted.
+func (r *Renderer) Names() []string { return slices.Sorted(maps.Keys(r.templates)) }
+
+// Source tells where template name came from: the path of the simulation's
+// override file, "default" for the embedded default, or "" for no such
+// template.
+func (r *Renderer) Source(name string) string { return r.sources[name] }

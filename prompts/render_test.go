@@ -1,0 +1,257 @@
+package prompts
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// goldenCases are the renders kept in testdata: every default template on the
+// fixture world, plus the branches for a lone character and an empty place.
+func goldenCases(t *testing.T) []struct {
+	golden, template string
+	data             any
+} {
+	t.Helper()
+	sim, st := fixture()
+	ada, err := NewIntentionData(sim, st, "ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cy, err := NewIntentionData(sim, st, "cy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cottage, err := NewResolutionData(sim, st, "cottage", map[string]string{"ada": "I lock the oil store and ask Bo where the missing cans went."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jetty, err := NewResolutionData(sim, st, "jetty", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []struct {
+		golden, template string
+		data             any
+	}{
+		{"phase1_intention_system", "phase1_intention_system.md", ada},
+		{"phase1_intention_user", "phase1_intention_user.md", ada},
+		{"phase1_intention_user_alone", "phase1_intention_user.md", cy},
+		{"phase2a_resolution_system", "phase2a_resolution_system.md", cottage},
+		{"phase2a_resolution_user", "phase2a_resolution_user.md", cottage},
+		{"phase2a_resolution_user_empty", "phase2a_resolution_user.md", jetty},
+	}
+}
+
+func TestGolden(t *testing.T) {
+	r, err := New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range goldenCases(t) {
+		t.Run(tc.golden, func(t *testing.T) {
+			got, err := r.Render(tc.template, tc.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got += "\n"
+			path := filepath.Join("testdata", tc.golden+".golden")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./prompts -update)", err)
+			}
+			if got != string(want) {
+				t.Errorf("%s differs from %s (run go test ./prompts -update to accept):\n%s", tc.template, path, got)
+			}
+		})
+	}
+}
+
+func TestNames(t *testing.T) {
+	t.Parallel()
+	r, err := New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"phase1_intention_system.md", "phase1_intention_user.md", "phase2a_resolution_system.md", "phase2a_resolution_user.md"}
+	if got := r.Names(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Names = %q, want %q", got, want)
+	}
+	for _, n := range want {
+		if r.Source(n) != "default" {
+			t.Errorf("Source(%s) = %q, want default", n, r.Source(n))
+		}
+	}
+}
+
+// simWith makes a simulation folder whose prompts/ holds the given files.
+func simWith(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, OverrideDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, OverrideDir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestOverrideByName(t *testing.T) {
+	t.Parallel()
+	dir := simWith(t, map[string]string{
+		"phase1_intention_user.md": "Tick {{.Simulation.Tick}}: {{.Character.Name}} in {{.Location.Name}}.\n",
+		".DS_Store":                "ignored",
+	})
+	r, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, st := fixture()
+	d, err := NewIntentionData(sim, st, "ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Render("phase1_intention_user.md", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Tick 13: Ada Marsh in Keeper's Cottage."; got != want {
+		t.Errorf("override rendered %q, want %q", got, want)
+	}
+	if src := r.Source("phase1_intention_user.md"); src != filepath.Join(dir, "prompts", "phase1_intention_user.md") {
+		t.Errorf("Source = %q, want the override path", src)
+	}
+	// The other templates keep their defaults.
+	sys, err := r.Render("phase1_intention_system.md", d)
+	if err != nil || !strings.HasPrefix(sys, "You are Ada Marsh") {
+		t.Errorf("default system prompt = %.40q, %v", sys, err)
+	}
+	if r.Source("phase1_intention_system.md") != "default" {
+		t.Error("system prompt not from the default")
+	}
+}
+
+func TestNoOverrideFolder(t *testing.T) {
+	t.Parallel()
+	r, err := New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Names()) != 4 {
+		t.Errorf("Names = %q", r.Names())
+	}
+}
+
+func TestUnknownOverrideFile(t *testing.T) {
+	t.Parallel()
+	dir := simWith(t, map[string]string{"phase1_intentions_user.md": "typo in the name"})
+	_, err := New(dir)
+	path := filepath.Join(dir, "prompts", "phase1_intentions_user.md")
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "phase1_intention_user.md") {
+		t.Fatalf("New = %v, want an error naming %s and the known names", err, path)
+	}
+}
+
+func TestParseErrorNamesFileAndLine(t *testing.T) {
+	t.Parallel()
+	dir := simWith(t, map[string]string{"phase2a_resolution_user.md": "line one\nline two {{.Location.Name | shout}}\n"})
+	_, err := New(dir)
+	var te *TemplateError
+	if !errors.As(err, &te) {
+		t.Fatalf("New = %v, want a *TemplateError", err)
+	}
+	path := filepath.Join(dir, "prompts", "phase2a_resolution_user.md")
+	if te.Source != path || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "phase2a_resolution_user.md:2:") {
+		t.Errorf("error %q does not name %s and line 2", err, path)
+	}
+}
+
+func TestMissingKeyIsAnError(t *testing.T) {
+	t.Parallel()
+	dir := simWith(t, map[string]string{
+		"phase1_intention_user.md":     "{{.Character.Nickname}}",
+		"phase1_intention_system.md":   "{{.nickname}}",
+		"phase2a_resolution_system.md": "{{.Location.Name}}",
+	})
+	r, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, st := fixture()
+	d, err := NewIntentionData(sim, st, "ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, template string
+		data           any
+		key            string
+	}{
+		{"struct field", "phase1_intention_user.md", d, "Nickname"},
+		{"map key", "phase1_intention_system.md", map[string]any{"name": "Ada"}, "nickname"},
+		{"nil data", "phase2a_resolution_system.md", nil, "Location"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out, err := r.Render(tt.template, tt.data)
+			var te *TemplateError
+			if !errors.As(err, &te) || te.Name != tt.template {
+				t.Fatalf("Render = %q, %v; want a *TemplateError for %s", out, err, tt.template)
+			}
+			if !strings.Contains(err.Error(), tt.template) || !strings.Contains(err.Error(), tt.key) {
+				t.Errorf("error %q does not name the template and %q", err, tt.key)
+			}
+		})
+	}
+	if _, err := r.Render("nope.md", d); err == nil || !strings.Contains(err.Error(), `"nope.md"`) {
+		t.Errorf("Render(nope.md) = %v", err)
+	}
+}
+
+// TestDefaultsRenderEveryState renders every default template for every
+// character and location of the fixture: no default may miss a field.
+func TestDefaultsRenderEveryState(t *testing.T) {
+	t.Parallel()
+	r, err := New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, st := fixture()
+	for _, c := range sim.Characters {
+		d, err := NewIntentionData(sim, st, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []string{"phase1_intention_system.md", "phase1_intention_user.md"} {
+			if out, err := r.Render(n, d); err != nil || strings.Contains(out, "<no value>") {
+				t.Errorf("%s for %s: %v\n%s", n, c.ID, err, out)
+			}
+		}
+	}
+	for _, l := range sim.Locations {
+		d, err := NewResolutionData(sim, st, l.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []string{"phase2a_resolution_system.md", "phase2a_resolution_user.md"} {
+			if out, err := r.Render(n, d); err != nil || strings.Contains(out, "<no value>") {
+				t.Errorf("%s for %s: %v\n%s", n, l.ID, err, out)
+			}
+		}
+	}
+}
