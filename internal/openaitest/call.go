@@ -1,0 +1,66 @@
+package openaitest
+
+import (
+	"encoding/json"
+	"net/http"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Call is one chat completion request received by the server.
+type Call struct {
+	N       int                          // 1-based arrival number over the server's life
+	Request openai.ChatCompletionRequest // the decoded request
+	Body    []byte                       // the raw request body
+	Header  http.Header                  // the request headers
+}
+
+// Messages returns the request's messages.
+func (c *Call) Messages() []openai.ChatCompletionMessage { return c.Request.Messages }
+
+// SystemMessage returns the content of the first system message, or "".
+func (c *Call) SystemMessage() string {
+	for _, m := range c.Request.Messages {
+		if m.Role == openai.ChatMessageRoleSystem {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// LastUserMessage returns the content of the last user message, or "".
+func (c *Call) LastUserMessage() string {
+	for i := len(c.Request.Messages) - 1; i >= 0; i-- {
+		if m := c.Request.Messages[i]; m.Role == openai.ChatMessageRoleUser {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// SchemaName returns response_format.json_schema.name, or "".
+func (c *Call) SchemaName() string {
+	if rf := c.Request.ResponseFormat; rf != nil && rf.JSONSchema != nil {
+		return rf.JSONSchema.Name
+	}
+	return ""
+}
+
+// Schema returns response_format.json_schema.schema as sent, or nil.
+func (c *Call) Schema() json.RawMessage {
+	rf := c.Request.ResponseFormat
+	if rf == nil || rf.JSONSchema == nil || rf.JSONSchema.Schema == nil {
+		return nil
+	}
+	b, err := rf.JSONSchema.Schema.MarshalJSON()
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// Strict reports response_format.json_schema.strict.
+func (c *Call) Strict() bool {
+	rf := c.Request.ResponseFormat
+	return rf != nil && rf.JSONSchema != nil && rf.JSONSchema.Strict
+}
