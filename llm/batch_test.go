@@ -1,0 +1,72 @@
+package llm
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
+)
+
+func TestCreateBatch(t *testing.T) {
+	t.Parallel()
+	const limit = 3
+	// Every answer echoes its request's user message, after a delay long
+	// enough for calls to overlap; the call for "loc-3" fails for good.
+	srv := openaitest.New(t, openaitest.Match(
+		func(c *openaitest.Call) openaitest.Reply {
+			return openaitest.JSON(map[string]any{"name": c.LastUserMessage(), "location": "common"}).WithDelay(20 * time.Millisecond)
+		},
+		openaitest.Route{If: openaitest.UserContains("loc-3"), Then: openaitest.Always(
+			openaitest.Status(400, "invalid_request_error", "", "bad").WithDelay(5 * time.Millisecond))},
+	))
+	c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Concurrency = limit })
+
+	reqs := make([]Request, 10)
+	for i := range reqs {
+		reqs[i] = testRequest(fmt.Sprintf("loc-%d", i))
+		reqs[i].EntityKey = fmt.Sprintf("resolution:loc-%d", i)
+	}
+	results := c.CreateBatch(t.Context(), reqs)
+
+	if len(results) != len(reqs) {
+		t.Fatalf("%d results for %d requests", len(results), len(reqs))
+	}
+	for i, res := range results {
+		if res.Request.EntityKey != reqs[i].EntityKey {
+			t.Errorf("result %d is for %s", i, res.Request.EntityKey)
+		}
+		if i == 3 {
+			if KindOf(res.Err) != KindBadRequest {
+				t.Errorf("result 3 err = %v, want bad_request", res.Err)
+			}
+			continue
+		}
+		var out struct{ Name string }
+		if res.Err != nil || json.Unmarshal(res.Output, &out) != nil || out.Name != reqs[i].User {
+			t.Errorf("result %d = %s, %v; want the answer to %q", i, res.Output, res.Err, reqs[i].User)
+		}
+	}
+	if got := srv.MaxInFlight(); got > limit || got < 2 {
+		t.Errorf("max in flight = %d, want 2..%d", got, limit)
+	}
+	if srv.CallCount() != len(reqs) {
+		t.Errorf("server saw %d calls, want %d", srv.CallCount(), len(reqs))
+	}
+	want := Usage{}
+	for range len(reqs) - 1 {
+		want = want.Add(Usage{120, 30, 64})
+	}
+	if c.Usage() != want {
+		t.Errorf("client usage = %+v, want %+v", c.Usage(), want)
+	}
+}
+
+func TestCreateBatchEmpty(t *testing.T) {
+	t.Parallel()
+	c, _ := newTestClient(t, "http://127.0.0.1:1/v1", nil)
+	if got := c.CreateBatch(t.Context(), nil); len(got) != 0 {
+		t.Errorf("got %d results", len(got))
+	}
+}

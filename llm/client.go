@@ -1,0 +1,238 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"golang.org/x/time/rate"
+)
+
+// Client makes structured-output calls to one OpenAI-compatible endpoint.
+// It is safe for concurrent use.
+type Client struct {
+	cfg     Config
+	oa      *openai.Client
+	class   classifier
+	schemas schemaCache
+	history *History
+	usage   usageTally
+	limiter *rate.Limiter
+	log     *slog.Logger
+
+	// Replaced in tests to observe and skip the waits between retries.
+	wait   func(ctx context.Context, d time.Duration) error
+	jitter func(ceil time.Duration) time.Duration
+}
+
+// New validates cfg, fills in its defaults and returns a client.
+func New(cfg Config) (*Client, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.MaxIdleConnsPerHost = max(cfg.Concurrency, 2)
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = cfg.BaseURL
+	oc.HTTPClient = headerCapture{next: &http.Client{Transport: transport}}
+
+	limit, burst := rate.Inf, 0
+	if cfg.RateLimit > 0 {
+		limit, burst = rate.Limit(cfg.RateLimit), max(1, cfg.Concurrency)
+	}
+	return &Client{
+		cfg:     cfg,
+		oa:      openai.NewClientWithConfig(oc),
+		class:   classifier{baseURL: cfg.BaseURL, timeout: cfg.Timeout},
+		history: NewHistory(cfg.Depth),
+		limiter: rate.NewLimiter(limit, burst),
+		log:     cfg.Logger,
+		wait:    sleep,
+		jitter:  fullJitter,
+	}, nil
+}
+
+// Config returns the configuration in use, defaults filled in.
+func (c *Client) Config() Config { return c.cfg }
+
+// History returns the per-entity history that Complete sends back.
+func (c *Client) History() *History { return c.history }
+
+// Usage returns the tokens of every answer received so far, failed
+// attempts included.
+func (c *Client) Usage() Usage { return c.usage.total() }
+
+// Complete makes one structured-output call: the system prompt, the last
+// Depth exchanges of the entity's history and the user prompt, answered under
+// the request's JSON schema (strict). Transient failures are retried with
+// backoff; an answer that is not JSON or does not match the schema is sent
+// back with the error for up to RepairAttempts corrections. Complete never
+// adds to the history; see History.
+//
+// The Result always says what happened; Err is a *Error when the call failed.
+func (c *Client) Complete(ctx context.Context, req Request) (res Result) {
+	start := time.Now()
+	res.Request = req
+	defer func() { res.Latency = time.Since(start) }()
+
+	if err := c.checkRequest(req); err != nil {
+		res.Err = err
+		return res
+	}
+	schema, err := c.schemas.get(req.Schema)
+	if err != nil {
+		res.Err = &Error{Kind: KindBadRequest, Err: err,
+			Message: fmt.Sprintf("schema %s of %s does not compile: %v", req.SchemaName, req.EntityKey, err)}
+		return res
+	}
+	log := c.log.With("entity", req.EntityKey, "phase", req.Phase, "tick", req.Tick)
+
+	msgs := c.messages(req)
+	for {
+		res.Messages = msgs
+		ans, n, usage, callErr := c.send(ctx, log, req, msgs)
+		res.Attempts += n
+		res.Usage = res.Usage.Add(usage)
+		if callErr != nil {
+			callErr.Attempts = res.Attempts
+			res.Err = callErr
+			return res
+		}
+		res.Raw = ans.content
+		out, bad := checkAnswer(schema, req.SchemaName, ans)
+		if bad == nil {
+			res.Output = out
+			return res
+		}
+		bad.Attempts = res.Attempts
+		if !bad.Kind.Repairable() || res.Repairs >= c.cfg.RepairAttempts || ctx.Err() != nil {
+			res.Err = bad
+			return res
+		}
+		res.Repairs++
+		log.Info("model answer rejected, asking for a repair", "kind", bad.Kind.String(),
+			"repair", res.Repairs, "error", bad.Message)
+		msgs = append(slices.Clip(msgs),
+			Message{Role: openai.ChatMessageRoleAssistant, Content: ans.content},
+			Message{Role: openai.ChatMessageRoleUser, Content: repairPrompt(bad, req.SchemaName)})
+	}
+}
+
+// checkRequest catches requests that no server could answer.
+func (c *Client) checkRequest(req Request) *Error {
+	var missing []string
+	if req.Params.Model == "" {
+		missing = append(missing, "a model (set llm.model)")
+	}
+	if req.SchemaName == "" {
+		missing = append(missing, "a schema name")
+	}
+	if len(req.Schema) == 0 {
+		missing = append(missing, "a schema")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	who := req.EntityKey
+	if who == "" {
+		who = "a " + req.Phase + " call"
+	}
+	return &Error{Kind: KindBadRequest, Message: "request of " + who + " has no " + strings.Join(missing, ", no ")}
+}
+
+// messages builds system, history and user messages.
+func (c *Client) messages(req Request) []Message {
+	hist := c.history.Get(req.EntityKey)
+	hist = hist[max(0, len(hist)-c.cfg.Depth):]
+	msgs := make([]Message, 0, 2+2*len(hist))
+	if req.System != "" {
+		msgs = append(msgs, Message{Role: openai.ChatMessageRoleSystem, Content: req.System})
+	}
+	for _, ex := range hist {
+		msgs = append(msgs,
+			Message{Role: openai.ChatMessageRoleUser, Content: ex.User},
+			Message{Role: openai.ChatMessageRoleAssistant, Content: ex.Assistant})
+	}
+	return append(msgs, Message{Role: openai.ChatMessageRoleUser, Content: req.User})
+}
+
+// send makes one chat completion with retries and returns the first choice,
+// the attempts made and the usage of every answer received.
+func (c *Client) send(ctx context.Context, log *slog.Logger, req Request, msgs []Message) (answer, int, Usage, *Error) {
+	cr := openai.ChatCompletionRequest{
+		Model:       req.Params.Model,
+		Messages:    make([]openai.ChatCompletionMessage, len(msgs)),
+		Temperature: req.Params.Temperature,
+		MaxTokens:   req.Params.MaxTokens,
+		ResponseFormat: &openai.ChatCompletionResponseFormat{
+			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
+				Name:   req.SchemaName,
+				Schema: req.Schema,
+				Strict: true,
+			},
+		},
+	}
+	for i, m := range msgs {
+		cr.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+	}
+	// max_tokens is what Ollama, vLLM and llama.cpp understand; OpenAI's
+	// reasoning models accept only max_completion_tokens.
+	if errors.Is(openai.NewReasoningValidator().Validate(cr), openai.ErrReasoningModelMaxTokensDeprecated) {
+		cr.MaxCompletionTokens, cr.MaxTokens = cr.MaxTokens, 0
+	}
+
+	var (
+		resp  openai.ChatCompletionResponse
+		usage Usage
+	)
+	n, err := c.retry(ctx, log, func(ctx context.Context) error {
+		r, err := c.oa.CreateChatCompletion(ctx, cr)
+		if err != nil {
+			return err
+		}
+		u := usageOf(r.Usage)
+		usage = usage.Add(u)
+		c.usage.add(u)
+		resp = r
+		return nil
+	})
+	if err != nil {
+		return answer{}, n, usage, err
+	}
+	a := answer{maxTokens: req.Params.MaxTokens}
+	if len(resp.Choices) > 0 {
+		ch := resp.Choices[0]
+		a.content, a.refusal, a.finish = ch.Message.Content, ch.Message.Refusal, ch.FinishReason
+		a.toolCalls = len(ch.Message.ToolCalls)
+	}
+	return a, n, usage, nil
+}
+
+// Models lists the ids of the models the endpoint serves (GET /models), with
+// the same retries and errors as Complete.
+func (c *Client) Models(ctx context.Context) ([]string, error) {
+	var list openai.ModelsList
+	_, err := c.retry(ctx, c.log, func(ctx context.Context) error {
+		var err error
+		list, err = c.oa.ListModels(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(list.Models))
+	for i, m := range list.Models {
+		ids[i] = m.ID
+	}
+	return ids, nil
+}

@@ -1,0 +1,124 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"time"
+)
+
+// DefaultBaseURL is the endpoint used when Config.BaseURL is empty.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// Config configures a Client. Start from DefaultConfig: in a Config literal,
+// Depth 0 means "send no history" and RepairAttempts 0 means "never repair".
+// Zero Timeout, MaxAttempts, Concurrency, BackoffBase and BackoffMax take
+// their defaults.
+type Config struct {
+	BaseURL string // OpenAI-compatible endpoint ending in /v1; DefaultBaseURL when empty
+	APIKey  string // may be empty when BaseURL is set (local servers)
+
+	Timeout        time.Duration // per HTTP attempt (default 2m)
+	MaxAttempts    int           // HTTP attempts per request sent, for transient errors (default 3)
+	RepairAttempts int           // re-asks after invalid JSON or a schema mismatch (default 1)
+	Concurrency    int           // calls in flight in CreateBatch (default 4)
+	Depth          int           // history exchanges sent back per entity (default 3)
+	BackoffBase    time.Duration // first retry delay before jitter (default 500ms)
+	BackoffMax     time.Duration // cap of any retry delay, Retry-After included (default 20s)
+	RateLimit      float64       // requests per second over the whole client; 0 = unlimited
+
+	Logger *slog.Logger // retries and repairs are logged here; discarded when nil
+}
+
+// Defaults of Config.
+const (
+	DefaultTimeout        = 2 * time.Minute
+	DefaultMaxAttempts    = 3
+	DefaultRepairAttempts = 1
+	DefaultConcurrency    = 4
+	DefaultDepth          = 3
+	DefaultBackoffBase    = 500 * time.Millisecond
+	DefaultBackoffMax     = 20 * time.Second
+)
+
+// DefaultConfig returns a Config with every default filled in and the
+// default endpoint.
+func DefaultConfig() Config {
+	return Config{
+		BaseURL:        DefaultBaseURL,
+		Timeout:        DefaultTimeout,
+		MaxAttempts:    DefaultMaxAttempts,
+		RepairAttempts: DefaultRepairAttempts,
+		Concurrency:    DefaultConcurrency,
+		Depth:          DefaultDepth,
+		BackoffBase:    DefaultBackoffBase,
+		BackoffMax:     DefaultBackoffMax,
+	}
+}
+
+// Validate reports every invalid field at once, naming the config key.
+func (c Config) Validate() error {
+	var errs []error
+	if c.BaseURL != "" {
+		u, err := url.Parse(c.BaseURL)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("llm.base_url %q is not a URL: %w", c.BaseURL, err))
+		case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
+			errs = append(errs, fmt.Errorf("llm.base_url %q must be an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1", c.BaseURL))
+		}
+	}
+	if (c.BaseURL == "" || c.BaseURL == DefaultBaseURL) && c.APIKey == "" {
+		errs = append(errs, errors.New("no API key for "+DefaultBaseURL+": set OPENAI_API_KEY, or llm.base_url for a local server"))
+	}
+	for _, f := range []struct {
+		key string
+		v   int64
+	}{
+		{"llm.timeout", int64(c.Timeout)},
+		{"llm.max_attempts", int64(c.MaxAttempts)},
+		{"llm.repair_attempts", int64(c.RepairAttempts)},
+		{"llm.concurrency", int64(c.Concurrency)},
+		{"llm.depth", int64(c.Depth)},
+		{"llm.backoff_base", int64(c.BackoffBase)},
+		{"llm.backoff_max", int64(c.BackoffMax)},
+	} {
+		if f.v < 0 {
+			errs = append(errs, fmt.Errorf("%s must not be negative", f.key))
+		}
+	}
+	if c.RateLimit < 0 {
+		errs = append(errs, errors.New("llm.rate_limit must not be negative"))
+	}
+	if c.BackoffBase > 0 && c.BackoffMax > 0 && c.BackoffBase > c.BackoffMax {
+		errs = append(errs, fmt.Errorf("llm.backoff_base %s is larger than llm.backoff_max %s", c.BackoffBase, c.BackoffMax))
+	}
+	return errors.Join(errs...)
+}
+
+// withDefaults fills the zero fields whose zero value means nothing.
+func (c Config) withDefaults() Config {
+	if c.BaseURL == "" {
+		c.BaseURL = DefaultBaseURL
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.MaxAttempts == 0 {
+		c.MaxAttempts = DefaultMaxAttempts
+	}
+	if c.Concurrency == 0 {
+		c.Concurrency = DefaultConcurrency
+	}
+	if c.BackoffBase == 0 {
+		c.BackoffBase = DefaultBackoffBase
+	}
+	if c.BackoffMax == 0 {
+		c.BackoffMax = max(DefaultBackoffMax, c.BackoffBase)
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}

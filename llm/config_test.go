@@ -1,0 +1,63 @@
+package llm
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestConfigValidate(t *testing.T) {
+	t.Parallel()
+	local := func(mod func(*Config)) Config {
+		c := DefaultConfig()
+		c.BaseURL = "http://127.0.0.1:11434/v1"
+		mod(&c)
+		return c
+	}
+	tests := []struct {
+		name string
+		cfg  Config
+		want string // "" = valid
+	}{
+		{"defaults with key", func() Config { c := DefaultConfig(); c.APIKey = "sk"; return c }(), ""},
+		{"local without key", local(func(*Config) {}), ""},
+		{"zero values take defaults", Config{BaseURL: "http://localhost:8000/v1"}, ""},
+		{"openai without key", DefaultConfig(), "set OPENAI_API_KEY"},
+		{"empty base URL without key", Config{}, "set OPENAI_API_KEY"},
+		{"no scheme", local(func(c *Config) { c.BaseURL = "localhost:11434/v1" }), `llm.base_url "localhost:11434/v1" must be an http`},
+		{"negative attempts", local(func(c *Config) { c.MaxAttempts = -1 }), "llm.max_attempts must not be negative"},
+		{"negative timeout", local(func(c *Config) { c.Timeout = -time.Second }), "llm.timeout"},
+		{"negative depth", local(func(c *Config) { c.Depth = -1 }), "llm.depth"},
+		{"negative rate", local(func(c *Config) { c.RateLimit = -1 }), "llm.rate_limit"},
+		{"base above max", local(func(c *Config) { c.BackoffBase = time.Minute }), "llm.backoff_base 1m0s is larger than llm.backoff_max 20s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := tt.cfg.Validate()
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("Validate() = %v, want nil", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("Validate() = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestNewFillsDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := New(Config{BaseURL: "http://127.0.0.1:11434/v1/", Depth: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Config()
+	if got.BaseURL != "http://127.0.0.1:11434/v1" || got.Timeout != DefaultTimeout || got.MaxAttempts != 3 ||
+		got.Concurrency != 4 || got.BackoffBase != DefaultBackoffBase || got.BackoffMax != DefaultBackoffMax ||
+		got.Depth != 2 || got.RepairAttempts != 0 || got.Logger == nil {
+		t.Errorf("Config() = %+v", got)
+	}
+	if c.History().Depth() != 2 {
+		t.Errorf("history depth = %d", c.History().Depth())
+	}
+}

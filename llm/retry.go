@@ -1,0 +1,175 @@
+package llm
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// retry runs call until it succeeds, fails for good, or has been tried
+// Config.MaxAttempts times. Each try runs under its own Config.Timeout and
+// waits its turn at the client's rate limiter; between tries it waits the
+// server's Retry-After (capped at BackoffMax) or an exponential backoff with
+// full jitter. It returns the number of tries made and the last failure.
+// This is the only place that retries.
+func (c *Client) retry(ctx context.Context, log *slog.Logger, call func(ctx context.Context) error) (int, *Error) {
+	for n := 1; ; n++ {
+		if err := c.limiter.Wait(ctx); err != nil {
+			e := c.class.classify(ctx, err)
+			if ctx.Err() == nil { // the wait would outlast ctx's deadline
+				e = &Error{Kind: KindTimeout, Err: err,
+					Message: "deadline of the call would pass waiting for the client's rate limit",
+					Hint:    "raise llm.rate_limit or the phase deadline"}
+			}
+			e.Attempts = n - 1
+			return n - 1, e
+		}
+
+		hold := new(retryAfter)
+		actx, cancel := context.WithTimeout(context.WithValue(ctx, retryAfterKey{}, hold), c.cfg.Timeout)
+		err := call(actx)
+		cancel()
+		if err == nil {
+			return n, nil
+		}
+		e := c.class.classify(ctx, err)
+		e.Attempts = n
+		ra, hasRA := hold.get()
+		if hasRA {
+			e.RetryAfter = ra
+		}
+		if !e.Transient() || n >= c.cfg.MaxAttempts || ctx.Err() != nil {
+			return n, e
+		}
+
+		d := c.backoff(n, ra, hasRA)
+		log.Warn("model call failed, retrying", "kind", e.Kind.String(), "attempt", n,
+			"max_attempts", c.cfg.MaxAttempts, "delay", d, "error", e.Error())
+		if werr := c.wait(ctx, d); werr != nil {
+			we := c.class.classify(ctx, werr)
+			we.Attempts = n
+			we.Message += " while waiting to retry after: " + e.Message
+			return n, we
+		}
+	}
+}
+
+// backoff is the delay before try n+1: the server's Retry-After when it sent
+// one, else a uniformly random delay up to BackoffBase·2^(n-1); both capped
+// at BackoffMax.
+func (c *Client) backoff(n int, retryAfter time.Duration, hasRetryAfter bool) time.Duration {
+	if hasRetryAfter {
+		return min(retryAfter, c.cfg.BackoffMax)
+	}
+	ceil := c.cfg.BackoffMax
+	if shift := n - 1; shift < 62 {
+		if d := c.cfg.BackoffBase << shift; d > 0 && d>>shift == c.cfg.BackoffBase {
+			ceil = min(d, ceil)
+		}
+	}
+	return c.jitter(ceil)
+}
+
+// fullJitter returns a random duration in [0, ceil].
+func fullJitter(ceil time.Duration) time.Duration {
+	if ceil <= 0 {
+		return 0
+	}
+	return rand.N(ceil + 1)
+}
+
+// sleep waits d or until ctx ends, whichever comes first.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// retryAfterKey carries a *retryAfter in an attempt's context, so that the
+// transport below can hand the server's Retry-After header to retry:
+// go-openai does not expose the headers of error responses.
+type retryAfterKey struct{}
+
+type retryAfter struct {
+	mu  sync.Mutex
+	d   time.Duration
+	set bool
+}
+
+func (r *retryAfter) put(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.d, r.set = d, true
+}
+
+func (r *retryAfter) get() (time.Duration, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.d, r.set
+}
+
+// headerCapture is the HTTP client given to go-openai. It records the
+// Retry-After of 429 and 503 answers in the attempt's holder.
+type headerCapture struct {
+	next openai.HTTPDoer
+}
+
+func (h headerCapture) Do(req *http.Request) (*http.Response, error) {
+	resp, err := h.next.Do(req)
+	if err != nil {
+		return resp, err
+	}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		if hold, ok := req.Context().Value(retryAfterKey{}).(*retryAfter); ok {
+			if d, ok := parseRetryAfter(resp.Header, time.Now()); ok {
+				hold.put(d)
+			}
+		}
+	}
+	return resp, nil
+}
+
+// parseRetryAfter reads retry-after-ms (sent by OpenAI) or Retry-After in
+// seconds or as an HTTP date.
+func parseRetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	const longest = 24 * time.Hour // anything longer is as good as "give up"; BackoffMax caps it anyway
+	fromSeconds := func(s string, unit time.Duration) (time.Duration, bool) {
+		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || math.IsNaN(v) || v < 0 {
+			return 0, false
+		}
+		if v*float64(unit) > float64(longest) {
+			return longest, true
+		}
+		return time.Duration(v * float64(unit)), true
+	}
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if d, ok := fromSeconds(v, time.Millisecond); ok {
+			return d, true
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if d, ok := fromSeconds(v, time.Second); ok {
+		return d, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return min(max(t.Sub(now), 0), longest), true
+	}
+	return 0, false
+}

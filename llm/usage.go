@@ -1,0 +1,34 @@
+package llm
+
+import (
+	"sync"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// usageTally sums the usage of every answer the client received.
+type usageTally struct {
+	mu  sync.Mutex
+	sum Usage
+}
+
+func (t *usageTally) add(u Usage) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sum = t.sum.Add(u)
+}
+
+func (t *usageTally) total() Usage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sum
+}
+
+// usageOf converts the server's usage report.
+func usageOf(u openai.Usage) Usage {
+	out := Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+	if u.PromptTokensDetails != nil {
+		out.CachedTokens = u.PromptTokensDetails.CachedTokens
+	}
+	return out
+}
