@@ -1,0 +1,116 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+)
+
+// CommitTick stores everything of one tick in a single transaction: either
+// all of it is written or none of it. It refuses, with ErrTickOrder, a tick
+// that is not the last committed tick plus one.
+//
+// A cancelled ctx rolls the transaction back; a caller that wants a tick in
+// flight to land despite Ctrl-C passes context.WithoutCancel(ctx).
+func (s *Store) CommitTick(ctx context.Context, rec *TickRecord) error {
+	if rec == nil || rec.State == nil {
+		return errors.New("commit tick: record has no state")
+	}
+	if rec.State.Tick != rec.Tick {
+		return fmt.Errorf("commit tick %d: the state is of tick %d", rec.Tick, rec.State.Tick)
+	}
+	if err := s.commit(ctx, rec); err != nil {
+		return fmt.Errorf("commit tick %d: %w", rec.Tick, err)
+	}
+	return nil
+}
+
+func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
+	state := rec.State.Clone() // nil memories are stored as []
+	stateJSON, err := json.Marshal(state)
+	if err != nil {
+		return fmt.Errorf("encode state: %w", err)
+	}
+
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() // a no-op once committed
+
+	var last int
+	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(tick), 0) FROM ticks").Scan(&last); err != nil {
+		return fmt.Errorf("read last tick: %w", err)
+	}
+	if rec.Tick != last+1 {
+		return fmt.Errorf("the last committed tick is %d: %w", last, ErrTickOrder)
+	}
+
+	w := &tickWriter{ctx: ctx, tx: tx, tick: rec.Tick}
+	w.exec("ticks", "INSERT INTO ticks (tick, committed_at, state_json) VALUES (?, ?, ?)",
+		rec.Tick, s.now().UTC().Format(time.RFC3339Nano), string(stateJSON))
+	for _, id := range slices.Sorted(maps.Keys(state.Characters)) {
+		seq := 0
+		for _, m := range state.Characters[id].Memory {
+			if m.Tick == rec.Tick {
+				seq++
+				w.exec("memories", "INSERT INTO memories (tick, character_id, seq, entry) VALUES (?, ?, ?, ?)",
+					rec.Tick, id, seq, m.Entry)
+			}
+		}
+	}
+	for _, in := range rec.Intentions {
+		w.exec("intentions", "INSERT INTO intentions (tick, character_id, intention, fallback) VALUES (?, ?, ?, ?)",
+			rec.Tick, in.CharacterID, in.Intention, in.Fallback)
+	}
+	for _, out := range rec.Outputs {
+		w.exec("outputs", "INSERT INTO outputs (tick, location_id, output_json, fallback) VALUES (?, ?, ?, ?)",
+			rec.Tick, out.LocationID, out.Output, out.Fallback)
+	}
+	for _, c := range rec.Calls {
+		w.exec("calls", `INSERT INTO calls (tick, phase, entity_key, request_json, raw_response, parsed_output,
+			latency_ms, prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			rec.Tick, c.Phase, c.EntityKey, c.Request, c.Raw, c.Output,
+			c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.Attempts, c.Repairs, c.ErrorKind, c.Error, c.Fallback)
+	}
+	for i, line := range rec.Events {
+		w.exec("events", "INSERT INTO events (tick, seq, line) VALUES (?, ?, ?)", rec.Tick, i+1, line)
+	}
+	for i, e := range rec.ApplyErrors {
+		w.exec("apply_errors", "INSERT INTO apply_errors (tick, seq, location_id, character_id, reason) VALUES (?, ?, ?, ?, ?)",
+			rec.Tick, i+1, e.LocationID, e.CharacterID, e.Reason)
+	}
+	for _, h := range rec.History {
+		w.exec("history", `INSERT INTO history (entity_key, seq, tick, user, assistant)
+			SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM history WHERE entity_key = ?`,
+			h.EntityKey, rec.Tick, h.User, h.Assistant, h.EntityKey)
+	}
+	if w.err != nil {
+		return w.err
+	}
+	return tx.Commit()
+}
+
+// tickWriter runs the inserts of one tick and keeps the first error, after
+// which it does nothing more.
+type tickWriter struct {
+	ctx  context.Context
+	tx   *sql.Tx
+	tick int
+	err  error
+}
+
+func (w *tickWriter) exec(table, query string, args ...any) {
+	if w.err != nil {
+		return
+	}
+	if _, err := w.tx.ExecContext(w.ctx, query, args...); err != nil {
+		w.err = fmt.Errorf("write %s: %w", table, err)
+	}
+}

@@ -1,0 +1,109 @@
+package store
+
+import (
+	"time"
+
+	"github.com/arbiter-sim/arbiter/world"
+)
+
+// TickRecord is everything one tick produced; CommitTick stores it in one
+// transaction. Memory entries are not listed separately: they are the
+// entries of State whose Tick is this tick.
+type TickRecord struct {
+	Tick        int
+	State       *world.State // the state after this tick; State.Tick must equal Tick
+	Intentions  []IntentionRecord
+	Outputs     []OutputRecord
+	Calls       []CallRecord
+	Events      []string // event lines in the order they were emitted
+	ApplyErrors []ApplyError
+	History     []HistoryRecord // exchanges to append to each entity's history, in order
+}
+
+// IntentionRecord is one character's phase-1 intention.
+type IntentionRecord struct {
+	CharacterID string
+	Intention   string
+	Fallback    bool // the call failed and the current external_intent was kept
+}
+
+// OutputRecord is the arbiter's decision for one location.
+type OutputRecord struct {
+	LocationID string
+	Output     string // the MasterOutput as JSON
+	Fallback   bool   // the call failed and the state-preserving fallback was used
+}
+
+// CallRecord is one model call, successful or not. ID and Tick are filled in
+// when reading; CommitTick stores calls under the record's tick.
+type CallRecord struct {
+	ID               int64
+	Tick             int
+	Phase            string
+	EntityKey        string
+	Request          string // the messages sent, as JSON
+	Raw              string // raw content of the last answer
+	Output           string // the validated output, "" when the call failed
+	LatencyMS        int64
+	PromptTokens     int
+	CompletionTokens int
+	CachedTokens     int
+	Attempts         int
+	Repairs          int
+	ErrorKind        string // "" on success
+	Error            string // "" on success
+	Fallback         bool
+}
+
+// Failed reports whether the call ended in an error.
+func (c CallRecord) Failed() bool { return c.Error != "" || c.ErrorKind != "" }
+
+// ApplyError is one arbiter update that the apply step skipped.
+type ApplyError struct {
+	LocationID  string
+	CharacterID string
+	Reason      string
+}
+
+// HistoryRecord is one complete user/assistant exchange of an entity
+// ("intention:ada", "resolution:common").
+type HistoryRecord struct {
+	EntityKey string
+	User      string
+	Assistant string
+}
+
+// Event is one stored event line.
+type Event struct {
+	Tick int    `json:"tick"`
+	Seq  int    `json:"seq"` // 1-based order within the tick
+	Line string `json:"line"`
+}
+
+// Usage sums a set of model calls.
+type Usage struct {
+	Calls            int   `json:"calls"`
+	FailedCalls      int   `json:"failed_calls"`
+	Repairs          int   `json:"repairs"`
+	PromptTokens     int   `json:"prompt_tokens"`
+	CompletionTokens int   `json:"completion_tokens"`
+	CachedTokens     int   `json:"cached_tokens"`
+	LatencyMS        int64 `json:"latency_ms"`
+}
+
+// GroupUsage is the usage of the calls sharing one phase or entity key.
+type GroupUsage struct {
+	Key string `json:"key"`
+	Usage
+}
+
+// Summary is the state of a run at a glance, for `arbiter status`.
+type Summary struct {
+	LastTick        int          `json:"last_tick"` // 0 before the first commit
+	LastCommittedAt time.Time    `json:"last_committed_at,omitzero"`
+	Total           Usage        `json:"total"`
+	Fallbacks       int          `json:"fallbacks"` // intentions and outputs that fell back
+	ApplyErrors     int          `json:"apply_errors"`
+	ByPhase         []GroupUsage `json:"by_phase"`  // sorted by phase
+	ByEntity        []GroupUsage `json:"by_entity"` // sorted by entity key
+}

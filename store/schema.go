@@ -1,0 +1,86 @@
+package store
+
+// schemaVersion is stored in PRAGMA user_version. Raise it, and add a step
+// to migrate, whenever the schema below changes.
+const schemaVersion = 1
+
+// schema creates every table; it is safe to run on an existing database.
+// Every per-tick row references its tick (a row of ticks is one committed
+// tick with the whole world.State as JSON), so nothing can be stored for a
+// tick that was not committed. Booleans are 0/1 integers.
+const schema = `
+CREATE TABLE IF NOT EXISTS ticks (
+	tick         INTEGER PRIMARY KEY CHECK (tick > 0),
+	committed_at TEXT    NOT NULL,
+	state_json   TEXT    NOT NULL CHECK (json_valid(state_json))
+);
+
+CREATE TABLE IF NOT EXISTS memories (
+	tick         INTEGER NOT NULL REFERENCES ticks (tick) ON DELETE CASCADE,
+	character_id TEXT    NOT NULL,
+	seq          INTEGER NOT NULL,
+	entry        TEXT    NOT NULL,
+	PRIMARY KEY (tick, character_id, seq)
+);
+
+CREATE TABLE IF NOT EXISTS intentions (
+	tick         INTEGER NOT NULL REFERENCES ticks (tick) ON DELETE CASCADE,
+	character_id TEXT    NOT NULL,
+	intention    TEXT    NOT NULL,
+	fallback     INTEGER NOT NULL CHECK (fallback IN (0, 1)),
+	PRIMARY KEY (tick, character_id)
+);
+
+CREATE TABLE IF NOT EXISTS outputs (
+	tick        INTEGER NOT NULL REFERENCES ticks (tick) ON DELETE CASCADE,
+	location_id TEXT    NOT NULL,
+	output_json TEXT    NOT NULL CHECK (json_valid(output_json)),
+	fallback    INTEGER NOT NULL CHECK (fallback IN (0, 1)),
+	PRIMARY KEY (tick, location_id)
+);
+
+CREATE TABLE IF NOT EXISTS calls (
+	id                INTEGER PRIMARY KEY,
+	tick              INTEGER NOT NULL REFERENCES ticks (tick) ON DELETE CASCADE,
+	phase             TEXT    NOT NULL,
+	entity_key        TEXT    NOT NULL,
+	request_json      TEXT    NOT NULL,
+	raw_response      TEXT    NOT NULL,
+	parsed_output     TEXT    NOT NULL,
+	latency_ms        INTEGER NOT NULL,
+	prompt_tokens     INTEGER NOT NULL,
+	completion_tokens INTEGER NOT NULL,
+	cached_tokens     INTEGER NOT NULL,
+	attempts          INTEGER NOT NULL,
+	repairs           INTEGER NOT NULL,
+	error_kind        TEXT    NOT NULL,
+	error             TEXT    NOT NULL,
+	fallback          INTEGER NOT NULL CHECK (fallback IN (0, 1))
+);
+CREATE INDEX IF NOT EXISTS calls_tick ON calls (tick);
+
+CREATE TABLE IF NOT EXISTS events (
+	tick INTEGER NOT NULL REFERENCES ticks (tick) ON DELETE CASCADE,
+	seq  INTEGER NOT NULL,
+	line TEXT    NOT NULL,
+	PRIMARY KEY (tick, seq)
+);
+
+CREATE TABLE IF NOT EXISTS apply_errors (
+	tick         INTEGER NOT NULL REFERENCES ticks (tick) ON DELETE CASCADE,
+	seq          INTEGER NOT NULL,
+	location_id  TEXT    NOT NULL,
+	character_id TEXT    NOT NULL,
+	reason       TEXT    NOT NULL,
+	PRIMARY KEY (tick, seq)
+);
+
+CREATE TABLE IF NOT EXISTS history (
+	entity_key TEXT    NOT NULL,
+	seq        INTEGER NOT NULL,
+	tick       INTEGER NOT NULL REFERENCES ticks (tick) ON DELETE CASCADE,
+	user       TEXT    NOT NULL,
+	assistant  TEXT    NOT NULL,
+	PRIMARY KEY (entity_key, seq)
+);
+`

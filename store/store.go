@@ -1,0 +1,116 @@
+// Package store keeps the run state of a simulation in an embedded SQLite
+// database, <simdir>/state.db: per committed tick, the whole world state, the
+// memories written, the intentions and the arbiter's outputs, every model
+// call, the event log, the updates the apply step skipped, and the history
+// exchanges of every entity. A tick is committed in one transaction, so a
+// crash leaves the last committed tick intact and never half of the next.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// FileName is the name of the run-state database in a simulation folder.
+const FileName = "state.db"
+
+// Path returns the run-state database of the simulation in simDir.
+func Path(simDir string) string { return filepath.Join(simDir, FileName) }
+
+var (
+	// ErrNoTick is returned for a tick that has not been committed.
+	ErrNoTick = errors.New("tick not committed")
+	// ErrTickOrder is returned by CommitTick for a tick that is not the one
+	// after the last committed tick: ticks are never doubled or skipped.
+	ErrTickOrder = errors.New("tick out of order")
+)
+
+// Store is an open run-state database. It is safe for concurrent use, and
+// several processes may open the same file (SQLite serialises the writers).
+type Store struct {
+	db   *sql.DB
+	path string
+	now  func() time.Time // clock of committed_at; replaced in tests
+}
+
+// Open opens the database at path, creating the file and its schema when
+// they do not exist. The database runs in WAL mode with foreign keys on,
+// waits up to 5s for another writer, and takes the write lock when a
+// transaction begins so that reading the last tick and committing the next
+// cannot interleave with another process.
+func Open(ctx context.Context, path string) (*Store, error) {
+	params := []string{
+		"_txlock=immediate",
+		"_pragma=busy_timeout(5000)",
+		"_pragma=foreign_keys(1)",
+		"_pragma=journal_mode(WAL)",
+		"_pragma=synchronous(FULL)", // a committed tick survives a power cut too
+	}
+	db, err := sql.Open("sqlite", "file:"+escapePath(path)+"?"+strings.Join(params, "&"))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path, now: time.Now}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// migrate creates the schema in a new database and refuses one written by a
+// newer version of arbiter.
+func (s *Store) migrate(ctx context.Context) error {
+	var version int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	switch {
+	case version == schemaVersion:
+		return nil
+	case version > schemaVersion:
+		return fmt.Errorf("schema version %d is newer than this arbiter knows (%d): upgrade arbiter", version, schemaVersion)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, schema); err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// escapePath makes a file path safe inside a SQLite URI, where '?' and '#'
+// would end the path and '%' starts an escape.
+func escapePath(path string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(path))
+}
+
+// Reset deletes the database at path with its WAL and shared-memory files.
+// Files that do not exist are not an error. The database must not be open.
+func Reset(path string) error {
+	var errs []error
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		if err := os.Remove(path + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
