@@ -555,8 +555,8 @@ func TestCompleteCanceled(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
 		res := c.Complete(ctx, testRequest("go"))
-		if KindOf(res.Err) != KindCanceled || srv.CallCount() != 0 {
-			t.Errorf("err = %v, calls = %d", res.Err, srv.CallCount())
+		if KindOf(res.Err) != KindCanceled || srv.CallCount() != 0 || res.Attempts != 0 {
+			t.Errorf("err = %v, calls = %d, attempts = %d", res.Err, srv.CallCount(), res.Attempts)
 		}
 	})
 }
@@ -613,5 +613,23 @@ func TestRateLimitSpacesRequests(t *testing.T) {
 	}
 	if d := time.Since(start); d < 90*time.Millisecond {
 		t.Errorf("3 requests at 20/s took %v", d)
+	}
+}
+
+func TestRateLimitWaitPastDeadline(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.New(t, openaitest.Always(openaitest.JSON(validAnswer)))
+	c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.RateLimit = 0.01; cfg.Concurrency = 1 })
+	if res := c.Complete(t.Context(), testRequest("go")); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	res := c.Complete(ctx, testRequest("go"))
+	if KindOf(res.Err) != KindTimeout || res.Attempts != 0 || !strings.Contains(res.Err.Error(), "rate limit") {
+		t.Errorf("err = %v, attempts %d; want a timeout before sending", res.Err, res.Attempts)
+	}
+	if srv.CallCount() != 1 {
+		t.Errorf("server saw %d calls", srv.CallCount())
 	}
 }

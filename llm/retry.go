@@ -22,6 +22,11 @@ import (
 // This is the only place that retries.
 func (c *Client) retry(ctx context.Context, log *slog.Logger, call func(ctx context.Context) error) (int, *Error) {
 	for n := 1; ; n++ {
+		if err := ctx.Err(); err != nil { // nothing is sent once the caller has given up
+			e := c.class.classify(ctx, err)
+			e.Attempts = n - 1
+			return n - 1, e
+		}
 		if err := c.limiter.Wait(ctx); err != nil {
 			e := c.class.classify(ctx, err)
 			if ctx.Err() == nil { // the wait would outlast ctx's deadline
