@@ -1,0 +1,225 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/runner"
+)
+
+// Config is the whole effective configuration, loaded once per command from,
+// lowest first: built-in defaults, OPENAI_API_KEY/OPENAI_BASE_URL, config.yaml,
+// ARBITER_* variables, flags.
+type Config struct {
+	LLM    LLMConfig    `mapstructure:"llm" yaml:"llm" json:"llm"`
+	Phases PhasesConfig `mapstructure:"phases" yaml:"phases" json:"phases"`
+	Run    RunConfig    `mapstructure:"run" yaml:"run" json:"run"`
+}
+
+// LLMConfig is the model endpoint and how calls to it behave.
+type LLMConfig struct {
+	BaseURL        string        `mapstructure:"base_url" yaml:"base_url" json:"base_url"`
+	APIKey         string        `mapstructure:"api_key" yaml:"api_key" json:"api_key"`
+	Model          string        `mapstructure:"model" yaml:"model" json:"model"`
+	Timeout        time.Duration `mapstructure:"timeout" yaml:"timeout" json:"timeout"`
+	MaxAttempts    int           `mapstructure:"max_attempts" yaml:"max_attempts" json:"max_attempts"`
+	RepairAttempts int           `mapstructure:"repair_attempts" yaml:"repair_attempts" json:"repair_attempts"`
+	Concurrency    int           `mapstructure:"concurrency" yaml:"concurrency" json:"concurrency"`
+	Depth          int           `mapstructure:"depth" yaml:"depth" json:"depth"`
+}
+
+// PhasesConfig holds the model settings of each phase.
+type PhasesConfig struct {
+	Intention  PhaseConfig `mapstructure:"intention" yaml:"intention" json:"intention"`
+	Resolution PhaseConfig `mapstructure:"resolution" yaml:"resolution" json:"resolution"`
+}
+
+// PhaseConfig is one phase's model settings; an empty model means llm.model.
+type PhaseConfig struct {
+	Model       string  `mapstructure:"model" yaml:"model" json:"model"`
+	Temperature float32 `mapstructure:"temperature" yaml:"temperature" json:"temperature"`
+	MaxTokens   int     `mapstructure:"max_tokens" yaml:"max_tokens" json:"max_tokens"`
+}
+
+// RunConfig bounds a run.
+type RunConfig struct {
+	PhaseTimeout time.Duration `mapstructure:"phase_timeout" yaml:"phase_timeout" json:"phase_timeout"`
+	TokenBudget  int           `mapstructure:"token_budget" yaml:"token_budget" json:"token_budget"`
+}
+
+// defaults are the built-in values; config.yaml at the repository root
+// documents them and a test keeps the two equal.
+var defaults = map[string]any{
+	"llm.base_url":                  "",
+	"llm.api_key":                   "",
+	"llm.model":                     "gpt-4o-mini",
+	"llm.timeout":                   "60s",
+	"llm.max_attempts":              3,
+	"llm.repair_attempts":           1,
+	"llm.concurrency":               4,
+	"llm.depth":                     3,
+	"phases.intention.model":        "",
+	"phases.intention.temperature":  0.8,
+	"phases.intention.max_tokens":   400,
+	"phases.resolution.model":       "",
+	"phases.resolution.temperature": 0.7,
+	"phases.resolution.max_tokens":  1500,
+	"run.phase_timeout":             "0s",
+	"run.token_budget":              0,
+}
+
+// OpenAIBaseURL is used when an API key is set and no base URL is.
+const OpenAIBaseURL = "https://api.openai.com/v1"
+
+// ErrNoEndpoint says exactly how to configure a model endpoint.
+var ErrNoEndpoint = errors.New(`no model endpoint configured.
+  For OpenAI:        export OPENAI_API_KEY=sk-...   (https://platform.openai.com/api-keys)
+  For a local server (Ollama, vLLM, llama.cpp), point at its OpenAI-compatible URL:
+                     export OPENAI_BASE_URL=http://127.0.0.1:11434/v1   (Ollama's default)
+                     and pick a model it serves: export ARBITER_LLM_MODEL=llama3.2
+  Or set llm.base_url / llm.api_key in config.yaml, or pass --base-url`)
+
+// loadConfig reads the configuration: configFile when given, else
+// ./config.yaml when present, else the built-in defaults; then ARBITER_*
+// variables and the flags that were set.
+func loadConfig(configFile string, flags *pflag.FlagSet, flagKeys map[string]string) (*Config, error) {
+	v := viper.NewWithOptions(viper.KeyDelimiter("."))
+	for k, val := range defaults {
+		v.SetDefault(k, val)
+	}
+	// OpenAI's own variables rank below everything else, as in the OpenAI SDKs.
+	if s := os.Getenv("OPENAI_BASE_URL"); s != "" {
+		v.SetDefault("llm.base_url", s)
+	}
+	if s := os.Getenv("OPENAI_API_KEY"); s != "" {
+		v.SetDefault("llm.api_key", s)
+	}
+	v.SetEnvPrefix("ARBITER")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+
+	if configFile == "" {
+		configFile = os.Getenv("ARBITER_CONFIG")
+	}
+	switch {
+	case configFile != "":
+		v.SetConfigFile(configFile)
+		if err := v.ReadInConfig(); err != nil {
+			return nil, usageErrorf("config %s: %v", configFile, err)
+		}
+	default:
+		if _, err := os.Stat("config.yaml"); err == nil {
+			v.SetConfigFile("config.yaml")
+			if err := v.ReadInConfig(); err != nil {
+				return nil, usageErrorf("config config.yaml: %v", err)
+			}
+		}
+	}
+	if flags != nil {
+		for name, key := range flagKeys {
+			if f := flags.Lookup(name); f != nil && f.Changed {
+				if err := v.BindPFlag(key, f); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+
+	var c Config
+	if err := v.Unmarshal(&c); err != nil {
+		return nil, usageErrorf("config: %v", err)
+	}
+	if err := c.validate(); err != nil {
+		return nil, usageError(err)
+	}
+	return &c, nil
+}
+
+func (c *Config) validate() error {
+	var errs []error
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf(format, args...))
+		}
+	}
+	check(c.LLM.Model != "", "config llm.model: must not be empty")
+	check(c.LLM.Timeout > 0, "config llm.timeout: must be positive, got %s", c.LLM.Timeout)
+	check(c.LLM.MaxAttempts >= 1, "config llm.max_attempts: must be at least 1, got %d", c.LLM.MaxAttempts)
+	check(c.LLM.RepairAttempts >= 0, "config llm.repair_attempts: must not be negative, got %d", c.LLM.RepairAttempts)
+	check(c.LLM.Concurrency >= 1, "config llm.concurrency: must be at least 1, got %d", c.LLM.Concurrency)
+	check(c.LLM.Depth >= 0, "config llm.depth: must not be negative, got %d", c.LLM.Depth)
+	for name, p := range map[string]PhaseConfig{"intention": c.Phases.Intention, "resolution": c.Phases.Resolution} {
+		check(p.Temperature >= 0 && p.Temperature <= 2, "config phases.%s.temperature: must be within 0..2, got %g", name, p.Temperature)
+		check(p.MaxTokens > 0, "config phases.%s.max_tokens: must be positive, got %d", name, p.MaxTokens)
+	}
+	check(c.Run.PhaseTimeout >= 0, "config run.phase_timeout: must not be negative")
+	check(c.Run.TokenBudget >= 0, "config run.token_budget: must not be negative")
+	return errors.Join(errs...)
+}
+
+// endpoint returns the base URL to call, or ErrNoEndpoint.
+func (c *Config) endpoint() (string, error) {
+	switch {
+	case c.LLM.BaseURL != "":
+		return strings.TrimRight(c.LLM.BaseURL, "/"), nil
+	case c.LLM.APIKey != "":
+		return OpenAIBaseURL, nil
+	default:
+		return "", usageError(ErrNoEndpoint)
+	}
+}
+
+// clientConfig is the llm.Client configuration.
+func (c *Config) clientConfig() (llm.Config, error) {
+	url, err := c.endpoint()
+	if err != nil {
+		return llm.Config{}, err
+	}
+	return llm.Config{
+		BaseURL:        url,
+		APIKey:         c.LLM.APIKey,
+		Timeout:        c.LLM.Timeout,
+		MaxAttempts:    c.LLM.MaxAttempts,
+		RepairAttempts: c.LLM.RepairAttempts,
+		Concurrency:    c.LLM.Concurrency,
+		Depth:          c.LLM.Depth,
+	}, nil
+}
+
+func (c *Config) params(p PhaseConfig) llm.Params {
+	model := p.Model
+	if model == "" {
+		model = c.LLM.Model
+	}
+	return llm.Params{Model: model, Temperature: p.Temperature, MaxTokens: p.MaxTokens}
+}
+
+// runnerConfig is the runner's configuration.
+func (c *Config) runnerConfig() runner.Config {
+	return runner.Config{
+		Intention:    c.params(c.Phases.Intention),
+		Resolution:   c.params(c.Phases.Resolution),
+		Depth:        c.LLM.Depth,
+		PhaseTimeout: c.Run.PhaseTimeout,
+		TokenBudget:  c.Run.TokenBudget,
+	}
+}
+
+// redacted returns a copy safe to print: the API key shows its last 4 characters.
+func (c Config) redacted() Config {
+	if k := c.LLM.APIKey; k != "" {
+		if len(k) > 8 {
+			c.LLM.APIKey = "****" + k[len(k)-4:]
+		} else {
+			c.LLM.APIKey = "****"
+		}
+	}
+	return c
+}

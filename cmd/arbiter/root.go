@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/spf13/cobra"
+)
+
+// globals are the flags every command shares.
+type globals struct {
+	configFile string
+	verbose    int
+	json       bool
+}
+
+// Execute runs arbiter with args and returns the process exit code. Errors are
+// printed once, on ErrOut.
+func Execute(ctx context.Context, io *IOStreams, args []string) int {
+	root := newRootCmd(io)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		var re *runError
+		if errors.As(err, &re) {
+			err = re.err
+		} else {
+			// Not from a command's RunE: cobra rejected the arguments or flags.
+			err = usageErrorf("%v (see arbiter --help)", err)
+		}
+		fmt.Fprintf(io.ErrOut, "arbiter: %v\n", err)
+	}
+	return exitCode(err)
+}
+
+// runError marks an error returned by a command's RunE, to tell it from
+// cobra's own argument and flag errors, which are usage errors.
+type runError struct{ err error }
+
+func (e *runError) Error() string { return e.err.Error() }
+func (e *runError) Unwrap() error { return e.err }
+
+// markRunErrors wraps the RunE of cmd and its subcommands with runError.
+func markRunErrors(cmd *cobra.Command) {
+	if run := cmd.RunE; run != nil {
+		cmd.RunE = func(c *cobra.Command, args []string) error {
+			if err := run(c, args); err != nil {
+				return &runError{err}
+			}
+			return nil
+		}
+	}
+	for _, c := range cmd.Commands() {
+		markRunErrors(c)
+	}
+}
+
+func newRootCmd(io *IOStreams) *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:   "arbiter",
+		Short: "Run LLM-driven worlds tick by tick",
+		Long: `arbiter runs narrative simulations tick by tick: a model plays every character
+(their intentions) and a game-master model, the arbiter, decides what happens in
+each location, all locations in parallel. Every tick commits whole to the
+simulation's state.db, or not at all.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(io.Out)
+	root.SetErr(io.ErrOut)
+	root.PersistentFlags().StringVar(&g.configFile, "config", "", "config file (default ./config.yaml when present; env ARBITER_CONFIG)")
+	root.PersistentFlags().CountVarP(&g.verbose, "verbose", "v", "print events and info logs (-vv: debug)")
+	root.PersistentFlags().BoolVar(&g.json, "json", false, "machine-readable JSON output on stdout")
+
+	root.AddCommand(
+		newRunCmd(io, g),
+		newStatusCmd(io, g),
+		newExportCmd(io, g),
+		newResetCmd(io, g),
+		newValidateCmd(io, g),
+		newPromptsCmd(io, g),
+		newSchemasCmd(io, g),
+		newConfigCmd(io, g),
+	)
+	markRunErrors(root)
+	return root
+}
+
+// exactArgs is cobra.ExactArgs with the error marked as a usage error.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
+			return usageErrorf("%s: %v (usage: %s)", cmd.CommandPath(), err, cmd.UseLine())
+		}
+		return nil
+	}
+}
+
+// logger builds the log handler for the verbosity asked for.
+func (g *globals) logger(io *IOStreams) *slog.Logger {
+	level := slog.LevelWarn
+	switch {
+	case g.verbose >= 2:
+		level = slog.LevelDebug
+	case g.verbose == 1:
+		level = slog.LevelInfo
+	}
+	return slog.New(newLogHandler(io.ErrOut, level))
+}

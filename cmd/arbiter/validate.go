@@ -1,0 +1,102 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arbiter-sim/arbiter/phases"
+	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/world"
+)
+
+func newValidateCmd(io *IOStreams, g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate <simulation-dir>",
+		Short: "Check a simulation's files and prompt templates; list every problem",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := args[0]
+			problems := world.Lint(dir)
+			if len(problems) == 0 {
+				problems = append(problems, lintPrompts(dir)...)
+			}
+			if g.json {
+				msgs := make([]string, len(problems))
+				for i, p := range problems {
+					msgs[i] = p.Error()
+				}
+				if err := writeJSON(io, map[string]any{"ok": len(problems) == 0, "problems": msgs}); err != nil {
+					return err
+				}
+			} else {
+				for _, p := range problems {
+					fmt.Fprintln(io.Out, p)
+				}
+			}
+			if len(problems) > 0 {
+				return usageErrorf("%s: %d problem(s)", dir, len(problems))
+			}
+			if !g.json {
+				sim, _ := world.Load(dir)
+				fmt.Fprintf(io.Out, "ok: %s (%d characters, %d locations)\n", sim.ID, len(sim.Characters), len(sim.Locations))
+			}
+			return nil
+		},
+	}
+}
+
+// lintPrompts renders every template for every entity of the authored state,
+// so a missing key or a broken override shows before a run spends tokens.
+func lintPrompts(dir string) []error {
+	sim, err := world.Load(dir)
+	if err != nil {
+		return []error{err}
+	}
+	pr, err := prompts.New(dir)
+	if err != nil {
+		return []error{err}
+	}
+	st := sim.InitialState()
+	var errs []error
+	for _, c := range sim.Characters {
+		if _, _, err := renderIntention(pr, sim, st, c.ID); err != nil {
+			errs = append(errs, err)
+			break
+		}
+	}
+	intentions := map[string]string{}
+	for id, cs := range st.Characters {
+		intentions[id] = cs.ExternalIntent
+	}
+	for _, l := range sim.Locations {
+		if _, _, err := renderResolution(pr, sim, st, l.ID, intentions); err != nil {
+			errs = append(errs, err)
+			break
+		}
+	}
+	return errs
+}
+
+func renderIntention(pr *prompts.Renderer, sim *world.Simulation, st *world.State, id string) (system, user string, err error) {
+	data, err := prompts.NewIntentionData(sim, st, id)
+	if err != nil {
+		return "", "", err
+	}
+	return renderPair(pr, phases.IntentionSystemTemplate, phases.IntentionUserTemplate, data)
+}
+
+func renderResolution(pr *prompts.Renderer, sim *world.Simulation, st *world.State, loc string, intentions map[string]string) (system, user string, err error) {
+	data, err := prompts.NewResolutionData(sim, st, loc, phases.IntentionsAt(intentions, st.CharactersAt(loc)))
+	if err != nil {
+		return "", "", err
+	}
+	return renderPair(pr, phases.ResolutionSystemTemplate, phases.ResolutionUserTemplate, data)
+}
+
+func renderPair(pr *prompts.Renderer, systemName, userName string, data any) (string, string, error) {
+	system, err1 := pr.Render(systemName, data)
+	user, err2 := pr.Render(userName, data)
+	return system, user, errors.Join(err1, err2)
+}

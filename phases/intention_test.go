@@ -1,0 +1,56 @@
+package phases
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
+)
+
+func TestIntentionOnePerCharacter(t *testing.T) {
+	env, srv, _ := testEnv(t, openaitest.FromSchema(nil))
+	res, err := Intention(context.Background(), env, env.Sim.InitialState())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.CallCount() != 3 || len(res.Intentions) != 3 || len(res.Fallback) != 0 {
+		t.Fatalf("calls %d intentions %v fallback %v; want 3, 3, none", srv.CallCount(), res.Intentions, res.Fallback)
+	}
+	for i, id := range []string{"ada", "bo", "cy"} {
+		c := res.Calls[i]
+		if c.Request.EntityKey != "intention:"+id || c.Request.SchemaName != "IntentionResponse" || c.Request.Tick != 1 {
+			t.Errorf("request %d: key %q schema %q tick %d", i, c.Request.EntityKey, c.Request.SchemaName, c.Request.Tick)
+		}
+		if res.Intentions[id] == "" {
+			t.Errorf("%s has no intention", id)
+		}
+	}
+	for _, c := range srv.Calls() {
+		if c.SchemaName() != "IntentionResponse" || !c.Strict() {
+			t.Errorf("wire: schema %q strict %v", c.SchemaName(), c.Strict())
+		}
+	}
+}
+
+func TestIntentionFallbackKeepsExternalIntent(t *testing.T) {
+	h := openaitest.Match(openaitest.FromSchema(nil), openaitest.Route{
+		If:   func(c *openaitest.Call) bool { return strings.Contains(c.SystemMessage(), "Bo") },
+		Then: openaitest.Always(openaitest.Status(503, "server_error", "", "overloaded")),
+	})
+	env, _, logs := testEnv(t, h)
+	st := env.Sim.InitialState()
+	res, err := Intention(context.Background(), env, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Fallback["bo"] || res.Fallback["ada"] || res.Fallback["cy"] {
+		t.Errorf("fallback %v, want bo only", res.Fallback)
+	}
+	if res.Intentions["bo"] != "steal" {
+		t.Errorf("bo's intention %q, want his external_intent %q", res.Intentions["bo"], "steal")
+	}
+	if !strings.Contains(logs.String(), "Phase 1: bo fallback (server: ") {
+		t.Errorf("no warning for bo's fallback:\n%s", logs.String())
+	}
+}

@@ -1,0 +1,59 @@
+package phases
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/world"
+)
+
+// Template file names of the default prompts (prompts/*.md), overridable per
+// simulation by the same names.
+const (
+	IntentionSystemTemplate  = "phase1_intention_system.md"
+	IntentionUserTemplate    = "phase1_intention_user.md"
+	ResolutionSystemTemplate = "phase2a_resolution_system.md"
+	ResolutionUserTemplate   = "phase2a_resolution_user.md"
+)
+
+// Phase names, used in entity keys, call records and events.
+const (
+	PhaseIntention  = "intention"
+	PhaseResolution = "resolution"
+)
+
+// Batcher runs a batch of model calls; *llm.Client implements it. Results come
+// back in input order, one per request, and a failed call is a Result with Err
+// set, never a reason to stop the batch.
+type Batcher interface {
+	CreateBatch(ctx context.Context, reqs []llm.Request) []llm.Result
+}
+
+// Env is what every phase needs: the world, its prompts, the model and a logger.
+type Env struct {
+	Sim     *world.Simulation
+	Prompts *prompts.Renderer
+	Model   Batcher
+	Params  llm.Params
+	Logger  *slog.Logger
+}
+
+func (e Env) logger() *slog.Logger {
+	if e.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return e.Logger
+}
+
+// errorKind names the kind of a failed call for logs and events: the llm kind
+// when the error is an *llm.Error, else the Go type.
+func errorKind(err error) string {
+	var le *llm.Error
+	if errors.As(err, &le) {
+		return le.Kind.String()
+	}
+	return "error"
+}

@@ -1,0 +1,336 @@
+package phases
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/world"
+)
+
+func TestGroupCharactersByLocation(t *testing.T) {
+	sim := testWorld()
+	got := GroupByLocation(sim, sim.InitialState())
+	want := map[string][]string{"hall": {"ada", "bo"}, "garden": {"cy"}, "cellar": {}}
+	if len(got) != len(want) {
+		t.Fatalf("groups = %v, want %v", got, want)
+	}
+	for loc, ids := range want {
+		if !slices.Equal(got[loc], ids) {
+			t.Errorf("%s: %v, want %v", loc, got[loc], ids)
+		}
+	}
+}
+
+func TestExtractIntentionsForLocation(t *testing.T) {
+	all := map[string]string{"ada": "cook soup", "bo": "steal the spoon", "cy": "dig"}
+	got := IntentionsAt(all, []string{"ada", "bo"})
+	want := map[string]string{"ada": "cook soup", "bo": "steal the spoon"}
+	if !maps.Equal(got, want) {
+		t.Errorf("IntentionsAt = %v, want %v", got, want)
+	}
+}
+
+func TestEmptyLocationNoIntentions(t *testing.T) {
+	got := IntentionsAt(map[string]string{"ada": "cook"}, nil)
+	if len(got) != 0 {
+		t.Errorf("IntentionsAt(empty location) = %v, want none", got)
+	}
+}
+
+// answerFor maps a location (from the request's schema) to a reply.
+func answerFor(replies map[string]openaitest.Reply, fallback openaitest.Handler) openaitest.Handler {
+	return func(c *openaitest.Call) openaitest.Reply {
+		for loc, r := range replies {
+			if strings.Contains(string(c.Schema()), `"`+loc+`"`) && schemaLocation(c) == loc {
+				return r
+			}
+		}
+		return fallback(c)
+	}
+}
+
+// schemaLocation returns the single allowed location_id of an arbiter schema.
+func schemaLocation(c *openaitest.Call) string {
+	var s struct {
+		Properties struct {
+			LocationID struct {
+				Enum  []string `json:"enum"`
+				Const string   `json:"const"`
+			} `json:"location_id"`
+		} `json:"properties"`
+	}
+	_ = json.Unmarshal(c.Schema(), &s)
+	if s.Properties.LocationID.Const != "" {
+		return s.Properties.LocationID.Const
+	}
+	if len(s.Properties.LocationID.Enum) == 1 {
+		return s.Properties.LocationID.Enum[0]
+	}
+	return ""
+}
+
+func TestExecuteSingleLocation(t *testing.T) {
+	env, _, _ := testEnv(t, openaitest.FromSchema(nil))
+	hall := *env.Sim.Locations[2]
+	hall.Connections = nil
+	env.Sim.Locations = []*world.Location{&hall}
+	env.Sim.Characters = env.Sim.Characters[:1]
+	st := env.Sim.InitialState()
+	res, err := Resolution(context.Background(), env, st, map[string]string{"ada": "cook soup"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, ok := res.Outputs["hall"]
+	if !ok || len(res.Outputs) != 1 {
+		t.Fatalf("outputs = %v, want hall only", res.Outputs)
+	}
+	if out.Tick != 1 || out.LocationID != "hall" {
+		t.Errorf("tick, location = %d, %q; want 1, hall", out.Tick, out.LocationID)
+	}
+	if _, ok := out.Characters["ada"]; !ok || len(out.Characters) != 1 {
+		t.Errorf("characters = %v, want ada only", out.Characters)
+	}
+	if res.Fallback["hall"] {
+		t.Error("hall fell back")
+	}
+}
+
+func TestExecuteMultipleLocations(t *testing.T) {
+	env, srv, _ := testEnv(t, openaitest.FromSchema(nil))
+	env.Model = mustClient(t, srv.URL, 3)
+	st := env.Sim.InitialState()
+	res, err := Resolution(context.Background(), env, st, map[string]string{"ada": "a", "bo": "b", "cy": "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.CallCount() != 3 {
+		t.Errorf("calls = %d, want one per location (3)", srv.CallCount())
+	}
+	for _, loc := range []string{"cellar", "garden", "hall"} {
+		if res.Outputs[loc].LocationID != loc {
+			t.Errorf("output for %s has location_id %q", loc, res.Outputs[loc].LocationID)
+		}
+	}
+	if got := slices.Sorted(maps.Keys(res.Outputs["hall"].Characters)); !slices.Equal(got, []string{"ada", "bo"}) {
+		t.Errorf("hall characters = %v, want [ada bo]", got)
+	}
+	if srv.MaxInFlight() < 2 {
+		t.Logf("calls did not overlap (max in flight %d); parallelism is asserted in llm's batch tests", srv.MaxInFlight())
+	}
+}
+
+func TestExecuteEmptyLocation(t *testing.T) {
+	env, srv, _ := testEnv(t, openaitest.FromSchema(nil))
+	st := env.Sim.InitialState()
+	res, err := Resolution(context.Background(), env, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, ok := res.Outputs["cellar"]
+	if !ok {
+		t.Fatal("the empty cellar got no output")
+	}
+	if len(out.Characters) != 0 || res.Fallback["cellar"] {
+		t.Errorf("cellar: characters %v, fallback %v; want none, false", out.Characters, res.Fallback["cellar"])
+	}
+	// The empty location's request still went to the arbiter, with a schema
+	// that only admits an empty characters object.
+	found := false
+	for _, c := range srv.Calls() {
+		if schemaLocation(c) == "cellar" {
+			found = true
+			var s struct {
+				Properties struct {
+					Characters struct {
+						Properties map[string]any `json:"properties"`
+						Required   []string       `json:"required"`
+					} `json:"characters"`
+				} `json:"properties"`
+			}
+			if err := json.Unmarshal(c.Schema(), &s); err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Properties.Characters.Properties) != 0 || len(s.Properties.Characters.Required) != 0 {
+				t.Errorf("cellar schema admits characters: %+v", s.Properties.Characters)
+			}
+		}
+	}
+	if !found {
+		t.Error("no request was sent for the empty cellar")
+	}
+}
+
+func TestExecuteCreatesCorrectRequests(t *testing.T) {
+	env, srv, _ := testEnv(t, openaitest.FromSchema(nil))
+	st := env.Sim.InitialState()
+	res, err := Resolution(context.Background(), env, st, map[string]string{"ada": "cook soup", "bo": "steal", "cy": "dig"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantKeys := []string{"resolution:cellar", "resolution:garden", "resolution:hall"}
+	for i, c := range res.Calls {
+		if c.Request.EntityKey != wantKeys[i] {
+			t.Errorf("request %d entity key %q, want %q", i, c.Request.EntityKey, wantKeys[i])
+		}
+		if c.Request.Phase != PhaseResolution || c.Request.Tick != 1 || c.Request.SchemaName != "MasterOutput" {
+			t.Errorf("request %d: phase %q tick %d schema %q", i, c.Request.Phase, c.Request.Tick, c.Request.SchemaName)
+		}
+	}
+	for _, c := range srv.Calls() {
+		if c.SchemaName() != "MasterOutput" || !c.Strict() {
+			t.Errorf("wire: json_schema name %q strict %v; want MasterOutput, true", c.SchemaName(), c.Strict())
+		}
+		if schemaLocation(c) == "hall" && !strings.Contains(c.LastUserMessage(), "cook soup") {
+			t.Errorf("hall prompt lacks Ada's intention:\n%s", c.LastUserMessage())
+		}
+		if schemaLocation(c) == "hall" && strings.Contains(c.LastUserMessage(), "dig") {
+			t.Errorf("hall prompt has Cy's intention (Cy is in the garden):\n%s", c.LastUserMessage())
+		}
+	}
+}
+
+func TestExecutePartialFailureFallback(t *testing.T) {
+	h := answerFor(map[string]openaitest.Reply{"garden": openaitest.Status(500, "server_error", "", "boom")}, openaitest.FromSchema(nil))
+	env, _, _ := testEnv(t, h)
+	st := env.Sim.InitialState()
+	res, err := Resolution(context.Background(), env, st, nil)
+	if err != nil {
+		t.Fatalf("a failed call must not fail the phase: %v", err)
+	}
+	if !res.Fallback["garden"] || res.Fallback["hall"] || res.Fallback["cellar"] {
+		t.Errorf("fallback = %v, want garden only", res.Fallback)
+	}
+	if got := res.Outputs["garden"].Characters["cy"].MemoryEntry; got != FallbackMemory {
+		t.Errorf("garden memory entry %q, want %q", got, FallbackMemory)
+	}
+	if got := res.Outputs["hall"].Characters["ada"].MemoryEntry; got == FallbackMemory || got == "" {
+		t.Errorf("hall should have the arbiter's entry, got %q", got)
+	}
+}
+
+func TestExecuteAllFailureFallback(t *testing.T) {
+	env, _, _ := testEnv(t, openaitest.Always(openaitest.Status(500, "server_error", "", "down")))
+	st := env.Sim.InitialState()
+	res, err := Resolution(context.Background(), env, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Fallback) != 3 || len(res.Outputs) != 3 {
+		t.Errorf("fallbacks %d outputs %d, want 3 and 3", len(res.Fallback), len(res.Outputs))
+	}
+	for _, c := range res.Calls {
+		if c.Err == nil {
+			t.Errorf("%s: no error recorded", c.Request.EntityKey)
+		}
+	}
+}
+
+func TestFallbackLogsWarning(t *testing.T) {
+	h := answerFor(map[string]openaitest.Reply{"hall": openaitest.Refusal("I can't help with that")}, openaitest.FromSchema(nil))
+	env, _, logs := testEnv(t, h)
+	if _, err := Resolution(context.Background(), env, env.Sim.InitialState(), nil); err != nil {
+		t.Fatal(err)
+	}
+	got := logs.String()
+	if !strings.Contains(got, "level=WARN") || !strings.Contains(got, "Phase 2a: hall fallback (refusal: ") {
+		t.Errorf("log lacks the seed's warning:\n%s", got)
+	}
+	if strings.Contains(got, "garden fallback") {
+		t.Errorf("a successful location was logged as fallback:\n%s", got)
+	}
+}
+
+func TestFallbackPreservesCurrentState(t *testing.T) {
+	sim := testWorld()
+	st := sim.InitialState()
+	st.Tick = 4
+	out := Fallback(st, "hall")
+	if out.Tick != 5 || out.LocationID != "hall" {
+		t.Errorf("tick %d location %q, want 5, hall", out.Tick, out.LocationID)
+	}
+	if out.Location.Moment != nil || out.Location.Description != nil {
+		t.Error("fallback must leave the location unchanged (null moment and description)")
+	}
+	for _, id := range []string{"ada", "bo"} {
+		cs, u := st.Characters[id], out.Characters[id]
+		if u.Location != cs.Location || u.InternalState != cs.InternalState || u.ExternalIntent != cs.ExternalIntent || u.MemoryEntry != FallbackMemory {
+			t.Errorf("%s: update %+v does not preserve %+v", id, u, cs)
+		}
+	}
+	next, errs := Apply(sim, st, map[string]MasterOutput{"hall": out})
+	if len(errs) != 0 {
+		t.Fatalf("fallback output rejected by apply: %v", errs)
+	}
+	for id, cs := range st.Characters {
+		n := next.Characters[id]
+		if n.Location != cs.Location || n.InternalState != cs.InternalState || n.ExternalIntent != cs.ExternalIntent {
+			t.Errorf("%s changed under a fallback: %+v -> %+v", id, cs, n)
+		}
+	}
+	if next.Locations["hall"] != st.Locations["hall"] {
+		t.Errorf("hall changed under a fallback: %+v -> %+v", st.Locations["hall"], next.Locations["hall"])
+	}
+}
+
+func TestResultHasAllLocations(t *testing.T) {
+	h := answerFor(map[string]openaitest.Reply{"cellar": openaitest.Truncated(`{"tick":1,`)}, openaitest.FromSchema(nil))
+	env, _, _ := testEnv(t, h)
+	res, err := Resolution(context.Background(), env, env.Sim.InitialState(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range env.Sim.Locations {
+		if _, ok := res.Outputs[l.ID]; !ok {
+			t.Errorf("no output for %s", l.ID)
+		}
+	}
+	if len(res.Calls) != len(env.Sim.Locations) {
+		t.Errorf("calls %d, want %d", len(res.Calls), len(env.Sim.Locations))
+	}
+}
+
+// TestResultSuccessAlwaysTrue: Resolution fails only for prompts it cannot
+// build, never because of what the model did.
+func TestResultSuccessAlwaysTrue(t *testing.T) {
+	for name, reply := range map[string]openaitest.Reply{
+		"invalid json": openaitest.Content("not json"),
+		"schema":       openaitest.JSON(map[string]any{"tick": 99}),
+		"refusal":      openaitest.Refusal("no"),
+		"truncated":    openaitest.Truncated(`{"tick"`),
+		"401":          openaitest.Status(401, "invalid_request_error", "invalid_api_key", "bad key"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			env, _, _ := testEnv(t, openaitest.Always(reply))
+			res, err := Resolution(context.Background(), env, env.Sim.InitialState(), nil)
+			if err != nil || res == nil {
+				t.Fatalf("Resolution = %v, %v; want a result", res, err)
+			}
+			if len(res.Fallback) != len(env.Sim.Locations) {
+				t.Errorf("fallbacks %v, want every location", res.Fallback)
+			}
+		})
+	}
+}
+
+func TestResultDataContainsMasterOutput(t *testing.T) {
+	choose := func(ptr string, enum []any) any {
+		if ptr == "/characters/ada/location" {
+			return "garden"
+		}
+		return nil
+	}
+	env, _, _ := testEnv(t, openaitest.FromSchema(choose))
+	res, err := Resolution(context.Background(), env, env.Sim.InitialState(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ada := res.Outputs["hall"].Characters["ada"]
+	if ada.Location != "garden" || ada.MemoryEntry == "" {
+		t.Errorf("ada's update %+v: want the model's answer (location garden, a memory entry)", ada)
+	}
+}
