@@ -59,7 +59,7 @@ description: Walled.
 
 // writeSim writes validFiles with changes applied (an empty content deletes
 // the file) into a fresh folder and returns the folder.
-func writeSim(t *testing.T, changes map[string]string) string {
+func writeSim(t testing.TB, changes map[string]string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "sim")
 	files := make(map[string]string, len(validFiles))
