@@ -46,32 +46,12 @@ func TestEmptyLocationNoIntentions(t *testing.T) {
 func answerFor(replies map[string]openaitest.Reply, fallback openaitest.Handler) openaitest.Handler {
 	return func(c *openaitest.Call) openaitest.Reply {
 		for loc, r := range replies {
-			if strings.Contains(string(c.Schema()), `"`+loc+`"`) && schemaLocation(c) == loc {
+			if c.SchemaConst("location_id") == loc {
 				return r
 			}
 		}
 		return fallback(c)
 	}
-}
-
-// schemaLocation returns the single allowed location_id of an arbiter schema.
-func schemaLocation(c *openaitest.Call) string {
-	var s struct {
-		Properties struct {
-			LocationID struct {
-				Enum  []string `json:"enum"`
-				Const string   `json:"const"`
-			} `json:"location_id"`
-		} `json:"properties"`
-	}
-	_ = json.Unmarshal(c.Schema(), &s)
-	if s.Properties.LocationID.Const != "" {
-		return s.Properties.LocationID.Const
-	}
-	if len(s.Properties.LocationID.Enum) == 1 {
-		return s.Properties.LocationID.Enum[0]
-	}
-	return ""
 }
 
 func TestExecuteSingleLocation(t *testing.T) {
@@ -142,7 +122,7 @@ func TestExecuteEmptyLocation(t *testing.T) {
 	// that only admits an empty characters object.
 	found := false
 	for _, c := range srv.Calls() {
-		if schemaLocation(c) == "cellar" {
+		if c.SchemaConst("location_id") == "cellar" {
 			found = true
 			var s struct {
 				Properties struct {
@@ -185,10 +165,10 @@ func TestExecuteCreatesCorrectRequests(t *testing.T) {
 		if c.SchemaName() != "MasterOutput" || !c.Strict() {
 			t.Errorf("wire: json_schema name %q strict %v; want MasterOutput, true", c.SchemaName(), c.Strict())
 		}
-		if schemaLocation(c) == "hall" && !strings.Contains(c.LastUserMessage(), "cook soup") {
+		if c.SchemaConst("location_id") == "hall" && !strings.Contains(c.LastUserMessage(), "cook soup") {
 			t.Errorf("hall prompt lacks Ada's intention:\n%s", c.LastUserMessage())
 		}
-		if schemaLocation(c) == "hall" && strings.Contains(c.LastUserMessage(), "dig") {
+		if c.SchemaConst("location_id") == "hall" && strings.Contains(c.LastUserMessage(), "dig") {
 			t.Errorf("hall prompt has Cy's intention (Cy is in the garden):\n%s", c.LastUserMessage())
 		}
 	}

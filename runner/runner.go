@@ -112,18 +112,21 @@ func (e *BudgetError) Error() string {
 // an error: ErrInterrupted, *QuorumError, *BudgetError, or a storage, prompt or
 // world error that stopped it.
 func (r *Runner) Run(ctx context.Context, n int) (*Report, error) {
-	last, err := r.Store.LastTick(ctx)
+	// Loading is quick local I/O; it finishes even when ctx is already done so
+	// an interrupted run still reports where it stands.
+	lctx := context.WithoutCancel(ctx)
+	last, err := r.Store.LastTick(lctx)
 	if err != nil {
 		return nil, err
 	}
-	st, err := r.loadState(ctx, last)
+	st, err := r.loadState(lctx, last)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.loadHistory(ctx); err != nil {
+	if err := r.loadHistory(lctx); err != nil {
 		return nil, err
 	}
-	used, err := r.tokensUsed(ctx)
+	used, err := r.tokensUsed(lctx)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package openaitest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -63,4 +64,28 @@ func (c *Call) Schema() json.RawMessage {
 func (c *Call) Strict() bool {
 	rf := c.Request.ResponseFormat
 	return rf != nil && rf.JSONSchema != nil && rf.JSONSchema.Strict
+}
+
+// SchemaConst returns the single allowed value of a top-level property of the
+// request's schema (a const or a one-value enum), or "" when it has none; e.g.
+// SchemaConst("location_id") tells which location an arbiter call is for.
+func (c *Call) SchemaConst(property string) string {
+	var s struct {
+		Properties map[string]struct {
+			Const any   `json:"const"`
+			Enum  []any `json:"enum"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(c.Schema(), &s) != nil {
+		return ""
+	}
+	p := s.Properties[property]
+	v := p.Const
+	if v == nil && len(p.Enum) == 1 {
+		v = p.Enum[0]
+	}
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprint(v)
 }

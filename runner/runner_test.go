@@ -1,0 +1,363 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/store"
+	"github.com/arbiter-sim/arbiter/world"
+)
+
+// testWorld: hall <-> garden -> cellar (empty). Ada and Bo in the hall, Cy in
+// the garden: 3 intention calls and 3 resolution calls per tick.
+func testWorld() *world.Simulation {
+	return &world.Simulation{
+		ID: "test", Kind: "narrative", Title: "Test", Premise: "A small house.",
+		Characters: []*world.Character{
+			{ID: "ada", Name: "Ada", Description: "a cook", Start: world.CharacterState{Location: "hall", InternalState: "calm", ExternalIntent: "cook"}},
+			{ID: "bo", Name: "Bo", Description: "a thief", Start: world.CharacterState{Location: "hall", InternalState: "greedy", ExternalIntent: "steal"}},
+			{ID: "cy", Name: "Cy", Description: "a gardener", Start: world.CharacterState{Location: "garden", InternalState: "tired", ExternalIntent: "dig"}},
+		},
+		Locations: []*world.Location{
+			{ID: "cellar", Name: "Cellar", Description: "dark", Start: world.LocationState{Moment: "silent", Description: "barrels"}, Connections: []string{"garden"}},
+			{ID: "garden", Name: "Garden", Description: "green", Start: world.LocationState{Moment: "dawn", Description: "roses"}, Connections: []string{"hall", "cellar"}},
+			{ID: "hall", Name: "Hall", Description: "wide", Start: world.LocationState{Moment: "noon", Description: "a long table"}, Connections: []string{"garden"}},
+		},
+	}
+}
+
+type harness struct {
+	t      *testing.T
+	srv    *openaitest.Server
+	dbPath string
+	events []Event
+	mu     sync.Mutex
+}
+
+func newHarness(t *testing.T, h openaitest.Handler) *harness {
+	return &harness{t: t, srv: openaitest.New(t, h), dbPath: filepath.Join(t.TempDir(), "state.db")}
+}
+
+// runner builds a fresh runner over a freshly opened store, as a new process would.
+func (h *harness) runner(cfg Config) (*Runner, *store.Store) {
+	h.t.Helper()
+	st, err := store.Open(context.Background(), h.dbPath)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { st.Close() })
+	ccfg := llm.DefaultConfig()
+	ccfg.BaseURL, ccfg.APIKey = h.srv.URL, "test"
+	ccfg.MaxAttempts, ccfg.BackoffBase, ccfg.BackoffMax, ccfg.Timeout = 1, time.Millisecond, time.Millisecond, 5*time.Second
+	client, err := llm.New(ccfg)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	pr, err := prompts.New(h.t.TempDir())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if cfg.Intention.Model == "" {
+		cfg.Intention = llm.Params{Model: "test-model", MaxTokens: 400}
+		cfg.Resolution = llm.Params{Model: "test-model", MaxTokens: 1500}
+	}
+	r := &Runner{Sim: testWorld(), Store: st, Client: client, Prompts: pr, Config: cfg,
+		OnEvent: func(ev Event) { h.mu.Lock(); h.events = append(h.events, ev); h.mu.Unlock() }}
+	return r, st
+}
+
+func (h *harness) eventLines() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var b strings.Builder
+	for _, e := range h.events {
+		b.WriteString(e.String() + "\n")
+	}
+	return b.String()
+}
+
+func lastTick(t *testing.T, st *store.Store) int {
+	t.Helper()
+	n, err := st.LastTick(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestRunCommitsEveryTick(t *testing.T) {
+	h := newHarness(t, openaitest.FromSchema(nil))
+	r, st := h.runner(Config{})
+	rep, err := r.Run(context.Background(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.FirstTick != 1 || rep.LastTick != 2 || len(rep.Ticks) != 2 || rep.Stop != StopCompleted {
+		t.Fatalf("report %+v", rep)
+	}
+	if got := lastTick(t, st); got != 2 {
+		t.Fatalf("last committed tick %d, want 2", got)
+	}
+	for _, tr := range rep.Ticks {
+		if tr.Calls != 6 || tr.Failed != 0 || tr.Fallbacks != 0 {
+			t.Errorf("tick %d: %+v, want 6 calls, none failed", tr.Tick, tr)
+		}
+		if want := 6 * openaitest.DefaultUsage.PromptTokens; tr.Usage.PromptTokens != want {
+			t.Errorf("tick %d prompt tokens %d, want the server's %d", tr.Tick, tr.Usage.PromptTokens, want)
+		}
+	}
+	calls, err := st.Calls(context.Background(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 6 {
+		t.Errorf("tick 2 has %d call records, want 6", len(calls))
+	}
+	state, err := st.State(context.Background(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := state.Characters["ada"].Memory; len(m) != 2 || m[0].Tick != 1 || m[1].Tick != 2 {
+		t.Errorf("ada's memory %+v, want entries of ticks 1 and 2", m)
+	}
+	events, err := st.Events(context.Background(), 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, e := range events {
+		if e.Tick == 1 {
+			lines = append(lines, e.Line)
+		}
+	}
+	want := []string{"EMIT: STATE_ENTRY state=INTENTION", "EMIT: STATE_ENTRY state=RESOLUTION", "EMIT: STATE_ENTRY state=APPLY", "EMIT: STATE_ENTRY state=COMMIT"}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("tick 1 events:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestResumeNoTickLostOrDoubled runs 2 ticks, stops (a new process), runs 2
+// more: ticks 1..4, each once, and the history of the first run is sent back
+// in the second.
+func TestResumeNoTickLostOrDoubled(t *testing.T) {
+	h := newHarness(t, openaitest.FromSchema(nil))
+	r, st := h.runner(Config{Depth: 2})
+	r.Client = mustClientWithDepth(t, h.srv.URL, 2)
+	if _, err := r.Run(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	r2, st2 := h.runner(Config{Depth: 2})
+	r2.Client = mustClientWithDepth(t, h.srv.URL, 2)
+	before := h.srv.CallCount()
+	rep, err := r2.Run(context.Background(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.FirstTick != 3 || rep.LastTick != 4 {
+		t.Fatalf("second run ticks %d..%d, want 3..4", rep.FirstTick, rep.LastTick)
+	}
+	for tick := 1; tick <= 4; tick++ {
+		calls, err := st2.Calls(context.Background(), tick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(calls) != 6 {
+			t.Errorf("tick %d has %d calls, want 6 (no tick doubled or lost)", tick, len(calls))
+		}
+	}
+	// The first call of the resumed run carries the history of ticks 1 and 2.
+	first := h.srv.Calls()[before]
+	if n := len(first.Messages()); n != 2+2*2 {
+		t.Errorf("resumed call sent %d messages, want system + 2 past exchanges + user = 6", n)
+	}
+	state, _ := st2.State(context.Background(), 4)
+	if len(state.Characters["cy"].Memory) != 4 {
+		t.Errorf("cy has %d memories after 4 ticks, want 4", len(state.Characters["cy"].Memory))
+	}
+}
+
+func mustClientWithDepth(t *testing.T, url string, depth int) *llm.Client {
+	cfg := llm.DefaultConfig()
+	cfg.BaseURL, cfg.APIKey, cfg.Depth, cfg.MaxAttempts = url, "test", depth, 1
+	c, err := llm.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestQuorumFailureKeepsLastTick(t *testing.T) {
+	h := newHarness(t, openaitest.Always(openaitest.Status(500, "server_error", "", "the GPU caught fire")))
+	r, st := h.runner(Config{})
+	rep, err := r.Run(context.Background(), 3)
+	var qe *QuorumError
+	if !errors.As(err, &qe) {
+		t.Fatalf("err = %v, want a QuorumError", err)
+	}
+	if qe.Tick != 1 || !strings.Contains(err.Error(), "the GPU caught fire") {
+		t.Errorf("error %q: want tick 1 and the server's message", err)
+	}
+	if rep.Stop != StopQuorum || lastTick(t, st) != 0 {
+		t.Errorf("stop %q, last tick %d; want quorum_failure and nothing committed", rep.Stop, lastTick(t, st))
+	}
+	ev := h.eventLines()
+	for _, want := range []string{
+		`EMIT: TOOL_FAILURE tool=intention:ada error=`,
+		`EMIT: STATE_ENTRY state=ERROR error_type=server`,
+		`EMIT: RECOVERY_ATTEMPT strategy=fallback_intention success=true`,
+		`EMIT: STATE_ENTRY state=ERROR error_type=quorum_failure`,
+		`EMIT: "Insufficient model data"`,
+	} {
+		if !strings.Contains(ev, want) {
+			t.Errorf("events lack %q:\n%s", want, ev)
+		}
+	}
+}
+
+func TestQuorumFailureUnreachableEndpointFailsFast(t *testing.T) {
+	h := newHarness(t, nil)
+	r, st := h.runner(Config{})
+	ccfg := llm.DefaultConfig()
+	ccfg.BaseURL, ccfg.MaxAttempts, ccfg.BackoffBase = "http://127.0.0.1:9/v1", 1, time.Millisecond
+	r.Client, _ = llm.New(ccfg)
+	_, err := r.Run(context.Background(), 1)
+	var qe *QuorumError
+	if !errors.As(err, &qe) || !errors.Is(err, llm.ErrConnection) {
+		t.Fatalf("err = %v, want a QuorumError caused by a connection error", err)
+	}
+	if !strings.Contains(err.Error(), "127.0.0.1:9") {
+		t.Errorf("error %q does not name the URL", err)
+	}
+	if strings.Contains(h.eventLines(), "state=RESOLUTION") {
+		t.Error("resolution ran although every intention call found the endpoint unreachable")
+	}
+	if lastTick(t, st) != 0 {
+		t.Error("a tick committed")
+	}
+}
+
+func TestInterruptRollsBackTickInFlight(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h := newHarness(t, openaitest.Match(openaitest.FromSchema(nil), openaitest.Route{
+		If:   func(c *openaitest.Call) bool { return c.SchemaName() == "MasterOutput" && c.N > 6 },
+		Then: func(*openaitest.Call) openaitest.Reply { cancel(); return openaitest.Hang() },
+	}))
+	r, st := h.runner(Config{})
+	rep, err := r.Run(ctx, 3)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted", err)
+	}
+	if rep.Stop != StopInterrupted || rep.LastTick != 1 || lastTick(t, st) != 1 {
+		t.Errorf("stop %q, report last %d, store last %d; want interrupted with tick 1 kept", rep.Stop, rep.LastTick, lastTick(t, st))
+	}
+	if !strings.Contains(h.eventLines(), "tick 2 rolled back") {
+		t.Errorf("no rollback event:\n%s", h.eventLines())
+	}
+	calls, _ := st.Calls(context.Background(), 2)
+	if len(calls) != 0 {
+		t.Errorf("tick 2 left %d call records", len(calls))
+	}
+}
+
+func TestInterruptBeforeTickStopsCleanly(t *testing.T) {
+	h := newHarness(t, openaitest.FromSchema(nil))
+	r, st := h.runner(Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, err := r.Run(ctx, 2)
+	if !errors.Is(err, ErrInterrupted) || rep.LastTick != 0 || h.srv.CallCount() != 0 || lastTick(t, st) != 0 {
+		t.Errorf("err %v, last %d, calls %d: want a clean stop before any call", err, rep.LastTick, h.srv.CallCount())
+	}
+}
+
+func TestPhaseDeadlineUsesPartialResults(t *testing.T) {
+	h := newHarness(t, openaitest.Match(openaitest.FromSchema(nil), openaitest.Route{
+		If:   func(c *openaitest.Call) bool { return c.SchemaConst("location_id") == "cellar" },
+		Then: openaitest.Always(openaitest.Hang()),
+	}))
+	r, st := h.runner(Config{PhaseTimeout: 500 * time.Millisecond})
+	rep, err := r.Run(context.Background(), 1)
+	if err != nil {
+		t.Fatalf("a phase deadline must not stop the run: %v", err)
+	}
+	if lastTick(t, st) != 1 || rep.Ticks[0].Fallbacks != 1 {
+		t.Errorf("last tick %d, fallbacks %d; want 1 and 1 (the cellar)", lastTick(t, st), rep.Ticks[0].Fallbacks)
+	}
+	ev := h.eventLines()
+	for _, want := range []string{"EMIT: STATE_ENTRY state=ERROR error_type=timeout", "Phase deadline reached, using partial results (2 of 3 calls answered)", "RECOVERY_ATTEMPT strategy=fallback_resolution success=true"} {
+		if !strings.Contains(ev, want) {
+			t.Errorf("events lack %q:\n%s", want, ev)
+		}
+	}
+}
+
+func TestBudgetExhaustedStopsCleanly(t *testing.T) {
+	h := newHarness(t, openaitest.FromSchema(nil))
+	perTick := 6 * (openaitest.DefaultUsage.PromptTokens + openaitest.DefaultUsage.CompletionTokens)
+	r, st := h.runner(Config{TokenBudget: perTick + 1})
+	rep, err := r.Run(context.Background(), 5)
+	var be *BudgetError
+	if !errors.As(err, &be) {
+		t.Fatalf("err = %v, want a BudgetError", err)
+	}
+	if rep.Stop != StopBudget || lastTick(t, st) != 2 || be.Used != 2*perTick {
+		t.Errorf("stop %q, last tick %d, used %d; want budget_exhausted after tick 2 with %d used", rep.Stop, lastTick(t, st), be.Used, 2*perTick)
+	}
+	if !strings.Contains(h.eventLines(), "error_type=budget_exhausted") {
+		t.Errorf("no budget event:\n%s", h.eventLines())
+	}
+	// A new run on the spent budget stops before calling the model.
+	r2, _ := h.runner(Config{TokenBudget: perTick + 1})
+	before := h.srv.CallCount()
+	if _, err := r2.Run(context.Background(), 1); !errors.As(err, &be) || h.srv.CallCount() != before {
+		t.Errorf("resumed run: err %v, %d new calls; want BudgetError and none", err, h.srv.CallCount()-before)
+	}
+}
+
+func TestFailedCallsAreEmittedAndStored(t *testing.T) {
+	h := newHarness(t, openaitest.Match(openaitest.FromSchema(nil), openaitest.Route{
+		If:   func(c *openaitest.Call) bool { return c.SchemaConst("location_id") == "cellar" },
+		Then: openaitest.Always(openaitest.Refusal("I won't narrate cellars")),
+	}))
+	r, st := h.runner(Config{})
+	if _, err := r.Run(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	events, _ := st.Events(context.Background(), 1, 1)
+	var all []string
+	for _, e := range events {
+		all = append(all, e.Line)
+	}
+	joined := strings.Join(all, "\n")
+	want := "EMIT: TOOL_FAILURE tool=resolution:cellar error=\"model refused: I won't narrate cellars\""
+	i := strings.Index(joined, want)
+	j := strings.Index(joined, "EMIT: STATE_ENTRY state=ERROR error_type=refusal")
+	k := strings.Index(joined, "EMIT: RECOVERY_ATTEMPT strategy=fallback_resolution success=true")
+	if i < 0 || j < i || k < j {
+		t.Errorf("stored events lack failure, error state and recovery in that order:\n%s", joined)
+	}
+	calls, _ := st.Calls(context.Background(), 1)
+	var found bool
+	for _, c := range calls {
+		if c.EntityKey == "resolution:cellar" {
+			found = true
+			if !c.Fallback || c.ErrorKind != "refusal" || c.Raw != "" {
+				t.Errorf("cellar call record %+v", c)
+			}
+		}
+	}
+	if !found {
+		t.Error("no call record for the cellar")
+	}
+}
