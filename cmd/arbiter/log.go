@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -30,9 +32,14 @@ func (h *logHandler) Enabled(_ context.Context, l slog.Level) bool { return l >=
 
 func (h *logHandler) Handle(_ context.Context, r slog.Record) error {
 	component := "arbiter"
+	var details []string
 	pick := func(a slog.Attr) bool {
-		if a.Key == "phase" {
+		switch a.Key {
+		case "phase":
 			component = phaseComponent(a.Value.String())
+		case "tick":
+		default:
+			details = append(details, a.Key+"="+quoteIfNeeded(a.Value.String()))
 		}
 		return true
 	}
@@ -44,7 +51,13 @@ func (h *logHandler) Handle(_ context.Context, r slog.Record) error {
 	if t.IsZero() {
 		t = h.now()
 	}
-	line := fmt.Sprintf("%s | %s | ⚖️ %s: %s\n", t.Format("2006.01.02 15:04:05"), levelName(r.Level), component, r.Message)
+	line := fmt.Sprintf("%s | %s | ⚖️ %s: %s", t.Format("2006.01.02 15:04:05"), levelName(r.Level), component, r.Message)
+	// The seed's fallback warnings carry everything in the message; other
+	// records (retries, skipped updates) show their details after it.
+	if len(details) > 0 && (h.level <= slog.LevelInfo || !strings.Contains(r.Message, "fallback")) {
+		line += " (" + strings.Join(details, " ") + ")"
+	}
+	line += "\n"
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	_, err := io.WriteString(h.w, line)
@@ -81,4 +94,11 @@ func levelName(l slog.Level) string {
 		return "INFO"
 	}
 	return "DEBUG"
+}
+
+func quoteIfNeeded(v string) string {
+	if v == "" || strings.ContainsAny(v, " \t\n\"=") {
+		return strconv.Quote(v)
+	}
+	return v
 }

@@ -78,6 +78,11 @@ func openWorld(dir string) (*world.Simulation, *prompts.Renderer, error) {
 	if err != nil {
 		return nil, nil, usageError(err)
 	}
+	// Render every template once now, so a missing key stops the command
+	// before any model call is paid for.
+	if errs := lintPrompts(sim, pr); len(errs) > 0 {
+		return nil, nil, usageError(errors.Join(errs...))
+	}
 	return sim, pr, nil
 }
 
@@ -160,7 +165,7 @@ func writeReport(io *IOStreams, g *globals, sim *world.Simulation, rep *runner.R
 		fmt.Fprintf(io.Out, "tick %d committed: %d calls, %d failed, %d fallbacks, %d repairs, %d apply errors, %d tokens, %s\n",
 			t.Tick, t.Calls, t.Failed, t.Fallbacks, t.Repairs, t.ApplyErrors, t.Usage.Total(), t.Duration.Round(time.Millisecond))
 	}
-	fmt.Fprintf(io.Out, "%s: %s at tick %d (%d ticks this run, %d tokens)\n", sim.ID, rep.Stop, rep.LastTick, len(rep.Ticks), rep.Usage.Total())
+	fmt.Fprintf(io.Out, "%s: %s; last committed tick %d (%d ticks this run, %d tokens)\n", sim.ID, rep.Stop, rep.LastTick, len(rep.Ticks), rep.Usage.Total())
 	return nil
 }
 

@@ -20,7 +20,9 @@ func newValidateCmd(io *IOStreams, g *globals) *cobra.Command {
 			dir := args[0]
 			problems := world.Lint(dir)
 			if len(problems) == 0 {
-				problems = append(problems, lintPrompts(dir)...)
+				if _, _, err := openWorld(dir); err != nil {
+					problems = append(problems, errors.Unwrap(err))
+				}
 			}
 			if g.json {
 				msgs := make([]string, len(problems))
@@ -49,15 +51,7 @@ func newValidateCmd(io *IOStreams, g *globals) *cobra.Command {
 
 // lintPrompts renders every template for every entity of the authored state,
 // so a missing key or a broken override shows before a run spends tokens.
-func lintPrompts(dir string) []error {
-	sim, err := world.Load(dir)
-	if err != nil {
-		return []error{err}
-	}
-	pr, err := prompts.New(dir)
-	if err != nil {
-		return []error{err}
-	}
+func lintPrompts(sim *world.Simulation, pr *prompts.Renderer) []error {
 	st := sim.InitialState()
 	var errs []error
 	for _, c := range sim.Characters {
