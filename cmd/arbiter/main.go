@@ -8,8 +8,12 @@ import (
 	"syscall"
 )
 
-func main() {
+func main() { os.Exit(runMain(os.Args[1:])) }
+
+// runMain runs arbiter as a process: Ctrl-C (or SIGTERM) cancels the context,
+// which stops a run between ticks or rolls back the tick in flight.
+func runMain(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(Execute(ctx, SystemStreams(), os.Args[1:]))
+	return Execute(ctx, SystemStreams(), args)
 }

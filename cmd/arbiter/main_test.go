@@ -27,7 +27,7 @@ var repoRoot = func() string {
 // the kill-and-resume test): ARBITER_TEST_MAIN=1 makes it main().
 func TestMain(m *testing.M) {
 	if os.Getenv("ARBITER_TEST_MAIN") == "1" {
-		os.Exit(Execute(context.Background(), SystemStreams(), os.Args[1:]))
+		os.Exit(runMain(os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
+)
+
+// TestConfigYAMLMatchesDefaults keeps the documented config.yaml and the
+// built-in defaults equal, so running without the file behaves the same.
+func TestConfigYAMLMatchesDefaults(t *testing.T) {
+	cleanEnv(t)
+	fromFile, err := loadConfig(filepath.Join(repoRoot, "config.yaml"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	builtIn, err := loadConfig("", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *fromFile != *builtIn {
+		t.Errorf("config.yaml and the built-in defaults differ:\nfile:     %+v\nbuilt-in: %+v", *fromFile, *builtIn)
+	}
+}
+
+func TestConfigPrecedence(t *testing.T) {
+	cleanEnv(t)
+	cfgFile := filepath.Join(t.TempDir(), "config.yaml")
+	os.WriteFile(cfgFile, []byte("llm:\n  base_url: http://from-file/v1\n  model: file-model\n  timeout: 10s\n  concurrency: 2\n"), 0o644)
+	flags := func(args ...string) *pflag.FlagSet {
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		fs.String("model", "", "")
+		fs.Int("concurrency", 0, "")
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return fs
+	}
+	keys := map[string]string{"model": "llm.model", "concurrency": "llm.concurrency"}
+
+	t.Setenv("OPENAI_BASE_URL", "http://from-openai-env/v1")
+	t.Setenv("OPENAI_API_KEY", "sk-openai-env-key-1234")
+	c, err := loadConfig("", flags(), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.LLM.BaseURL != "http://from-openai-env/v1" || c.LLM.APIKey != "sk-openai-env-key-1234" || c.LLM.Model != "gpt-4o-mini" {
+		t.Errorf("OPENAI_* over defaults: %+v", c.LLM)
+	}
+
+	c, _ = loadConfig(cfgFile, flags(), keys)
+	if c.LLM.BaseURL != "http://from-file/v1" || c.LLM.Model != "file-model" || c.LLM.Timeout != 10*time.Second {
+		t.Errorf("config file over OPENAI_*: %+v", c.LLM)
+	}
+
+	t.Setenv("ARBITER_LLM_MODEL", "env-model")
+	t.Setenv("ARBITER_LLM_TIMEOUT", "7s")
+	t.Setenv("ARBITER_LLM_MAX_ATTEMPTS", "5")
+	t.Setenv("ARBITER_LLM_CONCURRENCY", "3")
+	t.Setenv("ARBITER_PHASES_RESOLUTION_MAX_TOKENS", "999")
+	c, _ = loadConfig(cfgFile, flags(), keys)
+	if c.LLM.Model != "env-model" || c.LLM.Timeout != 7*time.Second || c.LLM.MaxAttempts != 5 || c.LLM.Concurrency != 3 || c.Phases.Resolution.MaxTokens != 999 {
+		t.Errorf("ARBITER_* over the file: %+v %+v", c.LLM, c.Phases.Resolution)
+	}
+
+	c, _ = loadConfig(cfgFile, flags("--model", "flag-model", "--concurrency", "8"), keys)
+	if c.LLM.Model != "flag-model" || c.LLM.Concurrency != 8 || c.LLM.MaxAttempts != 5 {
+		t.Errorf("flags over ARBITER_*: %+v", c.LLM)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	cleanEnv(t)
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte("llm: [oops\n"), 0o644)
+	if _, err := loadConfig(bad, nil, nil); err == nil || exitCode(err) != ExitUsage || !strings.Contains(err.Error(), bad) {
+		t.Errorf("malformed config file: %v (exit %d)", err, exitCode(err))
+	}
+	if _, err := loadConfig(filepath.Join(t.TempDir(), "missing.yaml"), nil, nil); err == nil || exitCode(err) != ExitUsage {
+		t.Errorf("missing config file: %v", err)
+	}
+	t.Setenv("ARBITER_LLM_TIMEOUT", "soon")
+	if _, err := loadConfig("", nil, nil); err == nil || exitCode(err) != ExitUsage {
+		t.Errorf("bad duration: %v", err)
+	}
+	t.Setenv("ARBITER_LLM_TIMEOUT", "")
+	t.Setenv("ARBITER_PHASES_INTENTION_TEMPERATURE", "3")
+	if _, err := loadConfig("", nil, nil); err == nil || !strings.Contains(err.Error(), "phases.intention.temperature") {
+		t.Errorf("temperature out of range: %v", err)
+	}
+}
+
+func TestConfigShowRedactsKey(t *testing.T) {
+	cleanEnv(t)
+	t.Setenv("OPENAI_API_KEY", "sk-very-secret-key-abcd")
+	code, out, _ := arbiter(t, "config", "show")
+	if code != 0 || strings.Contains(out, "very-secret") || !strings.Contains(out, "****abcd") {
+		t.Errorf("config show: exit %d\n%s", code, out)
+	}
+	var shown struct {
+		Endpoint string `yaml:"endpoint"`
+	}
+	if err := yaml.Unmarshal([]byte(out), &shown); err != nil || shown.Endpoint != OpenAIBaseURL {
+		t.Errorf("endpoint %q (%v), want %s when only a key is set", shown.Endpoint, err, OpenAIBaseURL)
+	}
+	t.Setenv("OPENAI_API_KEY", "")
+	code, out, _ = arbiter(t, "config", "show", "--base-url", "http://127.0.0.1:11434/v1")
+	if code != 0 || !strings.Contains(out, "endpoint: http://127.0.0.1:11434/v1") {
+		t.Errorf("config show --base-url: exit %d\n%s", code, out)
+	}
+}

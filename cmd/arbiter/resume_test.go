@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/store"
+)
+
+// TestKillBetweenTicksLosesNothing kills a real arbiter process (SIGKILL, no
+// chance to clean up) while tick 2 is in flight, then runs again: tick 1 is
+// intact, tick 2 is run once, nothing is lost or doubled.
+func TestKillBetweenTicksLosesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a subprocess")
+	}
+	cleanEnv(t)
+	const perTick = 11 // 6 characters + 5 locations
+	inFlight := make(chan struct{}, 1)
+	srv := fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
+		if c.N > perTick { // tick 2: hold every call until the process dies
+			select {
+			case inFlight <- struct{}{}:
+			default:
+			}
+			return openaitest.Hang()
+		}
+		return openaitest.FromSchema(nil)(c)
+	})
+	sim := demoCopy(t)
+
+	cmd := exec.Command(os.Args[0], "run", sim, "--ticks", "3")
+	cmd.Env = append(os.Environ(), "ARBITER_TEST_MAIN=1", "OPENAI_BASE_URL="+srv.URL, "ARBITER_LLM_MODEL=test-model")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-inFlight:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("tick 2 never started; stderr:\n%s", stderr.String())
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+
+	db, err := store.Open(context.Background(), filepath.Join(sim, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, err := db.LastTick(context.Background())
+	db.Close()
+	if err != nil || last != 1 {
+		t.Fatalf("after the kill: last tick %d (%v), want 1", last, err)
+	}
+
+	// The server answers again; the run resumes at tick 2.
+	srv2 := fakeModel(t, nil)
+	code, out, errOut := arbiter(t, "run", sim, "--ticks", "2")
+	if code != 0 || !strings.Contains(out, "tick 2 committed") || !strings.Contains(out, "tick 3 committed") {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if srv2.CallCount() != 2*perTick {
+		t.Errorf("resumed run made %d calls, want %d", srv2.CallCount(), 2*perTick)
+	}
+	db, _ = store.Open(context.Background(), filepath.Join(sim, "state.db"))
+	defer db.Close()
+	for tick := 1; tick <= 3; tick++ {
+		calls, err := db.Calls(context.Background(), tick)
+		if err != nil || len(calls) != perTick {
+			t.Errorf("tick %d: %d calls (%v), want %d", tick, len(calls), err, perTick)
+		}
+	}
+}
+
+// TestCtrlCRollsBackTickInFlight sends SIGINT to a real arbiter process while
+// tick 2 is in flight: it exits 130 promptly, tick 1 stays, tick 2 leaves nothing.
+func TestCtrlCRollsBackTickInFlight(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a subprocess")
+	}
+	cleanEnv(t)
+	const perTick = 11
+	inFlight := make(chan struct{}, 1)
+	srv := fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
+		if c.N > perTick {
+			select {
+			case inFlight <- struct{}{}:
+			default:
+			}
+			return openaitest.Hang()
+		}
+		return openaitest.FromSchema(nil)(c)
+	})
+	sim := demoCopy(t)
+	cmd := exec.Command(os.Args[0], "run", sim, "--ticks", "3")
+	cmd.Env = append(os.Environ(), "ARBITER_TEST_MAIN=1", "OPENAI_BASE_URL="+srv.URL, "ARBITER_LLM_MODEL=test-model")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-inFlight:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("tick 2 never started; stderr:\n%s", stderr.String())
+	}
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("arbiter did not stop within 20s of Ctrl-C")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
+		t.Errorf("exit %d, want %d\nstderr:\n%s", code, ExitInterrupted, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted") || !strings.Contains(stdout.String(), "tick 1 committed") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	}
+	db, err := store.Open(context.Background(), filepath.Join(sim, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if last, _ := db.LastTick(context.Background()); last != 1 {
+		t.Errorf("last tick %d after Ctrl-C in tick 2, want 1", last)
+	}
+}
