@@ -113,7 +113,7 @@ func TestCompleteValidAnswer(t *testing.T) {
 	if res.Latency <= 0 {
 		t.Errorf("Latency = %v", res.Latency)
 	}
-	wantMsgs := []Message{{"system", "You are Ada."}, {"user", "What do you do?"}}
+	wantMsgs := []Message{{Role: "system", Content: "You are Ada."}, {Role: "user", Content: "What do you do?"}}
 	if !equalMessages(res.Messages, wantMsgs) {
 		t.Errorf("Messages = %+v, want %+v", res.Messages, wantMsgs)
 	}
@@ -155,7 +155,7 @@ func equalMessages(a, b []Message) bool {
 		return false
 	}
 	for i := range a {
-		if a[i] != b[i] {
+		if a[i].Role != b[i].Role || a[i].Content != b[i].Content || a[i].ToolCallID != b[i].ToolCallID || len(a[i].ToolCalls) != len(b[i].ToolCalls) {
 			return false
 		}
 	}
@@ -191,7 +191,7 @@ func TestCompleteSendsHistory(t *testing.T) {
 	})
 
 	ok := c.Complete(t.Context(), testRequest("u4"))
-	want := []Message{{"system", "You are Ada."}, {"user", "u2"}, {"assistant", "a2"}, {"user", "u3"}, {"assistant", "a3"}, {"user", "u4"}}
+	want := []Message{{Role: "system", Content: "You are Ada."}, {Role: "user", Content: "u2"}, {Role: "assistant", Content: "a2"}, {Role: "user", Content: "u3"}, {Role: "assistant", Content: "a3"}, {Role: "user", Content: "u4"}}
 	if !equalMessages(ok.Messages, want) {
 		t.Fatalf("Messages = %+v\nwant %+v", ok.Messages, want)
 	}
@@ -510,7 +510,7 @@ func TestCompleteRepair(t *testing.T) {
 func fromWire(ms []openai.ChatCompletionMessage) []Message {
 	out := make([]Message, len(ms))
 	for i, m := range ms {
-		out[i] = Message{m.Role, m.Content}
+		out[i] = Message{Role: m.Role, Content: m.Content}
 	}
 	return out
 }

@@ -7,8 +7,10 @@ import (
 
 // Message is one chat message sent to or received from the model.
 type Message struct {
-	Role    string `json:"role"` // system | user | assistant
-	Content string `json:"content"`
+	Role       string     `json:"role"` // system | user | assistant | tool
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`   // assistant: the tools it called
+	ToolCallID string     `json:"tool_call_id,omitempty"` // tool: the call this answers
 }
 
 // Exchange is one complete user/assistant turn kept in an entity's history.
