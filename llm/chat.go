@@ -1,0 +1,103 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// ChatRequest is one plain-text turn of a conversation the caller owns and
+// sends whole: no schema, no history of the client's own.
+type ChatRequest struct {
+	EntityKey string // names the conversation in logs, e.g. "chronicle:demo"
+	Params    Params
+	Messages  []Message // system, user and assistant turns, oldest first
+}
+
+// ChatResult is the model's answer to a ChatRequest. Err is nil on success,
+// in which case Content holds the answer; Attempts, Latency and Usage are
+// filled in either way.
+type ChatResult struct {
+	Request  ChatRequest
+	Content  string
+	Attempts int
+	Latency  time.Duration
+	Usage    Usage
+	Err      error // *Error when the call failed
+}
+
+// Chat asks for the next assistant message of a plain-text conversation,
+// with the same retries and error classification as Complete. A refusal, an
+// answer cut off at the token limit (finish_reason=length) and an empty
+// answer are errors, never content.
+func (c *Client) Chat(ctx context.Context, req ChatRequest) (res ChatResult) {
+	start := time.Now()
+	res.Request = req
+	defer func() { res.Latency = time.Since(start) }()
+	if req.Params.Model == "" || len(req.Messages) == 0 {
+		res.Err = &Error{Kind: KindBadRequest, Message: "chat request of " + req.EntityKey + " needs a model (set llm.model) and at least one message"}
+		return res
+	}
+	cr := openai.ChatCompletionRequest{
+		Model:       req.Params.Model,
+		Messages:    make([]openai.ChatCompletionMessage, len(req.Messages)),
+		Temperature: req.Params.Temperature,
+		MaxTokens:   req.Params.MaxTokens,
+	}
+	for i, m := range req.Messages {
+		cr.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+	}
+	if errors.Is(openai.NewReasoningValidator().Validate(cr), openai.ErrReasoningModelMaxTokensDeprecated) {
+		cr.MaxCompletionTokens, cr.MaxTokens = cr.MaxTokens, 0
+	}
+
+	var resp openai.ChatCompletionResponse
+	n, callErr := c.retry(ctx, c.log.With("entity", req.EntityKey), func(ctx context.Context) error {
+		r, err := c.oa.CreateChatCompletion(ctx, cr)
+		if err != nil {
+			return err
+		}
+		u := usageOf(r.Usage)
+		res.Usage = res.Usage.Add(u)
+		c.usage.add(u)
+		resp = r
+		return nil
+	})
+	res.Attempts = n
+	if callErr != nil {
+		res.Err = callErr
+		return res
+	}
+	res.Content, res.Err = chatAnswer(resp, req.Params.MaxTokens, n)
+	return res
+}
+
+// chatAnswer checks a plain-text reply in the order refusal, finish_reason,
+// content.
+func chatAnswer(resp openai.ChatCompletionResponse, maxTokens, attempts int) (string, error) {
+	if len(resp.Choices) == 0 {
+		return "", &Error{Kind: KindUnknown, Attempts: attempts, Message: "answer has no choices"}
+	}
+	ch := resp.Choices[0]
+	switch {
+	case ch.Message.Refusal != "":
+		return "", &Error{Kind: KindRefusal, Attempts: attempts, Message: "model refused: " + oneLine(ch.Message.Refusal)}
+	case ch.FinishReason == openai.FinishReasonContentFilter:
+		return "", &Error{Kind: KindRefusal, Attempts: attempts, Message: "answer withheld by the server's content filter"}
+	case ch.FinishReason == openai.FinishReasonLength:
+		e := &Error{Kind: KindTruncated, Attempts: attempts, Message: "answer cut off at the token limit, finish_reason=length",
+			Hint: "raise max_tokens"}
+		if maxTokens > 0 {
+			e.Hint = fmt.Sprintf("max_tokens=%d; raise it", maxTokens)
+		}
+		return "", e
+	case ch.Message.Content == "" && len(ch.Message.ToolCalls) > 0:
+		return "", &Error{Kind: KindUnknown, Attempts: attempts, Message: "answer is a tool call instead of a message"}
+	case ch.Message.Content == "":
+		return "", &Error{Kind: KindUnknown, Attempts: attempts, Message: "answer is empty"}
+	}
+	return ch.Message.Content, nil
+}
