@@ -1,0 +1,272 @@
+#!/usr/bin/env bash
+# A local OpenAI-compatible model server for machines with no API key: Ollama
+# v0.6.5 (found, or built with `go install`) serving a GGUF file on a free
+# 127.0.0.1 port, with its models and HOME under
+# ${TMPDIR:-/tmp}/arbiter-local-model.
+#
+#   eval "$(scripts/local-model.sh start)"   # prints export lines on stdout
+#   scripts/local-model.sh status
+#   scripts/local-model.sh stop
+#
+# start prints
+#   export OPENAI_BASE_URL=...; export ARBITER_LLM_MODEL=...; export ARBITER_LOCAL_MODEL_PID=...
+# (one per line) and nothing else on stdout; messages go to stderr. On failure it
+# prints `false`, so that `eval "$(scripts/local-model.sh start)"` fails too.
+# If its server is already running, start prints the same lines again.
+#
+# Environment:
+#   ARBITER_GGUF        the model file (default ../shared/models/stories260K.gguf
+#                       next to the repository). Nothing is ever downloaded.
+#   ARBITER_OLLAMA_BIN  an ollama binary to use as is (default: ollama on PATH or
+#                       in the Go bin directory if it is a source build of v0.6.5,
+#                       else `go install github.com/ollama/ollama@v0.6.5`, which
+#                       needs cgo and takes a few minutes from empty caches).
+#
+# The Modelfile is internal/localmodel/testdata/Modelfile.tmpl, the same one the
+# Go test harness (internal/localmodel) uses.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+module=github.com/ollama/ollama
+version=v0.6.5
+state="${TMPDIR:-/tmp}"
+state="${state%/}/arbiter-local-model"
+template="$repo/internal/localmodel/testdata/Modelfile.tmpl"
+placeholder=@GGUF_PATH@
+mode="${1:-}"
+
+log() { printf 'local-model: %s\n' "$*" >&2; }
+die() {
+  log "error: $*"
+  if [ "$mode" = start ]; then echo false; fi
+  exit 1
+}
+
+now() { # seconds, with a fraction where the shell has one
+  if [ -n "${EPOCHREALTIME:-}" ]; then echo "${EPOCHREALTIME/,/.}"; else date +%s; fi
+}
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2fs", b - a }'; }
+
+# is_pinned BIN: BIN is a source build of $module at $version (go version -m).
+is_pinned() {
+  if [ ! -f "$1" ] || [ ! -x "$1" ]; then return 1; fi
+  local v
+  v=$(go version -m "$1" 2>/dev/null | awk -v m="$module" '$1 == "mod" && $2 == m { print $3 }')
+  [ "$v" = "$version" ]
+}
+
+# find_ollama sets ollama_bin.
+find_ollama() {
+  if [ -n "${ARBITER_OLLAMA_BIN:-}" ]; then
+    if [ ! -f "$ARBITER_OLLAMA_BIN" ] || [ ! -x "$ARBITER_OLLAMA_BIN" ]; then
+      die "ARBITER_OLLAMA_BIN=$ARBITER_OLLAMA_BIN is not an executable file"
+    fi
+    ollama_bin=$ARBITER_OLLAMA_BIN
+    return
+  fi
+  command -v go >/dev/null ||
+    die "no go tool to find or build ollama $version: install Go, or set ARBITER_OLLAMA_BIN to an ollama binary"
+  local gobin on_path
+  gobin=$(go env GOBIN)
+  if [ -z "$gobin" ]; then gobin="$(go env GOPATH | cut -d: -f1)/bin"; fi
+  on_path=$(command -v ollama || true)
+  for ollama_bin in "$on_path" "$gobin/ollama"; do
+    if [ -n "$ollama_bin" ] && is_pinned "$ollama_bin"; then return; fi
+  done
+  log "building ollama $version: go install $module@$version (a few minutes from empty caches; needs gcc)"
+  local began
+  began=$(now)
+  go install "$module@$version" >&2 || die "go install $module@$version failed (see above)"
+  ollama_bin="$gobin/ollama"
+  is_pinned "$ollama_bin" || die "go install $module@$version did not leave a $version build at $ollama_bin"
+  log "built $ollama_bin in $(since "$began")"
+}
+
+# find_gguf sets gguf (absolute) and model.
+find_gguf() {
+  local given="${ARBITER_GGUF:-}"
+  if [ -n "$given" ]; then
+    [ -f "$given" ] || die "ARBITER_GGUF=$given is not a file: set ARBITER_GGUF to a .gguf file path"
+    gguf=$given
+  else
+    gguf="$repo/../shared/models/stories260K.gguf"
+    [ -f "$gguf" ] || die "no model file at $gguf: set ARBITER_GGUF to a .gguf file path"
+  fi
+  gguf="$(cd "$(dirname "$gguf")" && pwd)/$(basename "$gguf")"
+  case "$gguf" in
+  *'"'* | *$'\n'*) die "the model file path $gguf has a quote or a newline, which a Modelfile cannot hold" ;;
+  esac
+  # The same name internal/localmodel.ModelName gives.
+  model=$(basename "$gguf" .gguf | tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9_.-]/-/g; s/^[-_.]*//' | cut -c1-64)
+  model=${model:-arbiter-local}
+}
+
+# http_get PATH: the body of GET http://$addr/PATH; fails unless 200.
+http_get() {
+  if command -v curl >/dev/null; then
+    curl -fsS --max-time 5 "http://$addr$1"
+    return
+  fi
+  local status
+  exec 3<>"/dev/tcp/${addr%:*}/${addr##*:}" || return 1
+  printf 'GET %s HTTP/1.0\r\nHost: %s\r\n\r\n' "$1" "$addr" >&3
+  IFS= read -r status <&3 || status=
+  if [[ $status != *" 200 "* ]]; then
+    exec 3<&-
+    return 1
+  fi
+  awk 'body { print } /^\r?$/ { body = 1 }' <&3
+  exec 3<&-
+}
+
+# ollama_env CMD...: CMD in the server's environment. Not for `&`: a function
+# in the background is a subshell, and $! would be that subshell.
+ollama_env() {
+  env OLLAMA_HOST="$addr" OLLAMA_MODELS="$state/models" OLLAMA_NO_CLOUD=1 OLLAMA_NOHISTORY=1 HOME="$state/home" "$@"
+}
+
+# alive PID: PID exists and is an ollama process (guards against a reused PID).
+alive() {
+  kill -0 "$1" 2>/dev/null || return 1
+  local comm=
+  if [ -r "/proc/$1/comm" ]; then
+    comm=$(cat "/proc/$1/comm")
+  elif command -v ps >/dev/null; then
+    comm=$(ps -o comm= -p "$1" 2>/dev/null || true)
+  else
+    return 0
+  fi
+  [[ $comm == *ollama* ]]
+}
+
+print_exports() {
+  printf "export OPENAI_BASE_URL='http://%s/v1'\n" "$addr"
+  printf "export ARBITER_LLM_MODEL='%s'\n" "$model"
+  printf "export ARBITER_LOCAL_MODEL_PID='%s'\n" "$pid"
+}
+
+# serve_on_free_port starts ollama serve in its own process group and sets pid
+# and addr once it answers; it tries a few random ports.
+serve_on_free_port() {
+  local try port
+  for try in 1 2 3 4 5; do
+    port=$((20000 + RANDOM % 30000))
+    addr="127.0.0.1:$port"
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then continue; fi # taken
+    # env and setsid exec in place (a background job is not a process group
+    # leader, so setsid does not fork): $! is ollama serve, which leads its
+    # own process group.
+    if command -v setsid >/dev/null; then
+      env OLLAMA_HOST="$addr" OLLAMA_MODELS="$state/models" OLLAMA_NO_CLOUD=1 OLLAMA_NOHISTORY=1 HOME="$state/home" \
+        setsid "$ollama_bin" serve >"$state/serve.log" 2>&1 </dev/null &
+      pid=$!
+    else
+      set -m # no setsid (macOS): a job of its own process group
+      env OLLAMA_HOST="$addr" OLLAMA_MODELS="$state/models" OLLAMA_NO_CLOUD=1 OLLAMA_NOHISTORY=1 HOME="$state/home" \
+        "$ollama_bin" serve >"$state/serve.log" 2>&1 </dev/null &
+      pid=$!
+      set +m
+    fi
+    for _ in $(seq 600); do # 60 s
+      if http_get /api/version >/dev/null 2>&1; then return 0; fi
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -KILL -- "-$pid" 2>/dev/null || true
+      die "ollama serve on $addr did not answer within 60 s; its log:
+$(tail -n 20 "$state/serve.log")"
+    fi
+    log "ollama serve on $addr exited before answering (try $try); its log ends:
+$(tail -n 5 "$state/serve.log")"
+  done
+  die "ollama serve did not start on any of 5 ports"
+}
+
+start() {
+  if [ -f "$state/pid" ]; then
+    pid=$(cat "$state/pid") addr=$(cat "$state/addr") model=$(cat "$state/model")
+    if alive "$pid" && http_get /api/version >/dev/null 2>&1; then
+      log "already running: pid $pid on $addr, model $model"
+      print_exports
+      return
+    fi
+    log "removing the state of a server that is gone ($state)"
+  fi
+  rm -rf "$state"
+
+  find_gguf
+  [ -f "$template" ] || die "no Modelfile template at $template"
+  local content
+  content=$(<"$template")
+  [[ $content == *"$placeholder"* ]] || die "$template has no $placeholder"
+  find_ollama
+
+  mkdir -p "$state/models" "$state/home"
+  # Plain substitution: the TEMPLATE is Go template syntax, and the path may hold & or \.
+  printf '%s%s%s\n' "${content%%"$placeholder"*}" "$gguf" "${content#*"$placeholder"}" >"$state/Modelfile"
+
+  local began
+  began=$(now)
+  serve_on_free_port
+  echo "$pid" >"$state/pid"
+  echo "$addr" >"$state/addr"
+  echo "$model" >"$state/model"
+  ollama_env "$ollama_bin" create "$model" -f "$state/Modelfile" >>"$state/serve.log" 2>&1 || {
+    stop_server >/dev/null 2>&1 || true
+    die "ollama create $model failed"
+  }
+  local models
+  models=$(http_get /v1/models || true)
+  [[ $models == *"\"id\":\"$model:latest\""* ]] || {
+    stop_server >/dev/null 2>&1 || true
+    die "model $model is not listed by http://$addr/v1/models after create"
+  }
+  log "serving $model ($gguf) at http://$addr/v1, pid $pid; ready in $(since "$began")"
+  print_exports
+}
+
+stop_server() {
+  local pid
+  pid=$(cat "$state/pid" 2>/dev/null || echo "${ARBITER_LOCAL_MODEL_PID:-}")
+  if [ -z "$pid" ]; then
+    log "no local model server recorded in $state: nothing to stop"
+    return 0
+  fi
+  if alive "$pid"; then
+    # The runner processes ollama starts are in its process group.
+    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do # 5 s to shut down
+      kill -0 -- "-$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL -- "-$pid" 2>/dev/null || true
+    log "stopped ollama serve (pid $pid)"
+  elif kill -0 "$pid" 2>/dev/null; then
+    log "pid $pid is not ollama any more: not killing it"
+  else
+    log "ollama serve (pid $pid) was not running"
+  fi
+  rm -rf "$state"
+}
+
+status() {
+  if [ -f "$state/pid" ] && pid=$(cat "$state/pid") && alive "$pid"; then
+    addr=$(cat "$state/addr") model=$(cat "$state/model")
+    log "running: pid $pid, http://$addr/v1, model $model"
+    print_exports
+  else
+    log "not running"
+    return 1
+  fi
+}
+
+case "$mode" in
+start) start ;;
+stop) stop_server ;;
+status) status ;;
+*)
+  echo "usage: $0 start|stop|status   (eval \"\$($0 start)\" sets OPENAI_BASE_URL and ARBITER_LLM_MODEL)" >&2
+  exit 2
+  ;;
+esac
