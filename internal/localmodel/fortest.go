@@ -65,7 +65,8 @@ var shared struct {
 // Main in TestMain the local server is shared by the test binary and stopped
 // after the tests; without it each call starts its own, stopped by
 // t.Cleanup. When no server can be had (no GGUF file, no ollama and no way to
-// build it) the test is skipped with the reason and what to set.
+// build it) the test is skipped with the reason and what to set, or fails if
+// ARBITER_REQUIRE_MODEL is set.
 func ForTest(t testing.TB) (baseURL, apiKey, model string) {
 	t.Helper()
 	if ep, ok, err := EndpointFromEnv(os.Getenv); ok {
@@ -79,7 +80,7 @@ func ForTest(t testing.TB) (baseURL, apiKey, model string) {
 		srv, skip, err := startForTest(t)
 		switch {
 		case skip != "":
-			t.Skip(skip)
+			skipOrFail(t, skip)
 		case err != nil:
 			t.Fatal(err)
 		}
@@ -95,26 +96,47 @@ func ForTest(t testing.TB) (baseURL, apiKey, model string) {
 	shared.once.Do(func() { shared.srv, shared.skip, shared.err = startForTest(t) })
 	switch {
 	case shared.skip != "":
-		t.Skip(shared.skip)
+		skipOrFail(t, shared.skip)
 	case shared.err != nil:
 		t.Fatal(shared.err)
 	}
 	return shared.srv.BaseURL(), LocalAPIKey, shared.srv.Model()
 }
 
-// startForTest starts a local server. A missing GGUF file or ollama binary is
-// a reason to skip; a failure to start what is there is an error.
+// EnvRequire, when set to anything, turns ForTest's skips into failures: CI
+// sets it so that a machine that cannot run the model fails rather than
+// passing with every integration test skipped.
+const EnvRequire = "ARBITER_REQUIRE_MODEL"
+
+func skipOrFail(t testing.TB, reason string) {
+	t.Helper()
+	if os.Getenv(EnvRequire) != "" {
+		t.Fatalf("%s (and %s is set)", reason, EnvRequire)
+	}
+	t.Skip(reason)
+}
+
+// startForTest starts a local server. A model file or ollama binary that is
+// not there by default is a reason to skip; one named by ARBITER_GGUF or
+// ARBITER_OLLAMA_BIN that is not there, or a failure to start what is there,
+// is an error.
 func startForTest(t testing.TB) (srv *Server, skip string, err error) {
 	t.Helper()
 	const what = "set " + EnvBaseURL + " / " + EnvAPIKey + " (and " + EnvModel + ") to use an endpoint, " +
 		"or ARBITER_GGUF (a .gguf file) and ARBITER_OLLAMA_BIN for the local server"
 	gguf, err := DefaultGGUF()
-	if err != nil {
+	switch {
+	case err != nil && os.Getenv("ARBITER_GGUF") != "":
+		return nil, "", err
+	case err != nil:
 		return nil, fmt.Sprintf("no local model: %v; %s", err, what), nil
 	}
 	began := time.Now()
 	bin, err := FindOrBuild(t.Context())
-	if err != nil {
+	switch {
+	case err != nil && os.Getenv("ARBITER_OLLAMA_BIN") != "":
+		return nil, "", err
+	case err != nil:
 		return nil, fmt.Sprintf("no ollama %s: %v; %s", OllamaVersion, err, what), nil
 	}
 	found := time.Now()
