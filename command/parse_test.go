@@ -5,6 +5,7 @@ import (
 	"maps"
 	"strings"
 	"testing"
+	"time"
 )
 
 // one parses msg, wants exactly one statement and returns it.
@@ -359,5 +360,29 @@ func TestTooAmbiguous(t *testing.T) {
 	st = one(t, "create event "+strings.Repeat("after in before ", 5)+"tone dark description x")
 	if st.Err != nil || len(st.Readings) < 2 {
 		t.Errorf("five repeats: Err = %v, %d readings", st.Err, len(st.Readings))
+	}
+}
+
+// TestParseIsBounded: however a message is built, reading it takes bounded
+// work: each statement and the whole message have a step budget, and lone
+// quotes are not searched again for each.
+func TestParseIsBounded(t *testing.T) {
+	t.Parallel()
+	bad := "create event " + strings.Repeat("after in before ", 40) + "tone dark description x\n\n"
+	start := time.Now()
+	sts := testGrammar.Parse(strings.Repeat(bad, 200) + "CREATE PERIOD X FIRST TONE light DESCRIPTION y")
+	if len(sts) != 201 {
+		t.Fatalf("%d statements", len(sts))
+	}
+	for i, st := range sts {
+		if !errors.Is(st.Err, ErrAmbiguous) {
+			t.Fatalf("statement %d: Err = %v; want the budget spent", i, st.Err)
+		}
+	}
+	if sts := testGrammar.Parse("CREATE PERIOD " + strings.Repeat(`"a “b 'c `, 30000)); len(sts) != 1 {
+		t.Errorf("lone quotes: %d statements", len(sts))
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("took %v", d)
 	}
 }

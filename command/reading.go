@@ -9,10 +9,15 @@ import (
 	"strings"
 )
 
-// maxSteps bounds the search for readings of one statement. Real commands
-// need a few dozen steps; a statement that needs more is reported as too
-// ambiguous instead of being searched for long.
-const maxSteps = 20000
+// Bounds of the search for readings. Real commands need a few dozen steps
+// and have one or two readings; a statement that needs more steps than its
+// share of the message's budget, or has more readings than maxReadings, is
+// reported as too ambiguous instead of being searched for long.
+const (
+	maxSteps        = 20000  // per statement
+	maxMessageSteps = 200000 // per message, over all its statements
+	maxReadings     = 64
+)
 
 // reader finds the readings of one statement made of fields: which keyword
 // words are keywords and which belong to names. It walks the tokens depth
@@ -28,6 +33,7 @@ type reader struct {
 	last  []int   // per field, the last token where its keyword starts; -1 when none
 
 	steps    int
+	limit    int // steps allowed
 	overflow bool
 	seq      int
 	done     []reading
@@ -66,8 +72,10 @@ type slot struct {
 
 // read returns the complete readings of a statement whose tokens start with
 // a phrase of n tokens, or the error of the best incomplete one.
-func read(spec *Spec, text string, toks []token, n, line int) ([]Command, *Error) {
-	r := &reader{spec: spec, text: text, toks: toks, line: line, upper: true}
+// budget is the steps left to the message; read takes what it uses.
+func read(spec *Spec, text string, toks []token, n, line int, budget *int) ([]Command, *Error) {
+	r := &reader{spec: spec, text: text, toks: toks, line: line, upper: true, limit: min(maxSteps, *budget)}
+	defer func() { *budget -= r.steps }()
 	for _, t := range toks[:n] {
 		r.upper = r.upper && t.upper
 	}
@@ -149,11 +157,11 @@ func (r *reader) kwUpper(i, f int) bool {
 }
 
 func (r *reader) walk(st state) {
-	if r.steps++; r.steps > maxSteps {
-		r.overflow = true
+	if r.overflow {
 		return
 	}
-	if r.overflow {
+	if r.steps++; r.steps > r.limit {
+		r.overflow = true
 		return
 	}
 	n := len(r.toks)
@@ -388,6 +396,9 @@ func (r *reader) finish(st state) {
 	}
 	r.seq++
 	r.done = append(r.done, reading{cmd: cmd, seq: r.seq})
+	if len(r.done) > maxReadings {
+		r.overflow = true
+	}
 }
 
 // fail records the error of a branch if it is the most helpful so far: an

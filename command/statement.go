@@ -29,6 +29,7 @@ type Statement struct {
 // command. Parse never fails; each statement carries its own error.
 func (g *Grammar) Parse(msg string) []Statement {
 	lines := splitLines(msg)
+	budget := maxMessageSteps
 	var out []Statement
 	for i := 0; i < len(lines); {
 		l := lines[i]
@@ -46,14 +47,14 @@ func (g *Grammar) Parse(msg string) []Statement {
 			i++
 		case spec.Items != nil:
 			var st Statement
-			st, i = g.itemStatement(spec, lines, i, toks, phraseLen)
+			st, i = g.itemStatement(spec, lines, i, toks, phraseLen, &budget)
 			out = append(out, st)
 		default:
 			j := i + 1
 			for j < len(lines) && !lines[j].blank && !g.starts(lines[j]) {
 				j++
 			}
-			out = append(out, g.fieldStatement(spec, lines[i:j], phraseLen))
+			out = append(out, g.fieldStatement(spec, lines[i:j], phraseLen, &budget))
 			i = j
 		}
 	}
@@ -119,13 +120,13 @@ func (g *Grammar) unknownStatement(l line, toks []token) Statement {
 }
 
 // fieldStatement reads a command made of fields over its lines.
-func (g *Grammar) fieldStatement(spec *Spec, lines []line, phraseLen int) Statement {
+func (g *Grammar) fieldStatement(spec *Spec, lines []line, phraseLen int, budget *int) Statement {
 	texts := make([]string, len(lines))
 	for k, l := range lines {
 		texts[k] = l.text
 	}
 	st := Statement{Spec: spec, Line: lines[0].n, EndLine: lines[len(lines)-1].n, Text: strings.Join(texts, "\n")}
-	readings, err := read(spec, st.Text, tokenize(st.Text), phraseLen, st.Line)
+	readings, err := read(spec, st.Text, tokenize(st.Text), phraseLen, st.Line, budget)
 	if err != nil {
 		st.Err = err
 	}
@@ -137,7 +138,7 @@ func (g *Grammar) fieldStatement(spec *Spec, lines []line, phraseLen int) Statem
 // paragraph that have a bullet or start with an item kind, and after a blank
 // line more lines that start with an item kind. It returns the statement and
 // the index of the first line after it.
-func (g *Grammar) itemStatement(spec *Spec, lines []line, i int, toks []token, phraseLen int) (Statement, int) {
+func (g *Grammar) itemStatement(spec *Spec, lines []line, i int, toks []token, phraseLen int, budget *int) (Statement, int) {
 	head := lines[i]
 	st := Statement{Spec: spec, Line: head.n, EndLine: head.n}
 	texts := []string{head.text}
@@ -150,7 +151,7 @@ func (g *Grammar) itemStatement(spec *Spec, lines []line, i int, toks []token, p
 	}
 	switch {
 	case len(spec.Fields) > 0:
-		readings, err := read(spec, head.text, toks, phraseLen, head.n)
+		readings, err := read(spec, head.text, toks, phraseLen, head.n, budget)
 		if err != nil {
 			errs = append(errs, err)
 		} else {

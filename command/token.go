@@ -22,6 +22,11 @@ type token struct {
 func tokenize(text string) []token {
 	var toks []token
 	lineStart := true
+	// unclosed[r] is the offset up to which a quote r is known not to close:
+	// if no closing quote follows one opener on its line, none follows a
+	// later one either. Without it, a line of many lone quotes would be
+	// searched again for each.
+	unclosed := map[rune]int{}
 	i := 0
 	for i < len(text) {
 		r, size := utf8.DecodeRuneInString(text[i:])
@@ -42,9 +47,13 @@ func tokenize(text string) []token {
 		case isDash(r) && standsAlone(text, i+size):
 			t.end, t.sep = i+size, true
 		default:
-			if end, ok := closeQuote(text, i, r, size); ok {
-				t.end, t.quoted = end, true
-				break
+			if strings.ContainsRune(quotes, r) && i >= unclosed[r] {
+				end, ok := closeQuote(text, i, r, size)
+				if ok {
+					t.end, t.quoted = end, true
+					break
+				}
+				unclosed[r] = lineEnd(text, i)
 			}
 			t.end = wordEnd(text, i)
 			t.word, t.upper = wordOf(text[t.start:t.end])
@@ -54,6 +63,17 @@ func tokenize(text string) []token {
 	}
 	return toks
 }
+
+// lineEnd is the offset of the end of the line holding offset i.
+func lineEnd(text string, i int) int {
+	if j := strings.IndexByte(text[i:], '\n'); j >= 0 {
+		return i + j
+	}
+	return len(text)
+}
+
+// quotes are the runes that may open a quoted string.
+const quotes = "\"“„'‘«"
 
 func isDash(r rune) bool { return r == '-' || r == '–' || r == '—' || r == '−' }
 
