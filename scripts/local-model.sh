@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # A local OpenAI-compatible model server for machines with no API key: Ollama
 # v0.6.5 (found, or built with `go install`) serving a GGUF file on a free
-# 127.0.0.1 port, with its models and HOME under
-# ${TMPDIR:-/tmp}/arbiter-local-model.
+# 127.0.0.1 port, with its models and HOME in a directory of its own under
+# ${TMPDIR:-/tmp}/arbiter-local-model (so that several users or runs of
+# scripts/demo.sh on one machine do not share, or stop, one another's server).
 #
 #   eval "$(scripts/local-model.sh start)"   # prints export lines on stdout
-#   scripts/local-model.sh status
-#   scripts/local-model.sh stop
+#   scripts/local-model.sh status            # the servers running: pid, URL, model
+#   scripts/local-model.sh stop [PID]        # default $ARBITER_LOCAL_MODEL_PID
 #
 # start prints
 #   export OPENAI_BASE_URL=...; export ARBITER_LLM_MODEL=...; export ARBITER_LOCAL_MODEL_PID=...
 # (one per line) and nothing else on stdout; messages go to stderr. On failure it
 # prints `false`, so that `eval "$(scripts/local-model.sh start)"` fails too.
-# If its server is already running, start prints the same lines again.
+# Run again in a shell where ARBITER_LOCAL_MODEL_PID names a running server,
+# start prints that server's lines again. stop kills the server's process group
+# (ollama serve and its runners) and removes its directory.
 #
 # Environment:
 #   ARBITER_GGUF        the model file (default ../shared/models/stories260K.gguf
@@ -29,8 +32,9 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 module=github.com/ollama/ollama
 version=v0.6.5
-state="${TMPDIR:-/tmp}"
-state="${state%/}/arbiter-local-model"
+base="${TMPDIR:-/tmp}"
+base="${base%/}/arbiter-local-model"
+dir= # this server's directory under $base
 template="$repo/internal/localmodel/testdata/Modelfile.tmpl"
 placeholder=@GGUF_PATH@
 mode="${1:-}"
@@ -122,13 +126,19 @@ http_get() {
 # ollama_env CMD...: CMD in the server's environment. Not for `&`: a function
 # in the background is a subshell, and $! would be that subshell.
 ollama_env() {
-  env OLLAMA_HOST="$addr" OLLAMA_MODELS="$state/models" OLLAMA_NO_CLOUD=1 OLLAMA_NOHISTORY=1 HOME="$state/home" "$@"
+  env OLLAMA_HOST="$addr" OLLAMA_MODELS="$dir/models" OLLAMA_NO_CLOUD=1 OLLAMA_NOHISTORY=1 HOME="$dir/home" "$@"
 }
 
-# alive PID: PID exists and is an ollama process (guards against a reused PID).
+# alive PID: PID exists, is not a zombie, and is an ollama process (guards
+# against a reused PID).
 alive() {
   kill -0 "$1" 2>/dev/null || return 1
-  local comm=
+  local comm='' stat=''
+  if [ -r "/proc/$1/stat" ]; then
+    stat=$(cat "/proc/$1/stat" 2>/dev/null || true)
+    stat=${stat##*) }
+    if [ "${stat%% *}" = Z ]; then return 1; fi
+  fi
   if [ -r "/proc/$1/comm" ]; then
     comm=$(cat "/proc/$1/comm")
   elif command -v ps >/dev/null; then
@@ -157,13 +167,13 @@ serve_on_free_port() {
     # leader, so setsid does not fork): $! is ollama serve, which leads its
     # own process group.
     if command -v setsid >/dev/null; then
-      env OLLAMA_HOST="$addr" OLLAMA_MODELS="$state/models" OLLAMA_NO_CLOUD=1 OLLAMA_NOHISTORY=1 HOME="$state/home" \
-        setsid "$ollama_bin" serve >"$state/serve.log" 2>&1 </dev/null &
+      env OLLAMA_HOST="$addr" OLLAMA_MODELS="$dir/models" OLLAMA_NO_CLOUD=1 OLLAMA_NOHISTORY=1 HOME="$dir/home" \
+        setsid "$ollama_bin" serve >"$dir/serve.log" 2>&1 </dev/null &
       pid=$!
     else
       set -m # no setsid (macOS): a job of its own process group
-      env OLLAMA_HOST="$addr" OLLAMA_MODELS="$state/models" OLLAMA_NO_CLOUD=1 OLLAMA_NOHISTORY=1 HOME="$state/home" \
-        "$ollama_bin" serve >"$state/serve.log" 2>&1 </dev/null &
+      env OLLAMA_HOST="$addr" OLLAMA_MODELS="$dir/models" OLLAMA_NO_CLOUD=1 OLLAMA_NOHISTORY=1 HOME="$dir/home" \
+        "$ollama_bin" serve >"$dir/serve.log" 2>&1 </dev/null &
       pid=$!
       set +m
     fi
@@ -174,26 +184,64 @@ serve_on_free_port() {
     done
     if kill -0 "$pid" 2>/dev/null; then
       kill -KILL -- "-$pid" 2>/dev/null || true
+      local tail
+      tail=$(tail -n 20 "$dir/serve.log")
+      rm -rf "$dir"
       die "ollama serve on $addr did not answer within 60 s; its log:
-$(tail -n 20 "$state/serve.log")"
+$tail"
     fi
     log "ollama serve on $addr exited before answering (try $try); its log ends:
-$(tail -n 5 "$state/serve.log")"
+$(tail -n 5 "$dir/serve.log")"
   done
+  rm -rf "$dir"
   die "ollama serve did not start on any of 5 ports"
 }
 
+# instance PID: the directory of the server whose pid is PID.
+instance() {
+  local d
+  for d in "$base"/server.*; do
+    if [ -f "$d/pid" ] && [ "$(cat "$d/pid")" = "$1" ]; then
+      echo "$d"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# load DIR: pid, addr, model and dir of the server in DIR.
+load() {
+  dir=$1
+  pid=$(cat "$dir/pid") addr=$(cat "$dir/addr") model=$(cat "$dir/model")
+}
+
+# sweep removes the directories of servers that are gone (killed without stop,
+# machine rebooted without clearing TMPDIR).
+sweep() {
+  local d p
+  for d in "$base"/server.*; do
+    [ -d "$d" ] || continue
+    p=$(cat "$d/pid" 2>/dev/null || true)
+    if [ -n "$p" ]; then
+      alive "$p" || rm -rf "$d"
+    elif [ -n "$(find "$d" -maxdepth 0 -mmin +10)" ]; then
+      rm -rf "$d" # never got as far as a pid
+    fi
+  done
+}
+
 start() {
-  if [ -f "$state/pid" ]; then
-    pid=$(cat "$state/pid") addr=$(cat "$state/addr") model=$(cat "$state/model")
+  local d
+  if [ -n "${ARBITER_LOCAL_MODEL_PID:-}" ] && d=$(instance "$ARBITER_LOCAL_MODEL_PID"); then
+    load "$d"
     if alive "$pid" && http_get /api/version >/dev/null 2>&1; then
       log "already running: pid $pid on $addr, model $model"
       print_exports
       return
     fi
-    log "removing the state of a server that is gone ($state)"
   fi
-  rm -rf "$state"
+  mkdir -p "$base"
+  sweep
 
   find_gguf
   [ -f "$template" ] || die "no Modelfile template at $template"
@@ -202,36 +250,47 @@ start() {
   [[ $content == *"$placeholder"* ]] || die "$template has no $placeholder"
   find_ollama
 
-  mkdir -p "$state/models" "$state/home"
+  dir=$(mktemp -d "$base/server.XXXXXX")
+  mkdir "$dir/models" "$dir/home"
   # Plain substitution: the TEMPLATE is Go template syntax, and the path may hold & or \.
-  printf '%s%s%s\n' "${content%%"$placeholder"*}" "$gguf" "${content#*"$placeholder"}" >"$state/Modelfile"
+  printf '%s%s%s\n' "${content%%"$placeholder"*}" "$gguf" "${content#*"$placeholder"}" >"$dir/Modelfile"
 
   local began
   began=$(now)
   serve_on_free_port
-  echo "$pid" >"$state/pid"
-  echo "$addr" >"$state/addr"
-  echo "$model" >"$state/model"
-  ollama_env "$ollama_bin" create "$model" -f "$state/Modelfile" >>"$state/serve.log" 2>&1 || {
-    stop_server >/dev/null 2>&1 || true
+  echo "$pid" >"$dir/pid"
+  echo "$addr" >"$dir/addr"
+  echo "$model" >"$dir/model"
+  ollama_env "$ollama_bin" create "$model" -f "$dir/Modelfile" >>"$dir/serve.log" 2>&1 || {
+    stop_server "$pid" >/dev/null 2>&1 || true
     die "ollama create $model failed"
   }
   local models
   models=$(http_get /v1/models || true)
   [[ $models == *"\"id\":\"$model:latest\""* ]] || {
-    stop_server >/dev/null 2>&1 || true
+    stop_server "$pid" >/dev/null 2>&1 || true
     die "model $model is not listed by http://$addr/v1/models after create"
   }
   log "serving $model ($gguf) at http://$addr/v1, pid $pid; ready in $(since "$began")"
   print_exports
 }
 
+# stop_server [PID]: default $ARBITER_LOCAL_MODEL_PID, else the only server.
 stop_server() {
-  local pid
-  pid=$(cat "$state/pid" 2>/dev/null || echo "${ARBITER_LOCAL_MODEL_PID:-}")
+  local pid="${1:-${ARBITER_LOCAL_MODEL_PID:-}}" d
   if [ -z "$pid" ]; then
-    log "no local model server recorded in $state: nothing to stop"
-    return 0
+    local pids=()
+    for d in "$base"/server.*; do
+      if [ -f "$d/pid" ]; then pids+=("$(cat "$d/pid")"); fi
+    done
+    case ${#pids[@]} in
+    0)
+      log "no local model server in $base: nothing to stop"
+      return 0
+      ;;
+    1) pid=${pids[0]} ;;
+    *) die "${#pids[@]} servers in $base (pids ${pids[*]}): say which, $0 stop PID" ;;
+    esac
   fi
   if alive "$pid"; then
     # The runner processes ollama starts are in its process group.
@@ -243,30 +302,38 @@ stop_server() {
     kill -KILL -- "-$pid" 2>/dev/null || true
     log "stopped ollama serve (pid $pid)"
   elif kill -0 "$pid" 2>/dev/null; then
-    log "pid $pid is not ollama any more: not killing it"
+    log "pid $pid is not ollama: not killing it"
   else
     log "ollama serve (pid $pid) was not running"
   fi
-  rm -rf "$state"
+  if d=$(instance "$pid"); then rm -rf "$d"; fi
+  # Left by the first version of this script, which had one server in $base.
+  if [ -f "$base/pid" ] && [ "$(cat "$base/pid")" = "$pid" ]; then
+    rm -rf "${base:?}/pid" "${base:?}/addr" "${base:?}/model" "${base:?}/Modelfile" "${base:?}/serve.log" "${base:?}/models" "${base:?}/home"
+  fi
 }
 
 status() {
-  if [ -f "$state/pid" ] && pid=$(cat "$state/pid") && alive "$pid"; then
-    addr=$(cat "$state/addr") model=$(cat "$state/model")
-    log "running: pid $pid, http://$addr/v1, model $model"
-    print_exports
-  else
-    log "not running"
+  local d n=0
+  for d in "$base"/server.*; do
+    [ -f "$d/pid" ] || continue
+    load "$d"
+    alive "$pid" || continue
+    printf '%s\thttp://%s/v1\t%s\n' "$pid" "$addr" "$model"
+    n=$((n + 1))
+  done
+  if [ "$n" = 0 ]; then
+    log "no local model server running"
     return 1
   fi
 }
 
 case "$mode" in
 start) start ;;
-stop) stop_server ;;
+stop) stop_server "${2:-}" ;;
 status) status ;;
 *)
-  echo "usage: $0 start|stop|status   (eval \"\$($0 start)\" sets OPENAI_BASE_URL and ARBITER_LLM_MODEL)" >&2
+  echo "usage: $0 start | status | stop [PID]   (eval \"\$($0 start)\" sets OPENAI_BASE_URL and ARBITER_LLM_MODEL)" >&2
   exit 2
   ;;
 esac

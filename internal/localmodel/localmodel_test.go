@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"text/template"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -373,6 +374,43 @@ func TestServerEnv(t *testing.T) {
 	}
 	if !slices.Equal(env, want) {
 		t.Errorf("serverEnv = %q, want %q", env, want)
+	}
+}
+
+func TestSweepStale(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	mk := func(name, pid string, age time.Duration) string {
+		dir := filepath.Join(tmp, name)
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if pid != "" {
+			if err := os.WriteFile(filepath.Join(dir, "pid"), []byte(pid), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		old := time.Now().Add(-age)
+		if err := os.Chtimes(dir, old, old); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	// A pid that cannot exist (above Linux's pid_max of 2^22).
+	const gone = "99999999"
+	self := strconv.Itoa(os.Getpid())
+	dead := mk(tempPrefix+"dead", gone, 0)
+	live := mk(tempPrefix+"live", self, 2*time.Hour)
+	starting := mk(tempPrefix+"starting", "", 0)
+	abandoned := mk(tempPrefix+"abandoned", "", 2*time.Hour)
+	other := mk("something-else", gone, 2*time.Hour)
+
+	sweepStale(tmp, time.Now())
+	for dir, wantKept := range map[string]bool{dead: false, live: true, starting: true, abandoned: false, other: true} {
+		_, err := os.Stat(dir)
+		if kept := err == nil; kept != wantKept {
+			t.Errorf("%s: kept=%v, want %v", filepath.Base(dir), kept, wantKept)
+		}
 	}
 }
 

@@ -118,7 +118,8 @@ func start(ctx context.Context, bin, name, modelfile string, logw io.Writer) (_ 
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "arbiter-ollama-")
+	sweepStale(os.TempDir(), time.Now())
+	dir, err := os.MkdirTemp("", tempPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +156,8 @@ func start(ctx context.Context, bin, name, modelfile string, logw io.Writer) (_ 
 		s.waitErr = s.cmd.Wait()
 		close(s.exited)
 	}()
+	// For sweepStale, should this process die without Stop.
+	_ = os.WriteFile(filepath.Join(dir, "pid"), []byte(strconv.Itoa(s.PID())), 0o600)
 	defer func() {
 		if err != nil {
 			_ = s.Stop()
@@ -319,6 +322,35 @@ func getJSON(ctx context.Context, url string, v any) error {
 		return fmt.Errorf("GET %s: %w", url, err)
 	}
 	return nil
+}
+
+const tempPrefix = "arbiter-ollama-"
+
+// sweepStale removes the directories that servers of earlier test binaries
+// left in tmp when they died without Stop (a -timeout panic): those whose
+// ollama serve is gone, and those older than an hour that never recorded one.
+// Directories it cannot read or remove (another user's) are left alone.
+func sweepStale(tmp string, now time.Time) {
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), tempPrefix) {
+			continue
+		}
+		dir := filepath.Join(tmp, e.Name())
+		b, err := os.ReadFile(filepath.Join(dir, "pid"))
+		if err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && !processAlive(pid) {
+				_ = os.RemoveAll(dir)
+			}
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > time.Hour {
+			_ = os.RemoveAll(dir)
+		}
+	}
 }
 
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
