@@ -81,7 +81,8 @@ func runDoctor(ctx context.Context, client *llm.Client, endpoint string, params 
 		return rep
 	}
 	rep.Reachable, rep.Models = true, models
-	rep.ModelServed = slices.Contains(models, params.Model)
+	// Ollama lists "name:latest" for a model created as "name".
+	rep.ModelServed = slices.Contains(models, params.Model) || slices.Contains(models, params.Model+":latest")
 	rep.JSONSchema = probeJSONSchema(ctx, client, params)
 	rep.Tools = probeTools(ctx, client, params)
 	return rep

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("ARBITER_TEST_MAIN") == "1" {
 		os.Exit(runMain(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	os.Exit(runTests(m))
 }
 
 // arbiter runs the command in-process and returns exit code, stdout, stderr.

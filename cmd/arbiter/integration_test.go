@@ -1,0 +1,127 @@
+//go:build integration
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/arbiter-sim/arbiter/internal/localmodel"
+	"github.com/arbiter-sim/arbiter/store"
+)
+
+// runTests shares one local model server across the package's integration
+// tests and stops it at the end.
+func runTests(m *testing.M) int { return localmodel.Main(m) }
+
+// realModel points arbiter at the real endpoint (configured, or the local
+// server) for the rest of the test.
+func realModel(t *testing.T) (baseURL, model string) {
+	t.Helper()
+	url, key, model := localmodel.ForTest(t)
+	cleanEnv(t)
+	t.Setenv("OPENAI_BASE_URL", url)
+	t.Setenv("OPENAI_API_KEY", key)
+	t.Setenv("ARBITER_LLM_MODEL", model)
+	return url, model
+}
+
+// TestIntegrationDemoSim runs demo-sim for 3 ticks on the real model through
+// the CLI: every tick commits, every location has an arbiter entry, the usage
+// is the server's, nothing crashes. It logs the figures README reports.
+func TestIntegrationDemoSim(t *testing.T) {
+	url, model := realModel(t)
+	sim := demoCopy(t)
+	const ticks = 3
+	start := time.Now()
+	code, out, errOut := arbiter(t, "run", sim, "--ticks", "3", "--json")
+	elapsed := time.Since(start)
+	if code != 0 {
+		t.Fatalf("run exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	var rep struct {
+		LastTick int    `json:"last_tick"`
+		Stop     string `json:"stop"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.LastTick != ticks || rep.Stop != "completed" {
+		t.Fatalf("report %+v (%v):\n%s", rep, err, out)
+	}
+
+	db, err := store.Open(context.Background(), filepath.Join(sim, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var calls, firstValid, repairs, fallbacks, truncated, completion int
+	var latency time.Duration
+	for tick := 1; tick <= ticks; tick++ {
+		recs, err := db.Calls(context.Background(), tick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		locations := map[string]bool{}
+		for _, c := range recs {
+			calls++
+			if !c.Failed() && c.Attempts == 1 && c.Repairs == 0 {
+				firstValid++
+			}
+			repairs += c.Repairs
+			if c.Fallback {
+				fallbacks++
+			}
+			if c.ErrorKind == "truncated" {
+				truncated++
+			}
+			completion += c.CompletionTokens
+			latency += time.Duration(c.LatencyMS) * time.Millisecond
+			if c.Phase == "resolution" {
+				locations[strings.TrimPrefix(c.EntityKey, "resolution:")] = true
+			}
+			if !c.Failed() && c.PromptTokens == 0 {
+				t.Errorf("tick %d %s: a successful call with no prompt tokens: usage not the server's", tick, c.EntityKey)
+			}
+		}
+		if len(locations) != 5 {
+			t.Errorf("tick %d: arbiter calls for %d locations, want all 5", tick, len(locations))
+		}
+		state, err := db.State(context.Background(), tick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for id, cs := range state.Characters {
+			if n := len(cs.Memory); n != tick || cs.Memory[n-1].Entry == "" {
+				t.Errorf("tick %d: %s has %d memories (want %d, last non-empty)", tick, id, n, tick)
+			}
+		}
+	}
+	sum, err := db.Summary(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Total.PromptTokens == 0 || sum.Total.CompletionTokens == 0 {
+		t.Errorf("no tokens counted: %+v", sum.Total)
+	}
+	t.Logf("FIGURES endpoint=%s model=%s ticks=%d calls=%d first_answer_valid=%d/%d (%.0f%%) repairs=%d fallbacks=%d truncated=%d crashes=0 wall=%s completion_tokens=%d tokens_per_s=%.0f",
+		url, model, ticks, calls, firstValid, calls, 100*float64(firstValid)/float64(calls), repairs, fallbacks, truncated,
+		elapsed.Round(time.Millisecond), completion, float64(completion)/latency.Seconds())
+}
+
+// TestIntegrationDoctor: the real server is reachable, serves the model and
+// honours json_schema and (at least with a forced shape) tools.
+func TestIntegrationDoctor(t *testing.T) {
+	realModel(t)
+	code, out, errOut := arbiter(t, "doctor")
+	if code != 0 {
+		t.Fatalf("doctor exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"ok   reachable", "ok   json_schema", "ok   tools"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+	t.Logf("doctor:\n%s", out)
+}

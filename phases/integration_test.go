@@ -1,0 +1,93 @@
+//go:build integration
+
+package phases
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/arbiter-sim/arbiter/internal/localmodel"
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/world"
+)
+
+func TestMain(m *testing.M) { os.Exit(localmodel.Main(m)) }
+
+// realResolution runs phase 2a of demo-sim's first tick on the real model,
+// once for the three tests of seed 004 that read it.
+func realResolution(t *testing.T) (*world.Simulation, *world.State, *ResolutionResult) {
+	t.Helper()
+	url, key, model := localmodel.ForTest(t)
+	sim, err := world.Load("../simulations/demo-sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := prompts.New(sim.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := llm.DefaultConfig()
+	cfg.BaseURL, cfg.APIKey, cfg.Timeout = url, key, 3*time.Minute
+	client, err := llm.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := sim.InitialState()
+	intentions := map[string]string{}
+	for id, cs := range st.Characters {
+		intentions[id] = cs.ExternalIntent
+	}
+	env := Env{Sim: sim, Prompts: pr, Model: client, Params: llm.Params{Model: model, Temperature: 0.7, MaxTokens: 1500}}
+	res, err := Resolution(context.Background(), env, st, intentions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range res.Calls {
+		t.Logf("%s: attempts %d repairs %d err %v usage %+v latency %s", c.Request.EntityKey, c.Attempts, c.Repairs, c.Err, c.Usage, c.Latency.Round(time.Millisecond))
+		_ = i
+	}
+	return sim, st, res
+}
+
+// TestPhase2aRealLLM, TestPhase2aCharacterUpdatesValid and
+// TestPhase2aRespectsWorldLogic are seed 004's integration tests, on one run.
+func TestPhase2aRealLLM(t *testing.T) {
+	sim, st, res := realResolution(t)
+	t.Run("all locations get a valid MasterOutput", func(t *testing.T) {
+		for _, loc := range sim.Locations {
+			out, ok := res.Outputs[loc.ID]
+			if !ok {
+				t.Fatalf("%s: no output", loc.ID)
+			}
+			if out.LocationID != loc.ID || out.Tick != 1 {
+				t.Errorf("%s: output for %q tick %d", loc.ID, out.LocationID, out.Tick)
+			}
+			if len(out.Characters) != len(st.CharactersAt(loc.ID)) {
+				t.Errorf("%s: %d character updates for %d present", loc.ID, len(out.Characters), len(st.CharactersAt(loc.ID)))
+			}
+		}
+	})
+	t.Run("character updates valid", func(t *testing.T) {
+		for loc, out := range res.Outputs {
+			for id, u := range out.Characters {
+				if u.MemoryEntry == "" {
+					t.Errorf("%s/%s: empty memory_entry", loc, id)
+				}
+			}
+		}
+	})
+	t.Run("respects world logic", func(t *testing.T) {
+		next, errs := Apply(sim, st, res.Outputs)
+		if len(errs) != 0 {
+			t.Errorf("apply rejected updates: %v", errs)
+		}
+		for id, cs := range next.Characters {
+			if !sim.Reachable(st.Characters[id].Location, cs.Location) {
+				t.Errorf("%s moved from %s to unreachable %s", id, st.Characters[id].Location, cs.Location)
+			}
+		}
+	})
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Integration tests against a real model: OPENAI_BASE_URL / OPENAI_API_KEY /
+# ARBITER_LLM_MODEL when set (OpenAI, vLLM, your Ollama), else a local Ollama
+# v0.6.5 (built from the Go module proxy when missing) serving the GGUF file
+# named by ARBITER_GGUF (default ../shared/models/stories260K.gguf). Tests skip
+# with the reason when neither can be had.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+go test -tags integration -count=1 -timeout 40m -v -run 'Integration|Phase2aRealLLM|Server|Stop|ForTest' ./... 2>&1 |
+  tee "${ARBITER_INTEGRATION_LOG:-/dev/null}" |
+  grep -E '^(=== RUN|--- |\s+--- |ok |FAIL|PASS|panic:)|FIGURES|localmodel:|SKIP|skip' || true
+exit "${PIPESTATUS[0]}"
