@@ -36,6 +36,12 @@ var testGrammar = MustGrammar(
 		Items:  &Items{Noun: "palette item", Kinds: []string{"YES", "NO"}, Required: true},
 	},
 	Spec{
+		Name:   "list",
+		Phrase: "LIST",
+		Fields: []Field{{Key: "name", Kind: Name, Required: true}},
+		Items:  &Items{Kinds: []string{"ADD", "DROP"}},
+	},
+	Spec{
 		Name:   "move",
 		Phrase: "MOVE",
 		Fields: []Field{

@@ -386,3 +386,42 @@ func TestParseIsBounded(t *testing.T) {
 		t.Errorf("took %v", d)
 	}
 }
+
+func TestParseFieldsUnderText(t *testing.T) {
+	t.Parallel()
+	// A line under DESCRIPTION starts a field only with a separator or in
+	// capitals; otherwise it is more description.
+	c := only(t, "CREATE PERIOD X FIRST DESCRIPTION It was grey.\nTone was never its strength.\nTONE dark")
+	if c.Get("description") != "It was grey. Tone was never its strength." || c.Get("tone") != "dark" {
+		t.Errorf("Fields = %q", c.Fields)
+	}
+	st := one(t, "CREATE PERIOD X FIRST DESCRIPTION\nTONE: light")
+	if !errors.Is(st.Err, ErrMissing) || st.Err.Error() != "Missing text after DESCRIPTION" {
+		t.Errorf("Err = %v", st.Err)
+	}
+	// DESCRIPTION again under DESCRIPTION is text, not a second field.
+	c = only(t, "CREATE PERIOD X FIRST TONE light DESCRIPTION a\nDESCRIPTION: b")
+	if c.Get("description") != "a DESCRIPTION: b" {
+		t.Errorf("description = %q", c.Get("description"))
+	}
+}
+
+func TestParseItemsAfterFields(t *testing.T) {
+	t.Parallel()
+	c := only(t, "LIST Groceries\n- ADD: eggs\n- drop milk")
+	if c.Get("name") != "Groceries" || len(c.Items) != 2 || c.Items[1] != (Item{Kind: "DROP", Text: "milk", Line: 3}) {
+		t.Errorf("LIST = %+v", c)
+	}
+	st := one(t, "LIST\n- ADD: eggs")
+	if !errors.Is(st.Err, ErrMissing) || st.Err.Error() != "Missing name after LIST" {
+		t.Errorf("Err = %v", st.Err)
+	}
+	// Items are optional for LIST; the item noun defaults to "item".
+	if c := only(t, "LIST Empty"); len(c.Items) != 0 {
+		t.Errorf("Items = %+v", c.Items)
+	}
+	st = one(t, "LIST Groceries\n- eggs")
+	if st.Err == nil || st.Err.Error() != `Item "eggs" has no type (start it with ADD: or DROP:)` {
+		t.Errorf("Err = %v", st.Err)
+	}
+}

@@ -48,14 +48,9 @@ func (s Statement) Resolve(check func(Command) error) (Command, error) {
 
 // describe renders the fields of c that differ from other, e.g.
 // `IN "The Long Night" AFTER "Dawn"`.
+// Two readings of one statement always differ in some value: the tokens
+// one reads into a field the other reads into another.
 func describe(c, other Command) string {
-	if s := describeFields(c, other); s != "" {
-		return s
-	}
-	return describeFields(c, Command{})
-}
-
-func describeFields(c, other Command) string {
 	var parts []string
 	for _, f := range c.Spec.Fields {
 		v, has := c.Fields[f.Key]

@@ -142,7 +142,7 @@ func TestNewGrammarRejectsBadSpecs(t *testing.T) {
 
 func TestGrammarSpecs(t *testing.T) {
 	t.Parallel()
-	if len(testGrammar.Specs()) != 4 || testGrammar.Spec("event").Phrase != "CREATE EVENT" || testGrammar.Spec("nope") != nil {
+	if len(testGrammar.Specs()) != 5 || testGrammar.Spec("event").Phrase != "CREATE EVENT" || testGrammar.Spec("nope") != nil {
 		t.Error("Specs/Spec lookup wrong")
 	}
 }
