@@ -84,6 +84,7 @@ simulation's state.db, or not at all.`,
 		newPromptsCmd(io, g),
 		newSchemasCmd(io, g),
 		newConfigCmd(io, g),
+		newChatCmd(io, g), newChronicleCmd(io, g),
 		newDoctorCmd(io, g),
 	)
 	markRunErrors(root)

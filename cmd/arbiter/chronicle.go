@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/arbiter-sim/arbiter/games/chronicle"
+	"github.com/arbiter-sim/arbiter/llm"
+)
+
+// chatFlags maps the model flags of chat to config keys.
+var chatFlags = map[string]string{
+	"base-url":     "llm.base_url",
+	"model":        "llm.model",
+	"timeout":      "llm.timeout",
+	"max-attempts": "llm.max_attempts",
+}
+
+func newChatCmd(ios *IOStreams, g *globals) *cobra.Command {
+	var (
+		temperature float32
+		maxTokens   int
+	)
+	cmd := &cobra.Command{
+		Use:   "chat <simulation-dir>",
+		Short: "Build a chronicle's history with a model, in an interactive terminal chat",
+		Long: `chat opens a chronicle simulation (kind: chronicle) and lets you and the model
+build its history together: bookends and palette in setup, then periods and
+events in play. Commands in messages (CREATE PERIOD, CREATE EVENT, CREATE
+PALETTE) change the timeline, a whole message or nothing of it. Type /help in
+the chat for its commands (/raw, /reparse, /restart, /copy, /timeline, /play).
+The conversation and the timeline are saved in the simulation's chronicle.json
+after every message.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if temperature < 0 || temperature > 2 {
+				return usageErrorf("--temperature must be within 0..2, got %g", temperature)
+			}
+			if maxTokens < 1 {
+				return usageErrorf("--max-tokens must be at least 1, got %d", maxTokens)
+			}
+			cfg, err := loadConfig(g.configFile, cmd.Flags(), chatFlags)
+			if err != nil {
+				return err
+			}
+			game, err := chronicle.Open(args[0])
+			if err != nil {
+				return usageError(err)
+			}
+			ccfg, err := cfg.clientConfig()
+			if err != nil {
+				return err
+			}
+			ccfg.Logger = g.logger(ios)
+			client, err := llm.New(ccfg)
+			if err != nil {
+				return usageError(err)
+			}
+			s := &chronicle.Session{
+				Game:      game,
+				Client:    client,
+				Params:    cfg.params(PhaseConfig{Temperature: temperature, MaxTokens: maxTokens}),
+				In:        ios.In,
+				Out:       ios.Out,
+				Clipboard: takesOSC52(ios.Out),
+			}
+			err = s.Run(cmd.Context())
+			if errors.Is(err, context.Canceled) {
+				return &exitError{code: ExitInterrupted, err: errors.New("chat interrupted; everything up to the last message is saved")}
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.String("base-url", "", "OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (llm.base_url)")
+	f.String("model", "", "model to chat with (llm.model)")
+	f.Duration("timeout", 0, "timeout of one model call attempt (llm.timeout)")
+	f.Int("max-attempts", 0, "attempts per call for transient errors (llm.max_attempts)")
+	f.Float32Var(&temperature, "temperature", 0.8, "sampling temperature of the model's messages")
+	f.IntVar(&maxTokens, "max-tokens", 1000, "longest model message, in tokens")
+	return cmd
+}
+
+// takesOSC52 reports whether w is a terminal that can be asked to set the
+// clipboard with OSC 52: a TTY with a real TERM, and not GNU screen, which
+// would need the sequence wrapped (tmux passes it on).
+func takesOSC52(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return false
+	}
+	t := os.Getenv("TERM")
+	return t != "" && t != "dumb" && (!strings.HasPrefix(t, "screen") || os.Getenv("TMUX") != "")
+}
+
+func newChronicleCmd(ios *IOStreams, g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "chronicle",
+		Short: "Inspect a chronicle's timeline, or parse a model message as the chronicle would",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageErrorf("unknown command %q for %q (see arbiter chronicle --help)", args[0], cmd.CommandPath())
+			}
+			return cmd.Help()
+		},
+	}
+	cmd.AddCommand(newChronicleShowCmd(ios, g), newChronicleParseCmd(ios))
+	return cmd
+}
+
+func newChronicleShowCmd(ios *IOStreams, g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show <simulation-dir>",
+		Short: "Print the timeline of a chronicle as an indented tree (--json: as JSON)",
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			game, err := chronicle.Open(args[0])
+			if err != nil {
+				return usageError(err)
+			}
+			tl := game.Timeline()
+			if g.json {
+				return writeJSON(ios, tl)
+			}
+			_, err = fmt.Fprintf(ios.Out, "%s\nBig picture: %s\n%s", game.Title, game.BigPicture, tl.Tree())
+			return err
+		},
+	}
+}
+
+// parseOK and parseFailed are what `chronicle parse` prints.
+type (
+	parseOK struct {
+		OK       bool                `json:"ok"`
+		Commands []chronicle.Command `json:"commands"`
+	}
+	parseFailed struct {
+		OK    bool   `json:"ok"`
+		Error string `json:"error"`
+	}
+)
+
+func newChronicleParseCmd(ios *IOStreams) *cobra.Command {
+	var phase, timelineFile string
+	cmd := &cobra.Command{
+		Use:   "parse --phase setup|play [--timeline FILE.json]",
+		Short: "Parse one model message from stdin and print its commands or its error as JSON",
+		Long: `parse reads one message on stdin and checks its commands exactly as the chat
+would, against the timeline of --timeline (empty when not given) in --phase,
+all or nothing. It prints {"ok":true,"commands":[...]} or
+{"ok":false,"error":"<reason>"} and exits 0 either way; bad flags or an
+unreadable timeline exit 2.
+
+Each command has type (period|event|palette), name, tone, description,
+position (first|last|after|before, "" for the first event of a period),
+anchor (the period or event of AFTER/BEFORE), period (the period of an
+event), line, and for a palette items [{kind: YES|NO, text}].
+
+The timeline JSON (a chronicle.json is one too; every field may be left out,
+unknown fields are errors):
+  {"phase": "setup|play",
+   "periods": [{"name": "...", "tone": "light|dark", "description": "...",
+                "bookend": "first|last", "events": [{"name": "...", "tone": "dark"}]}],
+   "palette": {"yes": ["..."], "no": ["..."]}}
+--phase, when given, overrides the file's phase; the default is setup.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var tl chronicle.Timeline
+			if timelineFile != "" {
+				f, err := os.Open(timelineFile)
+				if err != nil {
+					return usageErrorf("--timeline: %v", err)
+				}
+				defer f.Close()
+				if tl, err = chronicle.ReadTimeline(f); err != nil {
+					return usageErrorf("--timeline %s: %v", timelineFile, err)
+				}
+			}
+			if cmd.Flags().Changed("phase") || tl.Phase == "" {
+				p, err := chronicle.ParsePhase(phase)
+				if err != nil {
+					return usageErrorf("--phase: %v", err)
+				}
+				tl.Phase = p
+			}
+			msg, err := io.ReadAll(ios.In)
+			if err != nil {
+				return fmt.Errorf("reading the message from stdin: %w", err)
+			}
+			cmds, _, err := chronicle.Interpret(tl, string(msg))
+			if err != nil {
+				return writeJSON(ios, parseFailed{Error: err.Error()})
+			}
+			if cmds == nil {
+				cmds = []chronicle.Command{}
+			}
+			return writeJSON(ios, parseOK{OK: true, Commands: cmds})
+		},
+	}
+	cmd.Flags().StringVar(&phase, "phase", "setup", "phase to check the message in: setup or play")
+	cmd.Flags().StringVar(&timelineFile, "timeline", "", "timeline to check the message against (JSON; see above)")
+	return cmd
+}
