@@ -126,7 +126,7 @@ http_get() {
 # ollama_env CMD...: CMD in the server's environment. Not for `&`: a function
 # in the background is a subshell, and $! would be that subshell.
 ollama_env() {
-  env OLLAMA_HOST="$addr" OLLAMA_MODELS="$dir/models" OLLAMA_NO_CLOUD=1 OLLAMA_NOHISTORY=1 HOME="$dir/home" "$@"
+  env OLLAMA_HOST="$addr" OLLAMA_MODELS="$dir/models" OLLAMA_NO_CLOUD=1 OLLAMA_NOHISTORY=1 OLLAMA_NUM_PARALLEL="${OLLAMA_NUM_PARALLEL:-1}" HOME="$dir/home" "$@"
 }
 
 # alive PID: PID exists, is not a zombie, and is an ollama process (guards
@@ -167,12 +167,12 @@ serve_on_free_port() {
     # leader, so setsid does not fork): $! is ollama serve, which leads its
     # own process group.
     if command -v setsid >/dev/null; then
-      env OLLAMA_HOST="$addr" OLLAMA_MODELS="$dir/models" OLLAMA_NO_CLOUD=1 OLLAMA_NOHISTORY=1 HOME="$dir/home" \
+      env OLLAMA_HOST="$addr" OLLAMA_MODELS="$dir/models" OLLAMA_NO_CLOUD=1 OLLAMA_NOHISTORY=1 OLLAMA_NUM_PARALLEL="${OLLAMA_NUM_PARALLEL:-1}" HOME="$dir/home" \
         setsid "$ollama_bin" serve >"$dir/serve.log" 2>&1 </dev/null &
       pid=$!
     else
       set -m # no setsid (macOS): a job of its own process group
-      env OLLAMA_HOST="$addr" OLLAMA_MODELS="$dir/models" OLLAMA_NO_CLOUD=1 OLLAMA_NOHISTORY=1 HOME="$dir/home" \
+      env OLLAMA_HOST="$addr" OLLAMA_MODELS="$dir/models" OLLAMA_NO_CLOUD=1 OLLAMA_NOHISTORY=1 OLLAMA_NUM_PARALLEL="${OLLAMA_NUM_PARALLEL:-1}" HOME="$dir/home" \
         "$ollama_bin" serve >"$dir/serve.log" 2>&1 </dev/null &
       pid=$!
       set +m

@@ -70,7 +70,7 @@ var defaults = map[string]any{
 	"phases.intention.max_tokens":   400,
 	"phases.resolution.model":       "",
 	"phases.resolution.temperature": 0.7,
-	"phases.resolution.max_tokens":  1500,
+	"phases.resolution.max_tokens":  2048,
 	"run.phase_timeout":             "0s",
 	"run.token_budget":              0,
 }

@@ -369,7 +369,7 @@ func TestServerEnv(t *testing.T) {
 	t.Parallel()
 	env := serverEnv([]string{"PATH=/bin", "HOME=/root", "OLLAMA_HOST=0.0.0.0:11434", "OLLAMA_DEBUG=1"}, "127.0.0.1:5", "/tmp/d")
 	want := []string{
-		"PATH=/bin", "OLLAMA_DEBUG=1",
+		"PATH=/bin", "OLLAMA_DEBUG=1", "OLLAMA_NUM_PARALLEL=1",
 		"OLLAMA_HOST=127.0.0.1:5", "OLLAMA_MODELS=/tmp/d/models", "OLLAMA_NO_CLOUD=1", "OLLAMA_NOHISTORY=1", "HOME=/tmp/d/home",
 	}
 	if !slices.Equal(env, want) {
