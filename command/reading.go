@@ -57,7 +57,7 @@ type failure struct {
 // state is where a branch stands.
 type state struct {
 	i       int // next token
-	cur     int // field whose value is being read; -1 none
+	cur     int // field whose value is being read; -1 none (only keywords may come)
 	from    int // first token of its value
 	given   []slot
 	penalty int // keywords read in another case than the phrase's capitals
@@ -187,7 +187,7 @@ func (r *reader) walk(st state) {
 	if forced {
 		return // a keyword in capitals in a command in capitals is a keyword
 	}
-	if st.cur >= 0 && r.spec.Fields[st.cur].Kind != Flag {
+	if st.cur >= 0 {
 		if len(kws) > 0 && r.hopeless(st, kws) {
 			return
 		}
@@ -269,7 +269,7 @@ func (r *reader) open(st state, f, at int) (state, *Error) {
 	st.from = st.i
 	if fd.Kind == Flag {
 		st.given = append(st.given, slot{field: f, from: st.from, to: st.from, value: strings.Join(r.spec.keywords[f], " ")})
-		st.cur = -2 // a flag takes no value; stray words after it are errors
+		st.cur = -1 // a flag takes no value: words after it are stray
 	}
 	return st, nil
 }

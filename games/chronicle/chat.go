@@ -28,6 +28,7 @@ type Session struct {
 const help = `Type a message and press Enter; the model answers. Lines that start with
 CREATE PERIOD, CREATE EVENT or CREATE PALETTE are commands, yours or the model's.
 For a message of several lines, type """ on a line, the lines, then """ again.
+When your own commands are rejected, the model is not asked: fix them, or write on.
 
   /timeline     show the timeline
   /play         end setup and start play (both bookends must exist)

@@ -13,12 +13,12 @@ import (
 
 // Errors of the message actions and phase changes, for errors.Is.
 var (
-	ErrNoMessage  = errors.New("no such message")
-	ErrNotModel   = errors.New("not a model message")
-	ErrApplied    = errors.New("message already applied")
-	ErrNoCommands = errors.New("message has no commands")
-	ErrPhase      = errors.New("not allowed in this phase")
-	ErrNotChron   = errors.New("not a chronicle simulation")
+	ErrNoMessage    = errors.New("no such message")
+	ErrNotModel     = errors.New("not a model message")
+	ErrApplied      = errors.New("message already applied")
+	ErrNoCommands   = errors.New("message has no commands")
+	ErrPhase        = errors.New("not allowed in this phase")
+	ErrNotChronicle = errors.New("not a chronicle simulation")
 )
 
 // Game is one chronicle: its simulation, its conversation and the timeline
@@ -48,7 +48,7 @@ func Open(dir string) (*Game, error) {
 	}
 	yaml := filepath.Join(dir, "simulation.yaml")
 	if sim.Kind != world.KindChronicle {
-		return nil, fmt.Errorf("%s: kind %q: %w (set kind: chronicle)", yaml, sim.Kind, ErrNotChron)
+		return nil, fmt.Errorf("%s: kind %q: %w (set kind: chronicle)", yaml, sim.Kind, ErrNotChronicle)
 	}
 	if strings.TrimSpace(sim.Premise) == "" {
 		return nil, fmt.Errorf("%s: missing premise: a chronicle's premise is the big picture of its history", yaml)

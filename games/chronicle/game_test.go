@@ -90,7 +90,7 @@ func TestOpenErrors(t *testing.T) {
 	}{
 		{"no folder", nil, "cannot open simulation folder", nil},
 		{"not a chronicle", map[string]string{"simulation.yaml": "id: x\nkind: conquest\ntitle: X\n"},
-			`kind "conquest": not a chronicle simulation (set kind: chronicle)`, ErrNotChron},
+			`kind "conquest": not a chronicle simulation (set kind: chronicle)`, ErrNotChronicle},
 		{"no premise", map[string]string{"simulation.yaml": "id: x\nkind: chronicle\ntitle: X\n"},
 			"missing premise: a chronicle's premise is the big picture of its history", nil},
 		{"corrupt file", map[string]string{"simulation.yaml": simYAML, FileName: "{"}, "chronicle.json: unexpected EOF", nil},

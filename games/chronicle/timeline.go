@@ -1,6 +1,7 @@
 package chronicle
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -166,7 +167,7 @@ func (t *Timeline) Validate() error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s", strings.Join(errs, "; "))
+	return errors.New(strings.Join(errs, "; "))
 }
 
 func checkNamed(bad func(string, ...any), at, name string, tone Tone) {
