@@ -92,33 +92,13 @@ func newExportCmd(io *IOStreams, g *globals) *cobra.Command {
 			if format != "json" {
 				return usageErrorf("--format %q: only json is supported", format)
 			}
-			ctx := cmd.Context()
 			sim, err := world.Load(args[0])
 			if err != nil {
 				return usageError(err)
 			}
-			st, err := openExisting(ctx, args[0])
+			state, err := stateAt(cmd.Context(), sim, args[0], tick, cmd.Flags().Changed("tick"))
 			if err != nil {
 				return err
-			}
-			last := 0
-			if st != nil {
-				defer st.Close()
-				if last, err = st.LastTick(ctx); err != nil {
-					return err
-				}
-			}
-			if !cmd.Flags().Changed("tick") {
-				tick = last
-			}
-			if tick < 0 || tick > last {
-				return usageErrorf("--tick %d: no such tick (committed ticks: 0..%d; 0 is the authored state)", tick, last)
-			}
-			state := sim.InitialState()
-			if tick > 0 {
-				if state, err = st.State(ctx, tick); err != nil {
-					return err
-				}
 			}
 			return writeJSON(io, state)
 		},
@@ -149,6 +129,33 @@ func newResetCmd(io *IOStreams, _ *globals) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// stateAt returns the world state of dir at tick, or at the latest committed
+// tick when tickSet is false; tick 0 is the authored state. Nothing is
+// created when no run has committed yet.
+func stateAt(ctx context.Context, sim *world.Simulation, dir string, tick int, tickSet bool) (*world.State, error) {
+	st, err := openExisting(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	last := 0
+	if st != nil {
+		defer st.Close()
+		if last, err = st.LastTick(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if !tickSet {
+		tick = last
+	}
+	if tick < 0 || tick > last {
+		return nil, usageErrorf("--tick %d: no such tick (committed ticks: 0..%d; 0 is the authored state)", tick, last)
+	}
+	if tick == 0 {
+		return sim.InitialState(), nil
+	}
+	return st.State(ctx, tick)
 }
 
 func writeJSON(io *IOStreams, v any) error {

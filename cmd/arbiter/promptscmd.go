@@ -27,7 +27,6 @@ tick, or --tick N. The simulation's prompts/ overrides apply. For resolution, th
 characters' current external_intent stands in for this tick's intentions.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
 			dir := args[0]
 			sim, pr, err := openWorld(dir)
 			if err != nil {
@@ -36,30 +35,9 @@ characters' current external_intent stands in for this tick's intentions.`,
 			if part != "system" && part != "user" && part != "both" {
 				return usageErrorf("--part %q: must be system, user or both", part)
 			}
-			st := sim.InitialState()
-			db, err := openExisting(ctx, dir)
+			st, err := stateAt(cmd.Context(), sim, dir, tick, cmd.Flags().Changed("tick"))
 			if err != nil {
 				return err
-			}
-			if db != nil {
-				defer db.Close()
-				last, err := db.LastTick(ctx)
-				if err != nil {
-					return err
-				}
-				if !cmd.Flags().Changed("tick") {
-					tick = last
-				}
-				if tick < 0 || tick > last {
-					return usageErrorf("--tick %d: no such tick (committed ticks: 0..%d)", tick, last)
-				}
-				if tick > 0 {
-					if st, err = db.State(ctx, tick); err != nil {
-						return err
-					}
-				}
-			} else if tick != 0 {
-				return usageErrorf("--tick %d: no tick committed yet (only 0, the authored state)", tick)
 			}
 
 			var system, user string

@@ -21,33 +21,7 @@ func TestKillBetweenTicksLosesNothing(t *testing.T) {
 		t.Skip("starts a subprocess")
 	}
 	cleanEnv(t)
-	const perTick = 11 // 6 characters + 5 locations
-	inFlight := make(chan struct{}, 1)
-	srv := fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
-		if c.N > perTick { // tick 2: hold every call until the process dies
-			select {
-			case inFlight <- struct{}{}:
-			default:
-			}
-			return openaitest.Hang()
-		}
-		return openaitest.FromSchema(nil)(c)
-	})
-	sim := demoCopy(t)
-
-	cmd := exec.Command(os.Args[0], "run", sim, "--ticks", "3")
-	cmd.Env = append(os.Environ(), "ARBITER_TEST_MAIN=1", "OPENAI_BASE_URL="+srv.URL, "ARBITER_LLM_MODEL=test-model")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-inFlight:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("tick 2 never started; stderr:\n%s", stderr.String())
-	}
+	sim, cmd, _, _ := startHeldInTick2(t)
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -89,32 +63,7 @@ func TestCtrlCRollsBackTickInFlight(t *testing.T) {
 		t.Skip("starts a subprocess")
 	}
 	cleanEnv(t)
-	const perTick = 11
-	inFlight := make(chan struct{}, 1)
-	srv := fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
-		if c.N > perTick {
-			select {
-			case inFlight <- struct{}{}:
-			default:
-			}
-			return openaitest.Hang()
-		}
-		return openaitest.FromSchema(nil)(c)
-	})
-	sim := demoCopy(t)
-	cmd := exec.Command(os.Args[0], "run", sim, "--ticks", "3")
-	cmd.Env = append(os.Environ(), "ARBITER_TEST_MAIN=1", "OPENAI_BASE_URL="+srv.URL, "ARBITER_LLM_MODEL=test-model")
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-inFlight:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("tick 2 never started; stderr:\n%s", stderr.String())
-	}
+	sim, cmd, stdout, stderr := startHeldInTick2(t)
 	cmd.Process.Signal(os.Interrupt)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -138,4 +87,40 @@ func TestCtrlCRollsBackTickInFlight(t *testing.T) {
 	if last, _ := db.LastTick(context.Background()); last != 1 {
 		t.Errorf("last tick %d after Ctrl-C in tick 2, want 1", last)
 	}
+}
+
+// perTick is the number of model calls of a demo-sim tick: 6 characters + 5 locations.
+const perTick = 11
+
+// startHeldInTick2 starts `arbiter run demo-sim --ticks 3` as a real process
+// against a model that answers tick 1 and holds every call of tick 2, and
+// returns once tick 2 is in flight.
+func startHeldInTick2(t *testing.T) (sim string, cmd *exec.Cmd, stdout, stderr *strings.Builder) {
+	t.Helper()
+	inFlight := make(chan struct{}, 1)
+	srv := fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
+		if c.N > perTick {
+			select {
+			case inFlight <- struct{}{}:
+			default:
+			}
+			return openaitest.Hang()
+		}
+		return openaitest.FromSchema(nil)(c)
+	})
+	sim = demoCopy(t)
+	cmd = exec.Command(os.Args[0], "run", sim, "--ticks", "3")
+	cmd.Env = append(os.Environ(), "ARBITER_TEST_MAIN=1", "OPENAI_BASE_URL="+srv.URL, "ARBITER_LLM_MODEL=test-model")
+	stdout, stderr = &strings.Builder{}, &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-inFlight:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("tick 2 never started; stderr:\n%s", stderr.String())
+	}
+	return sim, cmd, stdout, stderr
 }
