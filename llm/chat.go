@@ -2,8 +2,6 @@ package llm
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -50,22 +48,8 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (res ChatResult) {
 	for i, m := range req.Messages {
 		cr.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
 	}
-	if errors.Is(openai.NewReasoningValidator().Validate(cr), openai.ErrReasoningModelMaxTokensDeprecated) {
-		cr.MaxCompletionTokens, cr.MaxTokens = cr.MaxTokens, 0
-	}
-
-	var resp openai.ChatCompletionResponse
-	n, callErr := c.retry(ctx, c.log.With("entity", req.EntityKey), func(ctx context.Context) error {
-		r, err := c.oa.CreateChatCompletion(ctx, cr)
-		if err != nil {
-			return err
-		}
-		u := usageOf(r.Usage)
-		res.Usage = res.Usage.Add(u)
-		c.usage.add(u)
-		resp = r
-		return nil
-	})
+	resp, n, usage, callErr := c.create(ctx, c.log.With("entity", req.EntityKey), cr)
+	res.Usage = usage
 	res.Attempts = n
 	if callErr != nil {
 		res.Err = callErr
@@ -82,18 +66,11 @@ func chatAnswer(resp openai.ChatCompletionResponse, maxTokens, attempts int) (st
 		return "", &Error{Kind: KindUnknown, Attempts: attempts, Message: "answer has no choices"}
 	}
 	ch := resp.Choices[0]
-	switch {
-	case ch.Message.Refusal != "":
-		return "", &Error{Kind: KindRefusal, Attempts: attempts, Message: "model refused: " + oneLine(ch.Message.Refusal)}
-	case ch.FinishReason == openai.FinishReasonContentFilter:
-		return "", &Error{Kind: KindRefusal, Attempts: attempts, Message: "answer withheld by the server's content filter"}
-	case ch.FinishReason == openai.FinishReasonLength:
-		e := &Error{Kind: KindTruncated, Attempts: attempts, Message: "answer cut off at the token limit, finish_reason=length",
-			Hint: "raise max_tokens"}
-		if maxTokens > 0 {
-			e.Hint = fmt.Sprintf("max_tokens=%d; raise it", maxTokens)
-		}
+	if e := stopError(ch.Message.Refusal, ch.FinishReason, maxTokens); e != nil {
+		e.Attempts = attempts
 		return "", e
+	}
+	switch {
 	case ch.Message.Content == "" && len(ch.Message.ToolCalls) > 0:
 		return "", &Error{Kind: KindUnknown, Attempts: attempts, Message: "answer is a tool call instead of a message"}
 	case ch.Message.Content == "":

@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -185,27 +184,7 @@ func (c *Client) send(ctx context.Context, log *slog.Logger, req Request, msgs [
 	for i, m := range msgs {
 		cr.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
 	}
-	// max_tokens is what Ollama, vLLM and llama.cpp understand; OpenAI's
-	// reasoning models accept only max_completion_tokens.
-	if errors.Is(openai.NewReasoningValidator().Validate(cr), openai.ErrReasoningModelMaxTokensDeprecated) {
-		cr.MaxCompletionTokens, cr.MaxTokens = cr.MaxTokens, 0
-	}
-
-	var (
-		resp  openai.ChatCompletionResponse
-		usage Usage
-	)
-	n, err := c.retry(ctx, log, func(ctx context.Context) error {
-		r, err := c.oa.CreateChatCompletion(ctx, cr)
-		if err != nil {
-			return err
-		}
-		u := usageOf(r.Usage)
-		usage = usage.Add(u)
-		c.usage.add(u)
-		resp = r
-		return nil
-	})
+	resp, n, usage, err := c.create(ctx, log, cr)
 	if err != nil {
 		return answer{}, n, usage, err
 	}

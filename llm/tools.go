@@ -77,18 +77,8 @@ func (c *Client) CompleteTools(ctx context.Context, req ToolRequest) (res ToolRe
 		return res
 	}
 	log := c.log.With("entity", req.EntityKey, "phase", req.Phase, "tick", req.Tick)
-	var resp openai.ChatCompletionResponse
-	n, callErr := c.retry(ctx, log, func(ctx context.Context) error {
-		r, err := c.oa.CreateChatCompletion(ctx, cr)
-		if err != nil {
-			return err
-		}
-		u := usageOf(r.Usage)
-		res.Usage = res.Usage.Add(u)
-		c.usage.add(u)
-		resp = r
-		return nil
-	})
+	resp, n, usage, callErr := c.create(ctx, log, cr)
+	res.Usage = usage
 	res.Attempts = n
 	if callErr != nil {
 		callErr.Attempts = n
@@ -100,13 +90,9 @@ func (c *Client) CompleteTools(ctx context.Context, req ToolRequest) (res ToolRe
 		return res
 	}
 	ch := resp.Choices[0]
-	switch {
-	case ch.Message.Refusal != "":
-		res.Err = &Error{Kind: KindRefusal, Attempts: n, Message: "model refused: " + oneLine(ch.Message.Refusal)}
-		return res
-	case ch.FinishReason == openai.FinishReasonLength:
-		res.Err = &Error{Kind: KindTruncated, Attempts: n, Message: "answer cut off at the token limit, finish_reason=length",
-			Hint: fmt.Sprintf("max_tokens=%d; raise it", req.Params.MaxTokens)}
+	if e := stopError(ch.Message.Refusal, ch.FinishReason, req.Params.MaxTokens); e != nil {
+		e.Attempts = n
+		res.Err = e
 		return res
 	}
 	res.Message = Message{Role: openai.ChatMessageRoleAssistant, Content: ch.Message.Content}

@@ -34,18 +34,7 @@ type answer struct {
 // Markdown code fence is accepted (small local models add them); nothing else
 // is forgiven.
 func checkAnswer(schema *jsonschema.Schema, schemaName string, a answer) (json.RawMessage, *Error) {
-	if a.refusal != "" {
-		return nil, &Error{Kind: KindRefusal, Message: "model refused: " + oneLine(a.refusal)}
-	}
-	switch a.finish {
-	case openai.FinishReasonContentFilter:
-		return nil, &Error{Kind: KindRefusal, Message: "answer withheld by the server's content filter"}
-	case openai.FinishReasonLength:
-		e := &Error{Kind: KindTruncated, Message: "answer cut off at the token limit, finish_reason=length",
-			Hint: "raise max_tokens of this phase"}
-		if a.maxTokens > 0 {
-			e.Hint = fmt.Sprintf("max_tokens=%d; raise max_tokens of this phase", a.maxTokens)
-		}
+	if e := stopError(a.refusal, a.finish, a.maxTokens); e != nil {
 		return nil, e
 	}
 	text := stripFence(a.content)

@@ -1,0 +1,57 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// create sends one chat completion with the client's retries and counts its
+// usage; every kind of call (structured, plain chat, tools) goes through it.
+// It returns the response, the attempts made, the usage of every answer
+// received, and the classified error.
+func (c *Client) create(ctx context.Context, log *slog.Logger, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, Usage, *Error) {
+	// max_tokens is what Ollama, vLLM and llama.cpp understand; OpenAI's
+	// reasoning models accept only max_completion_tokens.
+	if errors.Is(openai.NewReasoningValidator().Validate(cr), openai.ErrReasoningModelMaxTokensDeprecated) {
+		cr.MaxCompletionTokens, cr.MaxTokens = cr.MaxTokens, 0
+	}
+	var (
+		resp  openai.ChatCompletionResponse
+		usage Usage
+	)
+	n, err := c.retry(ctx, log, func(ctx context.Context) error {
+		r, err := c.oa.CreateChatCompletion(ctx, cr)
+		if err != nil {
+			return err
+		}
+		u := usageOf(r.Usage)
+		usage = usage.Add(u)
+		c.usage.add(u)
+		resp = r
+		return nil
+	})
+	return resp, n, usage, err
+}
+
+// stopError is the error of an answer the model did not finish on its own
+// terms: a refusal, the content filter, or the token limit; nil otherwise.
+func stopError(refusal string, finish openai.FinishReason, maxTokens int) *Error {
+	switch {
+	case refusal != "":
+		return &Error{Kind: KindRefusal, Message: "model refused: " + oneLine(refusal)}
+	case finish == openai.FinishReasonContentFilter:
+		return &Error{Kind: KindRefusal, Message: "answer withheld by the server's content filter"}
+	case finish == openai.FinishReasonLength:
+		e := &Error{Kind: KindTruncated, Message: "answer cut off at the token limit, finish_reason=length",
+			Hint: "raise max_tokens"}
+		if maxTokens > 0 {
+			e.Hint = fmt.Sprintf("max_tokens=%d; raise it", maxTokens)
+		}
+		return e
+	}
+	return nil
+}
