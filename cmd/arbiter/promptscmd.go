@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -44,12 +45,12 @@ characters' current external_intent stands in for this tick's intentions.`,
 			switch phase {
 			case phases.PhaseIntention:
 				if sim.Character(entity) == nil {
-					return usageErrorf("--entity %q: no such character in %s (characters: %s)", entity, sim.ID, ids(sim.Characters))
+					return usageErrorf("--entity %q: no such character in %s (characters: %s)", entity, sim.ID, joinIDs(sim.Characters, func(c *world.Character) string { return c.ID }))
 				}
 				system, user, err = renderIntention(pr, sim, st, entity)
 			case phases.PhaseResolution:
 				if sim.Location(entity) == nil {
-					return usageErrorf("--entity %q: no such location in %s (locations: %s)", entity, sim.ID, locationIDs(sim.Locations))
+					return usageErrorf("--entity %q: no such location in %s (locations: %s)", entity, sim.ID, joinIDs(sim.Locations, func(l *world.Location) string { return l.ID }))
 				}
 				intentions := map[string]string{}
 				for id, cs := range st.Characters {
@@ -90,24 +91,11 @@ characters' current external_intent stands in for this tick's intentions.`,
 	return cmd
 }
 
-func ids(cs []*world.Character) string {
-	s := ""
-	for i, c := range cs {
-		if i > 0 {
-			s += ", "
-		}
-		s += c.ID
+// joinIDs lists the ids of items for an error message, e.g. "hall, garden".
+func joinIDs[T any](items []T, id func(T) string) string {
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = id(it)
 	}
-	return s
-}
-
-func locationIDs(ls []*world.Location) string {
-	s := ""
-	for i, l := range ls {
-		if i > 0 {
-			s += ", "
-		}
-		s += l.ID
-	}
-	return s
+	return strings.Join(ids, ", ")
 }
