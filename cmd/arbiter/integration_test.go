@@ -125,3 +125,38 @@ func TestIntegrationDoctor(t *testing.T) {
 	}
 	t.Logf("doctor:\n%s", out)
 }
+
+// TestIntegrationChronicleChat plays three turns of the chronicle through
+// `arbiter chat` with the model seat on the real server: every turn ends in a
+// model message (applied, or rejected with its parsing error) or in the
+// model-call failure line, nothing crashes, and the conversation is saved and
+// reloads. The local test model writes stories, not commands, and rarely
+// stops before max_tokens, so which of those happens is logged, not asserted.
+func TestIntegrationChronicleChat(t *testing.T) {
+	realModel(t)
+	sim := chronicleCopy(t)
+	input := strings.Join([]string{
+		"Let's set up the bookends of our history.",
+		"CREATE PERIOD The First Fire FIRST TONE light DESCRIPTION A fire on the cliffs.",
+		"What should come last?",
+		"/timeline",
+		"/quit",
+	}, "\n")
+	code, out, errOut := arbiterIn(t, input, "chat", sim, "--max-tokens", "120")
+	if code != 0 {
+		t.Fatalf("chat exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	turns := strings.Count(out, "model:\n") + strings.Count(out, "Model call failed")
+	if turns < 2 {
+		t.Errorf("%d model turns in the chat, want one per person message that asked the model (2+):\n%s", turns, out)
+	}
+	if !strings.Contains(out, `created light period "The First Fire"`) {
+		t.Errorf("the person's own command was not applied:\n%s", out)
+	}
+	t.Logf("model messages: %d, parsing errors: %d, failed calls: %d",
+		strings.Count(out, "model:\n"), strings.Count(out, "Command parsing error"), strings.Count(out, "Model call failed"))
+	code, show, _ := arbiter(t, "chronicle", "show", sim)
+	if code != 0 || !strings.Contains(show, "The First Fire (light, FIRST bookend)") {
+		t.Errorf("the saved chronicle does not reload: exit %d\n%s", code, show)
+	}
+}

@@ -375,3 +375,15 @@ func TestSchemasCheck(t *testing.T) {
 		t.Errorf("check after generate: exit %d", code)
 	}
 }
+
+func TestValidateChronicle(t *testing.T) {
+	cleanEnv(t)
+	sim := chronicleCopy(t)
+	if code, out, errOut := arbiter(t, "validate", sim); code != 0 || !strings.Contains(out, "ok: chronicle-demo (chronicle)") {
+		t.Errorf("validate chronicle-demo: exit %d\n%s%s", code, out, errOut)
+	}
+	os.WriteFile(filepath.Join(sim, "chronicle.json"), []byte("{not json"), 0o644)
+	if code, out, _ := arbiter(t, "validate", sim); code != ExitUsage || !strings.Contains(out, "chronicle.json") {
+		t.Errorf("validate with a broken chronicle.json: exit %d\n%s", code, out)
+	}
+}

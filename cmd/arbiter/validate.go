@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/arbiter-sim/arbiter/games/chronicle"
 	"github.com/arbiter-sim/arbiter/phases"
 	"github.com/arbiter-sim/arbiter/prompts"
 	"github.com/arbiter-sim/arbiter/world"
@@ -20,9 +21,7 @@ func newValidateCmd(io *IOStreams, g *globals) *cobra.Command {
 			dir := args[0]
 			problems := world.Lint(dir)
 			if len(problems) == 0 {
-				if _, _, err := openWorld(dir); err != nil {
-					problems = append(problems, errors.Unwrap(err))
-				}
+				problems = append(problems, lintKind(dir)...)
 			}
 			if g.json {
 				msgs := make([]string, len(problems))
@@ -42,11 +41,35 @@ func newValidateCmd(io *IOStreams, g *globals) *cobra.Command {
 			}
 			if !g.json {
 				sim, _ := world.Load(dir)
-				fmt.Fprintf(io.Out, "ok: %s (%d characters, %d locations)\n", sim.ID, len(sim.Characters), len(sim.Locations))
+				if sim.Kind == world.KindNarrative {
+					fmt.Fprintf(io.Out, "ok: %s (%d characters, %d locations)\n", sim.ID, len(sim.Characters), len(sim.Locations))
+				} else {
+					fmt.Fprintf(io.Out, "ok: %s (%s)\n", sim.ID, sim.Kind)
+				}
 			}
 			return nil
 		},
 	}
+}
+
+// lintKind checks what the simulation's kind adds to the common files: the
+// prompt templates of a narrative, the saved game of a chronicle.
+func lintKind(dir string) []error {
+	sim, err := world.Load(dir)
+	if err != nil {
+		return []error{err}
+	}
+	switch sim.Kind {
+	case world.KindNarrative:
+		if _, _, err := openWorld(dir); err != nil {
+			return []error{errors.Unwrap(err)}
+		}
+	case world.KindChronicle:
+		if _, err := chronicle.Open(dir); err != nil {
+			return []error{err}
+		}
+	}
+	return nil
 }
 
 // lintPrompts renders every template for every entity of the authored state,
