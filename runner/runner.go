@@ -78,6 +78,10 @@ const (
 	StopError       = "error"
 )
 
+// ErrStateMismatch is returned when the last committed state no longer fits
+// the simulation's files (a character or location was renamed or removed).
+var ErrStateMismatch = errors.New("run state does not fit the simulation files")
+
 // ErrInterrupted is returned when the context was canceled: the run stopped
 // between ticks or rolled back the tick in flight.
 var ErrInterrupted = errors.New("interrupted")
@@ -175,7 +179,7 @@ func (r *Runner) loadState(ctx context.Context, last int) (*world.State, error) 
 		return nil, fmt.Errorf("load state of tick %d: %w", last, err)
 	}
 	if err := st.Validate(r.Sim); err != nil {
-		return nil, fmt.Errorf("state of tick %d no longer fits the simulation files (run `arbiter reset` to start over): %w", last, err)
+		return nil, fmt.Errorf("%w: state of tick %d (edited since the run? `arbiter reset` starts over): %w", ErrStateMismatch, last, err)
 	}
 	return st, nil
 }

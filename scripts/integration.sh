@@ -6,7 +6,7 @@
 # with the reason when neither can be had.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-go test -tags integration -count=1 -timeout 40m -v -run 'Integration|Phase2aRealLLM|Server|Stop|ForTest' ./... 2>&1 |
+go test -tags integration -count=1 -timeout 40m -v ./... 2>&1 |
   tee "${ARBITER_INTEGRATION_LOG:-/dev/null}" |
   grep -E '^(=== RUN|--- |\s+--- |ok |FAIL|PASS|panic:)|FIGURES|localmodel:|SKIP|skip' || true
 exit "${PIPESTATUS[0]}"

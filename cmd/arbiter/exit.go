@@ -42,6 +42,8 @@ func exitCode(err error) int {
 		return ExitOK
 	case errors.As(err, &ee):
 		return ee.code
+	case errors.Is(err, runner.ErrStateMismatch):
+		return ExitUsage
 	case errors.Is(err, runner.ErrInterrupted):
 		return ExitInterrupted
 	case errors.As(err, new(*runner.QuorumError)):

@@ -155,7 +155,14 @@ func stateAt(ctx context.Context, sim *world.Simulation, dir string, tick int, t
 	if tick == 0 {
 		return sim.InitialState(), nil
 	}
-	return st.State(ctx, tick)
+	state, err := st.State(ctx, tick)
+	if err != nil {
+		return nil, err
+	}
+	if err := state.Validate(sim); err != nil {
+		return nil, usageErrorf("state of tick %d no longer fits the files of %s (edited since the run? `arbiter reset` starts over): %v", tick, dir, err)
+	}
+	return state, nil
 }
 
 func writeJSON(io *IOStreams, v any) error {

@@ -387,3 +387,31 @@ func TestValidateChronicle(t *testing.T) {
 		t.Errorf("validate with a broken chronicle.json: exit %d\n%s", code, out)
 	}
 }
+
+// TestEditedFilesAfterARun: renaming a location after a run makes run, export
+// and prompts render stop with one message that says how to start over.
+func TestEditedFilesAfterARun(t *testing.T) {
+	cleanEnv(t)
+	fakeModel(t, nil)
+	sim := demoCopy(t)
+	if code, out, errOut := arbiter(t, "run", sim); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	b, _ := os.ReadFile(filepath.Join(sim, "locations", "undercroft.yaml"))
+	os.WriteFile(filepath.Join(sim, "locations", "undercroft.yaml"), []byte(strings.Replace(string(b), "id: undercroft", "id: crypt", 1)), 0o644)
+	for _, f := range []string{"lock.yaml"} {
+		p := filepath.Join(sim, "locations", f)
+		b, _ := os.ReadFile(p)
+		os.WriteFile(p, []byte(strings.ReplaceAll(string(b), "undercroft", "crypt")), 0o644)
+	}
+	for _, args := range [][]string{
+		{"run", sim},
+		{"export", sim},
+		{"prompts", "render", sim, "--phase", "resolution", "--entity", "lock"},
+	} {
+		code, _, errOut := arbiter(t, args...)
+		if code != ExitUsage || !strings.Contains(errOut, "arbiter reset") || !strings.Contains(errOut, `"undercroft"`) {
+			t.Errorf("%v: exit %d, want %d with a reset hint:\n%s", args[0], code, ExitUsage, errOut)
+		}
+	}
+}
