@@ -77,7 +77,7 @@ func (r *Runner) tick(ctx context.Context, st *world.State, target int) (*world.
 	emit(stateEntry(tick, StateApply))
 	next, applyErrs := phases.Apply(r.Sim, st, rr.Outputs)
 	for _, ae := range applyErrs {
-		r.logger().Error("apply: update skipped: "+ae.Error(),
+		r.logger().Error("update skipped: "+ae.Error(), "phase", "apply",
 			"tick", ae.Tick, "location", ae.LocationID, "character", ae.CharacterID, "reason", ae.Reason)
 	}
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -31,9 +32,9 @@ func newStatusCmd(io *IOStreams, g *globals) *cobra.Command {
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			sim, err := world.Load(args[0])
+			sim, err := loadNarrative(args[0])
 			if err != nil {
-				return usageError(err)
+				return err
 			}
 			st, err := openExisting(ctx, args[0])
 			if err != nil {
@@ -92,9 +93,9 @@ func newExportCmd(io *IOStreams, g *globals) *cobra.Command {
 			if format != "json" {
 				return usageErrorf("--format %q: only json is supported", format)
 			}
-			sim, err := world.Load(args[0])
+			sim, err := loadNarrative(args[0])
 			if err != nil {
-				return usageError(err)
+				return err
 			}
 			state, err := stateAt(cmd.Context(), sim, args[0], tick, cmd.Flags().Changed("tick"))
 			if err != nil {
@@ -128,6 +129,23 @@ func newResetCmd(io *IOStreams, _ *globals) *cobra.Command {
 			fmt.Fprintf(io.Out, "deleted %s\n", path)
 			return nil
 		},
+	}
+}
+
+// loadNarrative loads a simulation that ticks (kind narrative); any other
+// kind is a usage error that names the command for it.
+func loadNarrative(dir string) (*world.Simulation, error) {
+	sim, err := world.Load(dir)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	switch sim.Kind {
+	case world.KindNarrative:
+		return sim, nil
+	case world.KindChronicle:
+		return nil, usageErrorf("%s is a chronicle, not a narrative simulation: see `arbiter chronicle show %s` and `arbiter chat %s`", dir, dir, dir)
+	default:
+		return nil, usageErrorf("%s: kind %q cannot be run as a narrative simulation", filepath.Join(dir, "simulation.yaml"), sim.Kind)
 	}
 }
 

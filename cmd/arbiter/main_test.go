@@ -415,3 +415,14 @@ func TestEditedFilesAfterARun(t *testing.T) {
 		}
 	}
 }
+
+func TestNarrativeCommandsOnAChronicle(t *testing.T) {
+	cleanEnv(t)
+	sim := chronicleCopy(t)
+	for _, args := range [][]string{{"run", sim}, {"status", sim}, {"export", sim}, {"prompts", "render", sim, "--phase", "intention", "--entity", "x"}} {
+		code, _, errOut := arbiter(t, args...)
+		if code != ExitUsage || !strings.Contains(errOut, "is a chronicle") || !strings.Contains(errOut, "arbiter chronicle show") {
+			t.Errorf("%s on a chronicle: exit %d\n%s", args[0], code, errOut)
+		}
+	}
+}

@@ -67,12 +67,9 @@ func newRunCmd(io *IOStreams, g *globals) *cobra.Command {
 // openWorld loads and checks a simulation and its prompts; any problem is a
 // usage error naming the file.
 func openWorld(dir string) (*world.Simulation, *prompts.Renderer, error) {
-	sim, err := world.Load(dir)
+	sim, err := loadNarrative(dir)
 	if err != nil {
-		return nil, nil, usageError(err)
-	}
-	if sim.Kind != "narrative" {
-		return nil, nil, usageErrorf("%s: kind %q cannot be run as a narrative simulation", filepath.Join(dir, "simulation.yaml"), sim.Kind)
+		return nil, nil, err
 	}
 	pr, err := prompts.New(dir)
 	if err != nil {
