@@ -21,13 +21,13 @@ var chatFlags = map[string]string{
 	"model":        "llm.model",
 	"timeout":      "llm.timeout",
 	"max-attempts": "llm.max_attempts",
+	"chat-model":   "chronicle.model",
+	"temperature":  "chronicle.temperature",
+	"max-tokens":   "chronicle.max_tokens",
+	"window":       "chronicle.window",
 }
 
 func newChatCmd(ios *IOStreams, g *globals) *cobra.Command {
-	var (
-		temperature float32
-		maxTokens   int
-	)
 	cmd := &cobra.Command{
 		Use:   "chat <simulation-dir>",
 		Short: "Build a chronicle's history with a model, in an interactive terminal chat",
@@ -40,12 +40,6 @@ The conversation and the timeline are saved in the simulation's chronicle.json
 after every message.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if temperature < 0 || temperature > 2 {
-				return usageErrorf("--temperature must be within 0..2, got %g", temperature)
-			}
-			if maxTokens < 1 {
-				return usageErrorf("--max-tokens must be at least 1, got %d", maxTokens)
-			}
 			cfg, err := loadConfig(g.configFile, cmd.Flags(), chatFlags)
 			if err != nil {
 				return err
@@ -54,6 +48,7 @@ after every message.`,
 			if err != nil {
 				return usageError(err)
 			}
+			game.Window = cfg.Chronicle.Window
 			ccfg, err := cfg.clientConfig()
 			if err != nil {
 				return err
@@ -66,7 +61,7 @@ after every message.`,
 			s := &chronicle.Session{
 				Game:      game,
 				Client:    client,
-				Params:    cfg.params(PhaseConfig{Temperature: temperature, MaxTokens: maxTokens}),
+				Params:    cfg.params(cfg.Chronicle.phase()),
 				In:        ios.In,
 				Out:       ios.Out,
 				Clipboard: takesOSC52(ios.Out),
@@ -83,8 +78,10 @@ after every message.`,
 	f.String("model", "", "model to chat with (llm.model)")
 	f.Duration("timeout", 0, "timeout of one model call attempt (llm.timeout)")
 	f.Int("max-attempts", 0, "attempts per call for transient errors (llm.max_attempts)")
-	f.Float32Var(&temperature, "temperature", 0.8, "sampling temperature of the model's messages")
-	f.IntVar(&maxTokens, "max-tokens", 1000, "longest model message, in tokens")
+	f.String("chat-model", "", "model of the chat when it differs from llm.model (chronicle.model)")
+	f.Float32("temperature", 0, "sampling temperature of the model's messages (chronicle.temperature, default 0.8)")
+	f.Int("max-tokens", 0, "longest model message, in tokens (chronicle.max_tokens, default 1000)")
+	f.Int("window", 0, "latest messages sent to the model each turn, 0 for all (chronicle.window, default 40)")
 	return cmd
 }
 

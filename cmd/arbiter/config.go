@@ -18,9 +18,20 @@ import (
 // lowest first: built-in defaults, OPENAI_API_KEY/OPENAI_BASE_URL, config.yaml,
 // ARBITER_* variables, flags.
 type Config struct {
-	LLM    LLMConfig    `mapstructure:"llm" yaml:"llm" json:"llm"`
-	Phases PhasesConfig `mapstructure:"phases" yaml:"phases" json:"phases"`
-	Run    RunConfig    `mapstructure:"run" yaml:"run" json:"run"`
+	LLM       LLMConfig       `mapstructure:"llm" yaml:"llm" json:"llm"`
+	Phases    PhasesConfig    `mapstructure:"phases" yaml:"phases" json:"phases"`
+	Run       RunConfig       `mapstructure:"run" yaml:"run" json:"run"`
+	Chronicle ChronicleConfig `mapstructure:"chronicle" yaml:"chronicle" json:"chronicle"`
+}
+
+// ChronicleConfig is the model seat of `arbiter chat`.
+type ChronicleConfig struct {
+	Model       string  `mapstructure:"model" yaml:"model" json:"model"`
+	Temperature float32 `mapstructure:"temperature" yaml:"temperature" json:"temperature"`
+	MaxTokens   int     `mapstructure:"max_tokens" yaml:"max_tokens" json:"max_tokens"`
+	// Window is how many of the latest messages go to the model each turn
+	// (0: all); the current timeline is always sent.
+	Window int `mapstructure:"window" yaml:"window" json:"window"`
 }
 
 // LLMConfig is the model endpoint and how calls to it behave.
@@ -48,6 +59,11 @@ type PhaseConfig struct {
 	MaxTokens   int     `mapstructure:"max_tokens" yaml:"max_tokens" json:"max_tokens"`
 }
 
+// phase is the chat's model settings in the form every phase has.
+func (c ChronicleConfig) phase() PhaseConfig {
+	return PhaseConfig{Model: c.Model, Temperature: c.Temperature, MaxTokens: c.MaxTokens}
+}
+
 // RunConfig bounds a run.
 type RunConfig struct {
 	PhaseTimeout time.Duration `mapstructure:"phase_timeout" yaml:"phase_timeout" json:"phase_timeout"`
@@ -71,6 +87,10 @@ var defaults = map[string]any{
 	"phases.resolution.model":       "",
 	"phases.resolution.temperature": 0.7,
 	"phases.resolution.max_tokens":  2048,
+	"chronicle.model":               "",
+	"chronicle.temperature":         0.8,
+	"chronicle.max_tokens":          1000,
+	"chronicle.window":              40,
 	"run.phase_timeout":             "0s",
 	"run.token_budget":              0,
 }
@@ -155,10 +175,11 @@ func (c *Config) validate() error {
 	check(c.LLM.RepairAttempts >= 0, "config llm.repair_attempts: must not be negative, got %d", c.LLM.RepairAttempts)
 	check(c.LLM.Concurrency >= 1, "config llm.concurrency: must be at least 1, got %d", c.LLM.Concurrency)
 	check(c.LLM.Depth >= 0, "config llm.depth: must not be negative, got %d", c.LLM.Depth)
-	for name, p := range map[string]PhaseConfig{"intention": c.Phases.Intention, "resolution": c.Phases.Resolution} {
-		check(p.Temperature >= 0 && p.Temperature <= 2, "config phases.%s.temperature: must be within 0..2, got %g", name, p.Temperature)
-		check(p.MaxTokens > 0, "config phases.%s.max_tokens: must be positive, got %d", name, p.MaxTokens)
+	for name, p := range map[string]PhaseConfig{"phases.intention": c.Phases.Intention, "phases.resolution": c.Phases.Resolution, "chronicle": c.Chronicle.phase()} {
+		check(p.Temperature >= 0 && p.Temperature <= 2, "config %s.temperature: must be within 0..2, got %g", name, p.Temperature)
+		check(p.MaxTokens > 0, "config %s.max_tokens: must be positive, got %d", name, p.MaxTokens)
 	}
+	check(c.Chronicle.Window >= 0, "config chronicle.window: must not be negative, got %d", c.Chronicle.Window)
 	check(c.Run.PhaseTimeout >= 0, "config run.phase_timeout: must not be negative")
 	check(c.Run.TokenBudget >= 0, "config run.token_budget: must not be negative")
 	return errors.Join(errs...)

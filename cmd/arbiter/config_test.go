@@ -63,8 +63,9 @@ func TestConfigPrecedence(t *testing.T) {
 	t.Setenv("ARBITER_LLM_MAX_ATTEMPTS", "5")
 	t.Setenv("ARBITER_LLM_CONCURRENCY", "3")
 	t.Setenv("ARBITER_PHASES_RESOLUTION_MAX_TOKENS", "999")
+	t.Setenv("ARBITER_CHRONICLE_WINDOW", "12")
 	c, _ = loadConfig(cfgFile, flags(), keys)
-	if c.LLM.Model != "env-model" || c.LLM.Timeout != 7*time.Second || c.LLM.MaxAttempts != 5 || c.LLM.Concurrency != 3 || c.Phases.Resolution.MaxTokens != 999 {
+	if c.LLM.Model != "env-model" || c.LLM.Timeout != 7*time.Second || c.LLM.MaxAttempts != 5 || c.LLM.Concurrency != 3 || c.Phases.Resolution.MaxTokens != 999 || c.Chronicle.Window != 12 {
 		t.Errorf("ARBITER_* over the file: %+v %+v", c.LLM, c.Phases.Resolution)
 	}
 

@@ -29,6 +29,9 @@ type Game struct {
 	ID         string
 	Title      string
 	BigPicture string
+	// Window is how many of the latest messages are sent to the model with
+	// each turn (0: all), so a long chat stays within the model's context.
+	Window int
 
 	dir    string
 	path   string

@@ -3,6 +3,7 @@ package chronicle
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -512,5 +513,37 @@ func TestErrorsAreCommandErrors(t *testing.T) {
 	_, _, err := Interpret(Timeline{}, "CREATE PERIOD X FIRST")
 	if e, ok := errors.AsType[*command.Error](err); !ok || e.Line != 1 {
 		t.Errorf("err = %#v", err)
+	}
+}
+
+// TestWindowLeavesOutEarlyMessages: with a window, only the latest messages
+// go to the model, after a note saying so, and the timeline still closes the
+// request; without one, every message goes.
+func TestWindowLeavesOutEarlyMessages(t *testing.T) {
+	t.Parallel()
+	g := openGame(t, newSim(t))
+	for i := range 12 {
+		if _, _, err := g.Say(fmt.Sprintf("message %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := g.chatRequest(params)
+	if !strings.Contains(all.Messages[1].Content, "message 0") {
+		t.Fatalf("without a window the first message is not sent: %q", all.Messages[1].Content)
+	}
+	g.Window = 3
+	req := g.chatRequest(params)
+	joined := ""
+	for _, m := range req.Messages {
+		joined += m.Content + "\n"
+	}
+	if strings.Contains(joined, "message 8\n") || !strings.Contains(joined, "message 9") || !strings.Contains(joined, "message 11") {
+		t.Errorf("window 3 sent the wrong messages:\n%s", joined)
+	}
+	if !strings.Contains(joined, "the 9 earliest messages of this conversation are left out") {
+		t.Errorf("no note about the left-out messages:\n%s", joined)
+	}
+	if last := req.Messages[len(req.Messages)-1].Content; !strings.Contains(last, "the current timeline") {
+		t.Errorf("the request does not end with the timeline: %q", last)
 	}
 }

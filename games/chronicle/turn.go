@@ -1,12 +1,18 @@
 package chronicle
 
-import "github.com/arbiter-sim/arbiter/llm"
+import (
+	"fmt"
 
-// chatRequest is the whole conversation as the model sees it: the system
-// prompt, then every message (the person's as user turns, the model's as
-// assistant turns, the system's as user turns starting "System:"), then the
-// current timeline. Turns of the same role in a row are joined, for servers
-// that require user and assistant to alternate.
+	"github.com/arbiter-sim/arbiter/llm"
+)
+
+// chatRequest is the conversation as the model sees it: the system prompt,
+// then the messages (the person's as user turns, the model's as assistant
+// turns, the system's as user turns starting "System:") — the last Window of
+// them when Window is set, after a note that earlier ones are left out — then
+// the current timeline, which carries everything the left-out messages built.
+// Turns of the same role in a row are joined, for servers that require user
+// and assistant to alternate.
 func (g *Game) chatRequest(params llm.Params) llm.ChatRequest {
 	msgs := []llm.Message{{Role: "system", Content: g.prompt}}
 	add := func(role, content string) {
@@ -16,7 +22,12 @@ func (g *Game) chatRequest(params llm.Params) llm.ChatRequest {
 		}
 		msgs = append(msgs, llm.Message{Role: role, Content: content})
 	}
-	for _, m := range g.msgs {
+	sent := g.msgs
+	if g.Window > 0 && len(sent) > g.Window {
+		sent = sent[len(sent)-g.Window:]
+		add("user", fmt.Sprintf("System: the %d earliest messages of this conversation are left out; the timeline at the end is complete and current.", len(g.msgs)-len(sent)))
+	}
+	for _, m := range sent {
 		switch m.Role {
 		case Person:
 			add("user", m.Text)
