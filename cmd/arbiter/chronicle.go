@@ -49,6 +49,11 @@ after every message.`,
 				return usageError(err)
 			}
 			game.Window = cfg.Chronicle.Window
+			unlock, err := lockSimulation(args[0])
+			if err != nil {
+				return err
+			}
+			defer unlock()
 			ccfg, err := cfg.clientConfig()
 			if err != nil {
 				return err

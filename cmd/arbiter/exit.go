@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/arbiter-sim/arbiter/internal/filelock"
 	"github.com/arbiter-sim/arbiter/runner"
 )
 
@@ -53,4 +54,14 @@ func exitCode(err error) int {
 	default:
 		return ExitError
 	}
+}
+
+// lockSimulation keeps other arbiter processes (a run, a chat) off the
+// simulation in dir until unlock; the kernel frees it if the process dies.
+func lockSimulation(dir string) (unlock func(), err error) {
+	unlock, err = filelock.TryLock(dir)
+	if errors.Is(err, filelock.ErrLocked) {
+		return nil, fmt.Errorf("%s is in use by another arbiter process (a run or a chat); wait for it to end", dir)
+	}
+	return unlock, err
 }

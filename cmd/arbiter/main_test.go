@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbiter-sim/arbiter/internal/filelock"
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 )
 
@@ -424,5 +425,33 @@ func TestNarrativeCommandsOnAChronicle(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(errOut, "is a chronicle") || !strings.Contains(errOut, "arbiter chronicle show") {
 			t.Errorf("%s on a chronicle: exit %d\n%s", args[0], code, errOut)
 		}
+	}
+}
+
+// TestSimulationInUse: a run or a chat on a simulation another process holds
+// stops at once with one message, before any model call or write.
+func TestSimulationInUse(t *testing.T) {
+	cleanEnv(t)
+	srv := fakeModel(t, nil)
+	demo := demoCopy(t)
+	for _, tc := range []struct {
+		dir  string
+		args func(dir string) []string
+	}{
+		{demo, func(d string) []string { return []string{"run", d} }},
+		{chronicleCopy(t), func(d string) []string { return []string{"chat", d} }},
+	} {
+		unlock, err := filelock.TryLock(tc.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := arbiterIn(t, "hello\n/quit\n", tc.args(tc.dir)...)
+		unlock()
+		if code != ExitError || !strings.Contains(errOut, "is in use by another arbiter process") {
+			t.Errorf("%v: exit %d\n%s", tc.args(tc.dir)[0], code, errOut)
+		}
+	}
+	if srv.CallCount() != 0 || exists(filepath.Join(demo, "state.db")) {
+		t.Errorf("a locked-out command called the model %d times or wrote state.db", srv.CallCount())
 	}
 }

@@ -100,6 +100,12 @@ func runSimulation(cmd *cobra.Command, io *IOStreams, g *globals, cfg *Config, d
 		return usageError(err)
 	}
 
+	unlock, err := lockSimulation(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+
 	dbPath := statePath(dir)
 	_, statErr := os.Stat(dbPath)
 	created := errors.Is(statErr, os.ErrNotExist)
