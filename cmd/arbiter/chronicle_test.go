@@ -363,3 +363,23 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+func TestResetChronicle(t *testing.T) {
+	cleanEnv(t)
+	sim := chronicleCopy(t)
+	if code, out, _ := arbiter(t, "reset", sim); code != 0 || !strings.Contains(out, "no run state to delete") {
+		t.Errorf("reset of a fresh chronicle: exit %d\n%s", code, out)
+	}
+	if code, _, errOut := arbiterIn(t, "CREATE PERIOD Dawn FIRST TONE light DESCRIPTION First light.\n/quit\n", "chat", sim, "--base-url", "http://127.0.0.1:9/v1", "--max-attempts", "1"); code != 0 {
+		t.Fatalf("chat: exit %d\n%s", code, errOut)
+	}
+	if !exists(filepath.Join(sim, chronicle.FileName)) {
+		t.Fatal("the chat saved nothing")
+	}
+	if code, out, _ := arbiter(t, "reset", sim); code != 0 || !strings.Contains(out, "deleted") || exists(filepath.Join(sim, chronicle.FileName)) {
+		t.Errorf("reset: exit %d\n%s", code, out)
+	}
+	if !exists(filepath.Join(sim, "simulation.yaml")) {
+		t.Error("reset deleted an authored file")
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/arbiter-sim/arbiter/games/chronicle"
 	"github.com/arbiter-sim/arbiter/store"
 	"github.com/arbiter-sim/arbiter/world"
 )
@@ -112,18 +113,28 @@ func newExportCmd(io *IOStreams, g *globals) *cobra.Command {
 func newResetCmd(io *IOStreams, _ *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "reset <simulation-dir>",
-		Short: "Delete a simulation's run state (state.db); authored files are kept",
+		Short: "Delete a simulation's run state (state.db; a chronicle's chronicle.json); authored files are kept",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := world.Load(args[0]); err != nil {
+			dir := args[0]
+			sim, err := world.Load(dir)
+			if err != nil {
 				return usageError(err)
 			}
-			path := statePath(args[0])
+			unlock, err := lockSimulation(dir)
+			if err != nil {
+				return err
+			}
+			defer unlock()
+			path, remove := statePath(dir), store.Reset
+			if sim.Kind == world.KindChronicle {
+				path, remove = filepath.Join(dir, chronicle.FileName), os.Remove
+			}
 			if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-				fmt.Fprintf(io.Out, "%s: no run state to delete\n", args[0])
+				fmt.Fprintf(io.Out, "%s: no run state to delete\n", dir)
 				return nil
 			}
-			if err := store.Reset(path); err != nil {
+			if err := remove(path); err != nil {
 				return err
 			}
 			fmt.Fprintf(io.Out, "deleted %s\n", path)
