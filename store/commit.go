@@ -31,8 +31,16 @@ func (s *Store) CommitTick(ctx context.Context, rec *TickRecord) error {
 }
 
 func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
-	state := rec.State.Clone() // nil memories are stored as []
-	stateJSON, err := json.Marshal(state)
+	state := rec.State.Clone()
+	// Memories go to their own table, one row per entry of this tick; the
+	// stored state leaves them out, so a tick's row stays the size of the
+	// world rather than growing with everything ever remembered.
+	bare := state.Clone()
+	for id, cs := range bare.Characters {
+		cs.Memory = nil
+		bare.Characters[id] = cs
+	}
+	stateJSON, err := json.Marshal(bare)
 	if err != nil {
 		return fmt.Errorf("encode state: %w", err)
 	}

@@ -35,7 +35,39 @@ func (s *Store) State(ctx context.Context, tick int) (*world.State, error) {
 	if err := json.Unmarshal([]byte(data), &st); err != nil {
 		return nil, fmt.Errorf("read state of tick %d: %w", tick, err)
 	}
+	if err := s.loadMemories(ctx, &st); err != nil {
+		return nil, fmt.Errorf("read memories up to tick %d: %w", tick, err)
+	}
 	return st.Clone(), nil // non-nil maps and memories even if the JSON had nulls
+}
+
+// loadMemories fills every character's memory with its entries of ticks
+// 1..st.Tick, in order.
+func (s *Store) loadMemories(ctx context.Context, st *world.State) error {
+	rows, err := s.db.QueryContext(ctx,
+		"SELECT character_id, tick, entry FROM memories WHERE tick <= ? ORDER BY tick, character_id, seq", st.Tick)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for id, cs := range st.Characters {
+		cs.Memory = nil
+		st.Characters[id] = cs
+	}
+	for rows.Next() {
+		var (
+			id string
+			m  world.MemoryEntry
+		)
+		if err := rows.Scan(&id, &m.Tick, &m.Entry); err != nil {
+			return err
+		}
+		if cs, ok := st.Characters[id]; ok {
+			cs.Memory = append(cs.Memory, m)
+			st.Characters[id] = cs
+		}
+	}
+	return rows.Err()
 }
 
 // History returns, for every entity key, its last depth exchanges, oldest

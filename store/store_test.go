@@ -544,3 +544,30 @@ func TestPath(t *testing.T) {
 		t.Errorf("Path = %q, want %q", got, want)
 	}
 }
+
+// TestMemoriesStoredOnce: a tick's row holds the world without memories (so
+// it does not grow with every entry ever written), and State rebuilds each
+// tick's memories from the memories table, up to that tick only.
+func TestMemoriesStoredOnce(t *testing.T) {
+	s, _ := openTemp(t)
+	commit(t, s, record(1), record(2), record(3))
+	var raw string
+	if err := s.db.QueryRow("SELECT state_json FROM ticks WHERE tick = 3").Scan(&raw); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(raw, "memory 1") || strings.Contains(raw, `"entry"`) {
+		t.Errorf("tick 3's row repeats the memories: %s", raw)
+	}
+	for tick := 1; tick <= 3; tick++ {
+		st, err := s.State(context.Background(), tick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := st.Characters["ada"].Memory, stateAt(tick).Characters["ada"].Memory; !reflect.DeepEqual(got, want) {
+			t.Errorf("tick %d: ada remembers %+v, want %+v", tick, got, want)
+		}
+		if m := st.Characters["bo"].Memory; m == nil || len(m) != 0 {
+			t.Errorf("tick %d: bo's memory %#v, want empty and non-nil", tick, m)
+		}
+	}
+}
