@@ -36,6 +36,8 @@ type Runner struct {
 	OnEvent func(Event)
 	// OnPhase, when set, is told when a phase starts and ends.
 	OnPhase func(PhaseProgress)
+	// OnTick, when set, is told of every tick as soon as it commits.
+	OnTick func(TickReport)
 }
 
 // PhaseProgress reports the start (Done=false) or end of a phase.
@@ -144,10 +146,13 @@ func (r *Runner) Run(ctx context.Context, n int) (*Report, error) {
 		}
 		if r.Config.TokenBudget > 0 && used >= r.Config.TokenBudget {
 			tick := st.Tick + 1
-			r.emit(nil, errorEntry(tick, StopBudget))
-			r.emit(nil, message(tick, "Token budget exhausted"))
+			var events []Event
+			r.emit(&events, errorEntry(tick, StopBudget))
+			r.emit(&events, message(tick, "Token budget exhausted"))
 			rep.Stop = StopBudget
-			return rep, &BudgetError{Used: used, Budget: r.Config.TokenBudget, Tick: st.Tick}
+			err := &BudgetError{Used: used, Budget: r.Config.TokenBudget, Tick: st.Tick}
+			r.recordStop(ctx, tick, StopBudget, err, events)
+			return rep, err
 		}
 		next, tr, err := r.tick(ctx, st, target)
 		if err != nil {
@@ -239,6 +244,20 @@ func (r *Runner) phaseContext(ctx context.Context) (context.Context, context.Can
 	return context.WithCancel(ctx)
 }
 
+// recordStop stores why the run stopped short of committing tick, with the
+// tick's events, so status can tell later. It is written even after Ctrl-C;
+// a failure to write it is logged, not returned: the stop itself stands.
+func (r *Runner) recordStop(ctx context.Context, tick int, reason string, cause error, events []Event) {
+	lines := make([]string, len(events))
+	for i, ev := range events {
+		lines[i] = ev.String()
+	}
+	stop := store.Stop{Tick: tick, Reason: reason, Error: cause.Error(), Events: lines}
+	if err := r.Store.RecordStop(context.WithoutCancel(ctx), stop); err != nil {
+		r.logger().Error("could not record why the run stopped", "error", err)
+	}
+}
+
 func callRecord(res llm.Result, fallback bool) store.CallRecord {
 	msgs, _ := json.Marshal(res.Messages)
 	rec := store.CallRecord{
@@ -256,16 +275,8 @@ func callRecord(res llm.Result, fallback bool) store.CallRecord {
 		Fallback:         fallback,
 	}
 	if res.Err != nil {
-		rec.ErrorKind = errorKind(res.Err)
+		rec.ErrorKind = llm.KindOf(res.Err).String()
 		rec.Error = res.Err.Error()
 	}
 	return rec
-}
-
-func errorKind(err error) string {
-	var le *llm.Error
-	if errors.As(err, &le) {
-		return le.Kind.String()
-	}
-	return "error"
 }

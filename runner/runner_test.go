@@ -81,9 +81,19 @@ func lastTick(t *testing.T, st *store.Store) int {
 func TestRunCommitsEveryTick(t *testing.T) {
 	h := newHarness(t, openaitest.FromSchema(nil))
 	r, st := h.runner(Config{})
+	var told []int
+	r.OnTick = func(tr TickReport) {
+		if last, _ := st.LastTick(context.Background()); last != tr.Tick {
+			t.Errorf("OnTick(%d) before the tick committed (last committed %d)", tr.Tick, last)
+		}
+		told = append(told, tr.Tick)
+	}
 	rep, err := r.Run(context.Background(), 2)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(told) != 2 || told[0] != 1 || told[1] != 2 {
+		t.Errorf("OnTick told of ticks %v, want [1 2]", told)
 	}
 	if rep.FirstTick != 1 || rep.LastTick != 2 || len(rep.Ticks) != 2 || rep.Stop != StopCompleted {
 		t.Fatalf("report %+v", rep)
@@ -200,12 +210,25 @@ func TestQuorumFailureKeepsLastTick(t *testing.T) {
 		`EMIT: TOOL_FAILURE tool=intention:ada error=`,
 		`EMIT: STATE_ENTRY state=ERROR error_type=server`,
 		`EMIT: RECOVERY_ATTEMPT strategy=fallback_intention success=true`,
+		`EMIT: RECOVERY_ATTEMPT strategy=fallback_resolution success=false`,
 		`EMIT: STATE_ENTRY state=ERROR error_type=quorum_failure`,
 		`EMIT: "Insufficient model data"`,
 	} {
 		if !strings.Contains(ev, want) {
 			t.Errorf("events lack %q:\n%s", want, ev)
 		}
+	}
+	if strings.Contains(ev, "strategy=fallback_resolution success=true") {
+		t.Errorf("a resolution fallback is reported as a recovery although the tick was dropped:\n%s", ev)
+	}
+	// Why the run stopped is kept for status, with the tick's events.
+	sum, err := st.Summary(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := sum.LastStop; s == nil || s.Tick != 1 || s.Reason != StopQuorum || !strings.Contains(s.Error, "the GPU caught fire") ||
+		len(s.Events) == 0 || s.Events[len(s.Events)-1] != `EMIT: "Insufficient model data"` {
+		t.Errorf("recorded stop %+v", sum.LastStop)
 	}
 }
 
@@ -225,6 +248,9 @@ func TestQuorumFailureUnreachableEndpointFailsFast(t *testing.T) {
 	}
 	if strings.Contains(h.eventLines(), "state=RESOLUTION") {
 		t.Error("resolution ran although every intention call found the endpoint unreachable")
+	}
+	if !strings.Contains(h.eventLines(), "strategy=fallback_intention success=false") || strings.Contains(h.eventLines(), "success=true") {
+		t.Errorf("recoveries of a dropped tick must say success=false:\n%s", h.eventLines())
 	}
 	if lastTick(t, st) != 0 {
 		t.Error("a tick committed")
@@ -252,6 +278,9 @@ func TestInterruptRollsBackTickInFlight(t *testing.T) {
 	calls, _ := st.Calls(context.Background(), 2)
 	if len(calls) != 0 {
 		t.Errorf("tick 2 left %d call records", len(calls))
+	}
+	if sum, _ := st.Summary(context.Background()); sum.LastStop == nil || sum.LastStop.Reason != StopInterrupted || sum.LastStop.Tick != 2 {
+		t.Errorf("recorded stop %+v, want interrupted at tick 2", sum.LastStop)
 	}
 }
 

@@ -38,17 +38,20 @@ func (r *Runner) tick(ctx context.Context, st *world.State, target int) (*world.
 	deadline := pctx.Err() != nil
 	cancel()
 	if err != nil {
-		return nil, nil, r.fail(tick, &events, "prompt_invalid", err)
+		return nil, nil, r.fail(ctx, tick, &events, "prompt_invalid", err)
 	}
 	if ctx.Err() != nil {
-		return nil, nil, r.rollback(tick, &events)
+		return nil, nil, r.rollback(ctx, tick, &events)
 	}
-	failed := r.recoverCalls(tick, &events, ir.Calls, "fallback_intention", deadline)
+	failed := r.failures(tick, &events, ir.Calls, deadline)
 	r.phase(PhaseProgress{Tick: tick, LastTick: target, Phase: phases.PhaseIntention, Calls: len(ir.Calls), Failed: failed, Done: true, Elapsed: time.Since(phaseStart)})
+	var endpointDown error
 	if failed > 0 && failed == len(ir.Calls) {
-		if cause := endpointFailure(ir.Calls); cause != nil {
-			return nil, nil, r.quorum(tick, &events, len(ir.Calls), cause, "every intention call failed and the endpoint is unusable")
-		}
+		endpointDown = endpointFailure(ir.Calls)
+	}
+	r.recoveries(tick, &events, ir.Calls, "fallback_intention", endpointDown == nil)
+	if endpointDown != nil {
+		return nil, nil, r.quorum(ctx, tick, &events, len(ir.Calls), endpointDown, "every intention call failed and the endpoint is unusable")
 	}
 
 	// RESOLUTION
@@ -60,17 +63,19 @@ func (r *Runner) tick(ctx context.Context, st *world.State, target int) (*world.
 	deadline = pctx.Err() != nil
 	cancel()
 	if err != nil {
-		return nil, nil, r.fail(tick, &events, "prompt_invalid", err)
+		return nil, nil, r.fail(ctx, tick, &events, "prompt_invalid", err)
 	}
 	if ctx.Err() != nil {
-		return nil, nil, r.rollback(tick, &events)
+		return nil, nil, r.rollback(ctx, tick, &events)
 	}
-	rfailed := r.recoverCalls(tick, &events, rr.Calls, "fallback_resolution", deadline)
+	rfailed := r.failures(tick, &events, rr.Calls, deadline)
 	r.phase(PhaseProgress{Tick: tick, LastTick: target, Phase: phases.PhaseResolution, Calls: len(rr.Calls), Failed: rfailed, Done: true, Elapsed: time.Since(phaseStart)})
 
 	calls := append(append([]llm.Result{}, ir.Calls...), rr.Calls...)
-	if failed+rfailed == len(calls) && len(calls) > 0 {
-		return nil, nil, r.quorum(tick, &events, len(calls), firstError(calls), "no model call of the tick succeeded")
+	noQuorum := failed+rfailed == len(calls) && len(calls) > 0
+	r.recoveries(tick, &events, rr.Calls, "fallback_resolution", !noQuorum)
+	if noQuorum {
+		return nil, nil, r.quorum(ctx, tick, &events, len(calls), firstError(calls), "no model call of the tick succeeded")
 	}
 
 	// APPLY
@@ -85,25 +90,28 @@ func (r *Runner) tick(ctx context.Context, st *world.State, target int) (*world.
 	emit(stateEntry(tick, StateCommit))
 	rec, tr := r.record(next, ir, rr, applyErrs, events)
 	if ctx.Err() != nil {
-		return nil, nil, r.rollback(tick, &events)
+		return nil, nil, r.rollback(ctx, tick, &events)
 	}
 	if err := r.Store.CommitTick(ctx, rec); err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, r.rollback(tick, &events)
+			return nil, nil, r.rollback(ctx, tick, &events)
 		}
-		return nil, nil, r.fail(tick, &events, "commit_failed", fmt.Errorf("commit tick %d: %w", tick, err))
+		return nil, nil, r.fail(ctx, tick, &events, "commit_failed", fmt.Errorf("commit tick %d: %w", tick, err))
 	}
 	for _, h := range rec.History {
 		r.Client.History().Append(h.EntityKey, llm.Exchange{User: h.User, Assistant: h.Assistant})
 	}
 	tr.Duration = time.Since(start)
+	if r.OnTick != nil {
+		r.OnTick(*tr)
+	}
 	return next, tr, nil
 }
 
-// recoverCalls emits, for every failed call, the failure and the fallback
-// that recovered it, and returns how many failed. When the phase deadline
-// passed it first runs the timeout handler: the partial results are used.
-func (r *Runner) recoverCalls(tick int, events *[]Event, calls []llm.Result, strategy string, deadline bool) int {
+// failures emits every failed call (seed 002: emit before recovery) and
+// returns how many failed. When the phase deadline passed it first runs the
+// timeout handler: the partial results are used.
+func (r *Runner) failures(tick int, events *[]Event, calls []llm.Result, deadline bool) int {
 	failed := 0
 	for _, c := range calls {
 		if c.Err != nil {
@@ -115,35 +123,48 @@ func (r *Runner) recoverCalls(tick int, events *[]Event, calls []llm.Result, str
 		r.emit(events, message(tick, fmt.Sprintf("Phase deadline reached, using partial results (%d of %d calls answered)", len(calls)-failed, len(calls))))
 	}
 	for _, c := range calls {
-		if c.Err == nil {
-			continue
+		if c.Err != nil {
+			r.emit(events, toolFailure(tick, c.Request.EntityKey, c.Err))
+			r.emit(events, errorEntry(tick, llm.KindOf(c.Err).String()))
 		}
-		r.emit(events, toolFailure(tick, c.Request.EntityKey, c.Err))
-		r.emit(events, errorEntry(tick, errorKind(c.Err)))
-		r.emit(events, recovery(tick, strategy, true))
 	}
 	return failed
 }
 
+// recoveries emits the fallback of every failed call; success is false when
+// the tick is dropped anyway (no quorum), so the log never claims a recovery
+// that did not hold.
+func (r *Runner) recoveries(tick int, events *[]Event, calls []llm.Result, strategy string, success bool) {
+	for _, c := range calls {
+		if c.Err != nil {
+			r.emit(events, recovery(tick, strategy, success))
+		}
+	}
+}
+
 // quorum runs the quorum_failure handler: the tick is dropped and the run
 // returns with the last committed tick kept.
-func (r *Runner) quorum(tick int, events *[]Event, calls int, cause error, reason string) error {
+func (r *Runner) quorum(ctx context.Context, tick int, events *[]Event, calls int, cause error, reason string) error {
 	r.emit(events, errorEntry(tick, StopQuorum))
 	r.emit(events, message(tick, "Insufficient model data"))
-	return &QuorumError{Tick: tick, Calls: calls, Cause: cause, Reason: reason}
+	err := &QuorumError{Tick: tick, Calls: calls, Cause: cause, Reason: reason}
+	r.recordStop(ctx, tick, StopQuorum, err, *events)
+	return err
 }
 
 // rollback drops the tick in flight after an interrupt.
-func (r *Runner) rollback(tick int, events *[]Event) error {
+func (r *Runner) rollback(ctx context.Context, tick int, events *[]Event) error {
 	r.emit(events, errorEntry(tick, StopInterrupted))
 	r.emit(events, message(tick, fmt.Sprintf("Interrupted: tick %d rolled back", tick)))
+	r.recordStop(ctx, tick, StopInterrupted, ErrInterrupted, *events)
 	return ErrInterrupted
 }
 
 // fail is the DEFAULT handler: an unrecoverable error returns with a summary.
-func (r *Runner) fail(tick int, events *[]Event, errorType string, err error) error {
+func (r *Runner) fail(ctx context.Context, tick int, events *[]Event, errorType string, err error) error {
 	r.emit(events, errorEntry(tick, errorType))
 	r.emit(events, message(tick, "Unrecoverable error: "+errorType))
+	r.recordStop(ctx, tick, StopError, err, *events)
 	return err
 }
 

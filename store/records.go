@@ -106,4 +106,16 @@ type Summary struct {
 	ApplyErrors     int          `json:"apply_errors"`
 	ByPhase         []GroupUsage `json:"by_phase"`  // sorted by phase
 	ByEntity        []GroupUsage `json:"by_entity"` // sorted by entity key
+	// LastStop is why the latest run stopped short, when it did so after the
+	// last commit; nil otherwise.
+	LastStop *Stop `json:"last_stop,omitempty"`
+}
+
+// Stop records a run that ended without committing the tick it was on.
+type Stop struct {
+	Tick      int       `json:"tick"`   // the tick that did not commit
+	Reason    string    `json:"reason"` // quorum_failure, interrupted, budget_exhausted, error
+	Error     string    `json:"error"`
+	Events    []string  `json:"events"` // the tick's event lines, as emitted
+	StoppedAt time.Time `json:"stopped_at"`
 }

@@ -83,4 +83,16 @@ CREATE TABLE IF NOT EXISTS history (
 	assistant  TEXT    NOT NULL,
 	PRIMARY KEY (entity_key, seq)
 );
+
+-- stops: why a run ended without committing the tick it was on (quorum
+-- failure, interrupt, budget, an error), with that tick's events. Not tick
+-- state: nothing here references ticks.
+CREATE TABLE IF NOT EXISTS stops (
+	id         INTEGER PRIMARY KEY,
+	tick       INTEGER NOT NULL,
+	reason     TEXT    NOT NULL,
+	error      TEXT    NOT NULL,
+	events     TEXT    NOT NULL,
+	stopped_at TEXT    NOT NULL
+);
 `

@@ -571,3 +571,30 @@ func TestMemoriesStoredOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordStop: a stop after the last commit shows in the summary with its
+// events; once a later tick commits past it, it no longer does.
+func TestRecordStop(t *testing.T) {
+	s, _ := openTemp(t)
+	ctx := context.Background()
+	commit(t, s, record(1))
+	stop := Stop{Tick: 2, Reason: "quorum_failure", Error: "connection refused", Events: []string{"EMIT: STATE_ENTRY state=ERROR error_type=quorum_failure"}}
+	if err := s.RecordStop(ctx, stop); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := s.Summary(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sum.LastStop; got == nil || got.Tick != 2 || got.Reason != "quorum_failure" || got.Error != "connection refused" ||
+		len(got.Events) != 1 || got.StoppedAt.IsZero() {
+		t.Fatalf("LastStop = %+v", got)
+	}
+	if rowCounts(t, s)["ticks"] != 1 {
+		t.Error("recording a stop committed a tick")
+	}
+	commit(t, s, record(2))
+	if sum, _ := s.Summary(ctx); sum.LastStop != nil {
+		t.Errorf("LastStop after tick 2 committed = %+v, want nil", sum.LastStop)
+	}
+}

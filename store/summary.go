@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -28,6 +29,49 @@ func (s *Store) Summary(ctx context.Context) (Summary, error) {
 		return Summary{}, fmt.Errorf("read summary: %w", err)
 	}
 	return sum, nil
+}
+
+// RecordStop stores why a run stopped short, in a transaction of its own.
+func (s *Store) RecordStop(ctx context.Context, st Stop) error {
+	events, err := json.Marshal(st.Events)
+	if err != nil {
+		return err
+	}
+	if st.StoppedAt.IsZero() {
+		st.StoppedAt = s.now()
+	}
+	_, err = s.db.ExecContext(ctx, "INSERT INTO stops (tick, reason, error, events, stopped_at) VALUES (?, ?, ?, ?, ?)",
+		st.Tick, st.Reason, st.Error, string(events), st.StoppedAt.UTC().Format(time.RFC3339Nano))
+	if err != nil {
+		return fmt.Errorf("record stop at tick %d: %w", st.Tick, err)
+	}
+	return nil
+}
+
+// lastStop returns the latest stop when it came after the last commit.
+func (s *Store) lastStop(ctx context.Context, lastTick int) (*Stop, error) {
+	var (
+		st         Stop
+		events, at string
+	)
+	err := s.db.QueryRowContext(ctx, "SELECT tick, reason, error, events, stopped_at FROM stops ORDER BY id DESC LIMIT 1").
+		Scan(&st.Tick, &st.Reason, &st.Error, &events, &at)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	if st.Tick <= lastTick {
+		return nil, nil // a later run got past it
+	}
+	if err := json.Unmarshal([]byte(events), &st.Events); err != nil {
+		return nil, err
+	}
+	if st.StoppedAt, err = time.Parse(time.RFC3339Nano, at); err != nil {
+		return nil, err
+	}
+	return &st, nil
 }
 
 func (s *Store) summary(ctx context.Context) (Summary, error) {
@@ -57,6 +101,9 @@ func (s *Store) summary(ctx context.Context) (Summary, error) {
 		return sum, err
 	}
 	if sum.ByEntity, err = s.groupUsage(ctx, "entity_key"); err != nil {
+		return sum, err
+	}
+	if sum.LastStop, err = s.lastStop(ctx, sum.LastTick); err != nil {
 		return sum, err
 	}
 	return sum, nil

@@ -69,6 +69,10 @@ func writeStatus(io *IOStreams, sim *world.Simulation, s store.Summary) error {
 	fmt.Fprintf(io.Out, "last tick:    %d (committed %s)\n", s.LastTick, s.LastCommittedAt.Local().Format("2006-01-02 15:04:05"))
 	fmt.Fprintf(io.Out, "model calls:  %d (%d failed, %d fallbacks, %d repairs)\n", s.Total.Calls, s.Total.FailedCalls, s.Fallbacks, s.Total.Repairs)
 	fmt.Fprintf(io.Out, "apply errors: %d\n", s.ApplyErrors)
+	if st := s.LastStop; st != nil {
+		fmt.Fprintf(io.Out, "last run:     stopped at tick %d, not committed (%s, %s): %s\n",
+			st.Tick, st.Reason, st.StoppedAt.Local().Format("2006-01-02 15:04:05"), st.Error)
+	}
 	fmt.Fprintf(io.Out, "tokens:       %d prompt (%d cached) + %d completion = %d\n",
 		s.Total.PromptTokens, s.Total.CachedTokens, s.Total.CompletionTokens, s.Total.PromptTokens+s.Total.CompletionTokens)
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)

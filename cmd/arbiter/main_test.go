@@ -455,3 +455,27 @@ func TestSimulationInUse(t *testing.T) {
 		t.Errorf("a locked-out command called the model %d times or wrote state.db", srv.CallCount())
 	}
 }
+
+// TestStatusSaysWhyTheRunStopped: after a run that stopped short (here an
+// unreachable endpoint at tick 2), status names the tick, the reason and the
+// error; the next successful tick clears it.
+func TestStatusSaysWhyTheRunStopped(t *testing.T) {
+	cleanEnv(t)
+	srv := fakeModel(t, nil)
+	sim := demoCopy(t)
+	if code, _, errOut := arbiter(t, "run", sim); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errOut)
+	}
+	if code, _, _ := arbiter(t, "run", sim, "--base-url", "http://127.0.0.1:9/v1", "--max-attempts", "1"); code != ExitModel {
+		t.Fatalf("run on a dead endpoint: exit %d, want %d", code, ExitModel)
+	}
+	_, out, _ := arbiter(t, "status", sim)
+	if !strings.Contains(out, "last run:     stopped at tick 2, not committed (quorum_failure") || !strings.Contains(out, "connection refused to http://127.0.0.1:9/v1") {
+		t.Errorf("status does not say why the run stopped:\n%s", out)
+	}
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	arbiter(t, "run", sim)
+	if _, out, _ := arbiter(t, "status", sim); strings.Contains(out, "last run:") {
+		t.Errorf("status still reports a stop that a later tick got past:\n%s", out)
+	}
+}

@@ -21,11 +21,15 @@ func TestKillBetweenTicksLosesNothing(t *testing.T) {
 		t.Skip("starts a subprocess")
 	}
 	cleanEnv(t)
-	sim, cmd, _, _ := startHeldInTick2(t)
+	sim, cmd, stdout, _ := startHeldInTick2(t)
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	cmd.Wait()
+	// The line of tick 1 was printed when it committed, not at the end.
+	if !strings.Contains(stdout.String(), "tick 1 committed: 11 calls") {
+		t.Errorf("stdout of the killed run lacks tick 1's line:\n%s", stdout.String())
+	}
 
 	db, err := store.Open(context.Background(), filepath.Join(sim, "state.db"))
 	if err != nil {

@@ -137,6 +137,9 @@ func runSimulation(cmd *cobra.Command, io *IOStreams, g *globals, cfg *Config, d
 	if io.ErrTTY {
 		r.OnPhase = progressLine(io)
 	}
+	if !g.json {
+		r.OnTick = func(t runner.TickReport) { writeTickLine(io, t) }
+	}
 
 	rep, runErr := r.Run(ctx, ticks)
 	if rep != nil {
@@ -164,12 +167,14 @@ func writeReport(io *IOStreams, g *globals, sim *world.Simulation, rep *runner.R
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	for _, t := range rep.Ticks {
-		fmt.Fprintf(io.Out, "tick %d committed: %d calls, %d failed, %d fallbacks, %d repairs, %d apply errors, %d tokens, %s\n",
-			t.Tick, t.Calls, t.Failed, t.Fallbacks, t.Repairs, t.ApplyErrors, t.Usage.Total(), t.Duration.Round(time.Millisecond))
-	}
 	fmt.Fprintf(io.Out, "%s: %s; last committed tick %d (%d ticks this run, %d tokens)\n", sim.ID, rep.Stop, rep.LastTick, len(rep.Ticks), rep.Usage.Total())
 	return nil
+}
+
+// writeTickLine prints a committed tick on stdout as soon as it commits.
+func writeTickLine(io *IOStreams, t runner.TickReport) {
+	fmt.Fprintf(io.Out, "tick %d committed: %d calls, %d failed, %d fallbacks, %d repairs, %d apply errors, %d tokens, %s\n",
+		t.Tick, t.Calls, t.Failed, t.Fallbacks, t.Repairs, t.ApplyErrors, t.Usage.Total(), t.Duration.Round(time.Millisecond))
 }
 
 func statePath(dir string) string { return filepath.Join(dir, "state.db") }
