@@ -74,7 +74,7 @@ func Intention(ctx context.Context, env Env, st *world.State) (*IntentionResult,
 		}
 		out.Intentions[c.ID] = st.Characters[c.ID].ExternalIntent
 		out.Fallback[c.ID] = true
-		env.logger().Warn(fmt.Sprintf("Phase 1: %s fallback (%s: %v)", c.ID, errorKind(res.Err), res.Err),
+		env.logger().Warn(fmt.Sprintf("Phase 1: %s fallback (%s: %v)", c.ID, llm.KindOf(res.Err), res.Err),
 			"phase", PhaseIntention, "tick", tick, "entity", IntentionKey(c.ID))
 	}
 	return out, nil

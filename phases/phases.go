@@ -2,7 +2,6 @@ package phases
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 
 	"github.com/arbiter-sim/arbiter/llm"
@@ -46,14 +45,4 @@ func (e Env) logger() *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return e.Logger
-}
-
-// errorKind names the kind of a failed call for logs and events: the llm kind
-// when the error is an *llm.Error, else the Go type.
-func errorKind(err error) string {
-	var le *llm.Error
-	if errors.As(err, &le) {
-		return le.Kind.String()
-	}
-	return "error"
 }

@@ -35,9 +35,10 @@ func ResolutionKey(locationID string) string { return "resolution:" + locationID
 // schema that cannot be built is an error.
 func Resolution(ctx context.Context, env Env, st *world.State, intentions map[string]string) (*ResolutionResult, error) {
 	tick := st.Tick + 1
+	groups := GroupByLocation(env.Sim, st)
 	reqs := make([]llm.Request, 0, len(env.Sim.Locations))
 	for _, loc := range env.Sim.Locations {
-		present := st.CharactersAt(loc.ID)
+		present := groups[loc.ID]
 		data, err := prompts.NewResolutionData(env.Sim, st, loc.ID, IntentionsAt(intentions, present))
 		if err != nil {
 			return nil, fmt.Errorf("resolution prompt for %s: %w", loc.ID, err)
@@ -58,7 +59,7 @@ func Resolution(ctx context.Context, env Env, st *world.State, intentions map[st
 			EntityKey:  ResolutionKey(loc.ID),
 			Phase:      PhaseResolution,
 			Tick:       tick,
-			Params:     env.Params,
+			Params:     resolutionParams(env.Params, len(present)),
 			System:     system,
 			User:       user,
 			SchemaName: "MasterOutput",
@@ -86,7 +87,7 @@ func Resolution(ctx context.Context, env Env, st *world.State, intentions map[st
 		}
 		out.Outputs[loc.ID] = Fallback(st, loc.ID)
 		out.Fallback[loc.ID] = true
-		env.logger().Warn(fmt.Sprintf("Phase 2a: %s fallback (%s: %v)", loc.ID, errorKind(res.Err), res.Err),
+		env.logger().Warn(fmt.Sprintf("Phase 2a: %s fallback (%s: %v)", loc.ID, llm.KindOf(res.Err), res.Err),
 			"phase", PhaseResolution, "tick", tick, "entity", ResolutionKey(loc.ID))
 	}
 	return out, nil
@@ -138,6 +139,18 @@ func Fallback(st *world.State, locationID string) MasterOutput {
 		Location:   LocationUpdate{},
 	}
 }
+
+// resolutionParams raises max_tokens for a crowded location so the answer
+// fits: about 300 tokens of frame plus 250 per character present (the string
+// bounds of MasterOutput, see output.go). A configured value above that stays.
+func resolutionParams(p llm.Params, present int) llm.Params {
+	p.MaxTokens = max(p.MaxTokens, ResolutionTokens(present))
+	return p
+}
+
+// ResolutionTokens is the most tokens an arbiter answer for a location with
+// n characters present can take within the schema's string bounds.
+func ResolutionTokens(n int) int { return 300 + 250*n }
 
 func reachableFrom(loc *world.Location) []string {
 	return append([]string{loc.ID}, loc.Connections...)

@@ -314,3 +314,21 @@ func TestResultDataContainsMasterOutput(t *testing.T) {
 		t.Errorf("ada's update %+v: want the model's answer (location garden, a memory entry)", ada)
 	}
 }
+
+// TestResolutionMaxTokensFitsTheCrowd: a location's call asks for at least
+// the tokens its answer can take with everyone present, never less than
+// configured.
+func TestResolutionMaxTokensFitsTheCrowd(t *testing.T) {
+	env, _, _ := testEnv(t, openaitest.FromSchema(nil))
+	env.Params.MaxTokens = 600
+	res, err := Resolution(context.Background(), env, env.Sim.InitialState(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"resolution:cellar": 600, "resolution:garden": 600, "resolution:hall": ResolutionTokens(2)}
+	for _, c := range res.Calls {
+		if got := c.Request.Params.MaxTokens; got != want[c.Request.EntityKey] {
+			t.Errorf("%s: max_tokens %d, want %d", c.Request.EntityKey, got, want[c.Request.EntityKey])
+		}
+	}
+}
