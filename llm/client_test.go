@@ -239,7 +239,7 @@ func TestCompleteTransientRetries(t *testing.T) {
 			wantWaits: []time.Duration{7 * time.Second}, attempts: 2},
 		{name: "429 retry-after-ms", replies: []openaitest.Reply{rateLimited.WithHeader("Retry-After-Ms", "1500").WithHeader("Retry-After", "2"), ok},
 			wantWaits: []time.Duration{1500 * time.Millisecond}, attempts: 2},
-		{name: "429 Retry-After capped at BackoffMax", replies: []openaitest.Reply{rateLimited.WithHeader("Retry-After", "120"), ok},
+		{name: "429 Retry-After equal to BackoffMax", replies: []openaitest.Reply{rateLimited.WithHeader("Retry-After", "3"), ok},
 			backoffMx: 3 * time.Second, wantWaits: []time.Duration{3 * time.Second}, attempts: 2},
 		{name: "429 without Retry-After backs off", replies: []openaitest.Reply{rateLimited, ok},
 			wantWaits: []time.Duration{time.Millisecond}, attempts: 2},
@@ -288,6 +288,25 @@ func TestCompleteTransientRetries(t *testing.T) {
 				t.Errorf("waits = %v, want %v", got, tt.wantWaits)
 			}
 		})
+	}
+}
+
+// TestCompleteRetryAfterBeyondBackoffMax: a server that asks for a longer
+// wait than the client will make is not asked again early (that only earns
+// another 429): the call fails at once, saying how long the server wants.
+func TestCompleteRetryAfterBeyondBackoffMax(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.New(t, openaitest.Sequence(
+		openaitest.Status(429, "requests", "rate_limit_exceeded", "Rate limit reached").WithHeader("Retry-After", "120"),
+		openaitest.JSON(validAnswer)))
+	c, w := newTestClient(t, srv.URL, func(cfg *Config) { cfg.BackoffMax = 3 * time.Second })
+	res := c.Complete(t.Context(), testRequest("go"))
+	e := asError(t, res.Err)
+	if e.Kind != KindRateLimit || e.RetryAfter != 120*time.Second || srv.CallCount() != 1 || len(w.all()) != 0 {
+		t.Errorf("kind %v retry-after %v, %d calls, waits %v; want rate_limit, 2m0s, 1 call, no wait", e.Kind, e.RetryAfter, srv.CallCount(), w.all())
+	}
+	if !strings.Contains(e.Error(), "asks to wait 2m0s") {
+		t.Errorf("Error() = %q, want the server's wait", e.Error())
 	}
 }
 

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -54,6 +55,11 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, call func(ctx cont
 		if !e.Transient() || n >= c.cfg.MaxAttempts || ctx.Err() != nil {
 			return n, e
 		}
+		if hasRA && ra > c.cfg.BackoffMax {
+			// Asking again before the server allows only earns another 429.
+			e.Hint = fmt.Sprintf("the server asks to wait %s before another request (Retry-After), longer than this client waits (%s); try again later", ra, c.cfg.BackoffMax)
+			return n, e
+		}
 
 		d := c.backoff(n, ra, hasRA)
 		log.Warn("model call failed, retrying", "kind", e.Kind.String(), "attempt", n,
@@ -68,8 +74,8 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, call func(ctx cont
 }
 
 // backoff is the delay before try n+1: the server's Retry-After when it sent
-// one, else a uniformly random delay up to BackoffBase·2^(n-1); both capped
-// at BackoffMax.
+// one (retry gives up instead when that is above BackoffMax), else a
+// uniformly random delay up to BackoffBase·2^(n-1) capped at BackoffMax.
 func (c *Client) backoff(n int, retryAfter time.Duration, hasRetryAfter bool) time.Duration {
 	if hasRetryAfter {
 		return min(retryAfter, c.cfg.BackoffMax)

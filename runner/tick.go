@@ -98,9 +98,8 @@ func (r *Runner) tick(ctx context.Context, st *world.State, target int) (*world.
 		}
 		return nil, nil, r.fail(ctx, tick, &events, "commit_failed", fmt.Errorf("commit tick %d: %w", tick, err))
 	}
-	for _, h := range rec.History {
-		r.Client.History().Append(h.EntityKey, llm.Exchange{User: h.User, Assistant: h.Assistant})
-	}
+	// Only now, with the tick stored, do its exchanges enter the history.
+	r.Client.History().Commit(calls...)
 	tr.Duration = time.Since(start)
 	if r.OnTick != nil {
 		r.OnTick(*tr)
