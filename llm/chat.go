@@ -16,8 +16,10 @@ type ChatRequest struct {
 }
 
 // ChatResult is the model's answer to a ChatRequest. Err is nil on success,
-// in which case Content holds the answer; Attempts, Latency and Usage are
-// filled in either way.
+// in which case Content holds the answer; after finish_reason=length Err is
+// ErrTruncated and Content holds the text that came before the cut (the
+// caller may keep it, marked as cut). Attempts, Latency and Usage are filled
+// in either way.
 type ChatResult struct {
 	Request  ChatRequest
 	Content  string
@@ -30,7 +32,7 @@ type ChatResult struct {
 // Chat asks for the next assistant message of a plain-text conversation,
 // with the same retries and error classification as Complete. A refusal, an
 // answer cut off at the token limit (finish_reason=length) and an empty
-// answer are errors, never content.
+// answer are errors; only the cut answer keeps its text in Content.
 func (c *Client) Chat(ctx context.Context, req ChatRequest) (res ChatResult) {
 	start := time.Now()
 	res.Request = req
@@ -68,6 +70,9 @@ func chatAnswer(resp openai.ChatCompletionResponse, maxTokens, attempts int) (st
 	ch := resp.Choices[0]
 	if e := stopError(ch.Message.Refusal, ch.FinishReason, maxTokens); e != nil {
 		e.Attempts = attempts
+		if e.Kind == KindTruncated {
+			return ch.Message.Content, e
+		}
 		return "", e
 	}
 	switch {

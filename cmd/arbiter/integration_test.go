@@ -153,8 +153,8 @@ func TestIntegrationChronicleChat(t *testing.T) {
 	if !strings.Contains(out, `created light period "The First Fire"`) {
 		t.Errorf("the person's own command was not applied:\n%s", out)
 	}
-	t.Logf("model messages: %d, parsing errors: %d, failed calls: %d",
-		strings.Count(out, "model:\n"), strings.Count(out, "Command parsing error"), strings.Count(out, "Model call failed"))
+	t.Logf("model messages: %d (cut off at max_tokens: %d), parsing errors: %d, failed calls: %d",
+		strings.Count(out, "model:\n"), strings.Count(out, "was cut off before it ended"), strings.Count(out, "Command parsing error"), strings.Count(out, "Model call failed"))
 	code, show, _ := arbiter(t, "chronicle", "show", sim)
 	if code != 0 || !strings.Contains(show, "The First Fire (light, FIRST bookend)") {
 		t.Errorf("the saved chronicle does not reload: exit %d\n%s", code, show)

@@ -2,8 +2,10 @@ package chronicle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/arbiter-sim/arbiter/llm"
 )
@@ -64,15 +66,27 @@ func (g *Game) Reparse(n int) (Message, error) {
 
 // Reply asks the model for its next message in the conversation as it
 // stands, then posts it: its commands are applied all or nothing and a
-// system message says what happened. It returns the messages added. When the
-// model call fails nothing changes and the error is the call's (*llm.Error).
+// system message says what happened. It returns the messages added. A
+// message cut off at max_tokens is kept (seed 001: the model's message goes
+// into history) with none of its commands applied and an error note the
+// model sees next turn. When the model call fails otherwise nothing changes
+// and the error is the call's (*llm.Error).
 func (g *Game) Reply(ctx context.Context, client *llm.Client, params llm.Params) ([]Message, error) {
-	res := client.Chat(ctx, g.chatRequest(params))
+	return g.answer(client.Chat(ctx, g.chatRequest(params)))
+}
+
+// answer posts the model's answer: whole, or cut off with a note; any other
+// failed call changes nothing.
+func (g *Game) answer(res llm.ChatResult) ([]Message, error) {
+	post := func() []Message { return g.post(Model, res.Content) }
 	if res.Err != nil {
-		return nil, res.Err
+		if !errors.Is(res.Err, llm.ErrTruncated) || strings.TrimSpace(res.Content) == "" {
+			return nil, res.Err
+		}
+		post = func() []Message { return g.postCut(res.Content, res.Err) }
 	}
 	var added []Message
-	if err := g.change(func() { added = g.post(Model, res.Content) }); err != nil {
+	if err := g.change(func() { added = post() }); err != nil {
 		return nil, err
 	}
 	return added, nil
@@ -92,13 +106,7 @@ func (g *Game) Restart(ctx context.Context, n int, client *llm.Client, params ll
 		return nil, err
 	}
 	g.msgs, g.tl = kept, rebuilt
-	res := client.Chat(ctx, g.chatRequest(params))
-	if res.Err != nil {
-		g.msgs, g.tl = msgs, tl
-		return nil, res.Err
-	}
-	var added []Message
-	err = g.change(func() { added = g.post(Model, res.Content) })
+	added, err := g.answer(client.Chat(ctx, g.chatRequest(params)))
 	if err != nil {
 		g.msgs, g.tl = msgs, tl
 		return nil, err

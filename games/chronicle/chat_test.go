@@ -194,19 +194,52 @@ func TestSessionModelFailure(t *testing.T) {
 	t.Parallel()
 	g := openGame(t, newSim(t))
 	out, err := session(t, g, openaitest.Sequence(
-		openaitest.Truncated("CREATE PERIOD Half"),
+		openaitest.Refusal("I can't."),
 		openaitest.Content("Here I am."),
 	), false, "Hello?", "/restart", "/restart")
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantOutput(t, out,
-		"⚠️ Model call failed: answer cut off at the token limit, finish_reason=length (max_tokens=500; raise it)\n   Nothing was added. Send a message, or /restart to ask again.",
+		"⚠️ Model call failed: model refused: I can't.\n   Nothing was added. Send a message, or /restart to ask again.",
 		"[2] model:\n  Here I am.",
 		"[2] model:\n  Here I am.", // /restart with a model message last restarts it
 	)
 	if msgs := g.Messages(); len(msgs) != 2 {
 		t.Errorf("messages = %q", texts(msgs))
+	}
+}
+
+// TestSessionModelMessageCutOff: a message cut at max_tokens stays in the
+// conversation as written (seed 001), none of its commands apply, the note
+// says why in the seed's error form, the model sees it next turn, and
+// /restart N replaces it.
+func TestSessionModelMessageCutOff(t *testing.T) {
+	t.Parallel()
+	g := openGame(t, newSim(t))
+	srv, client := model(t, openaitest.Sequence(
+		openaitest.Truncated("CREATE PERIOD The First Fire FIRST TONE light DESCRIPTION A fire on the cl"),
+		openaitest.Content("Here I am."),
+	))
+	var out bytes.Buffer
+	s := &Session{Game: g, Client: client, Params: params, In: strings.NewReader("Hello?\n/raw 2\n/restart 2\n"), Out: &out}
+	if err := s.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	wantOutput(t, out.String(),
+		"[2] model:\n  CREATE PERIOD",
+		"[3] ⚠️ Command parsing error: message 2 was cut off before it ended (answer cut off at the token limit, finish_reason=length (max_tokens=500; raise it)), so none of its commands were applied. /restart 2 asks again",
+		"DESCRIPTION A fire on the cl",
+		"[2] model:\n  Here I am.",
+	)
+	if n := len(g.Timeline().Periods); n != 0 {
+		t.Errorf("the cut message applied %d period(s)", n)
+	}
+	if msgs := g.Messages(); len(msgs) != 2 || msgs[1].Text != "Here I am." {
+		t.Errorf("after /restart 2: messages = %q", texts(msgs))
+	}
+	if calls := srv.Calls(); len(calls) != 2 || strings.Contains(calls[1].LastUserMessage(), "cut off") {
+		t.Errorf("the restarted call should not carry the deleted note: %d calls", len(calls))
 	}
 }
 

@@ -149,6 +149,17 @@ func (g *Game) post(role Role, text string) []Message {
 	return slices.Clone(g.msgs[n-1:])
 }
 
+// postCut appends a model message that was cut off at the token limit: kept
+// as written, none of its commands applied, and an error note saying so.
+func (g *Game) postCut(text string, cause error) []Message {
+	n := len(g.msgs) + 1
+	m := Message{Role: Model, Text: text, Time: g.now(), Rejected: true}
+	note := Message{Role: System, Source: n, Time: m.Time, Text: ErrorPrefix + fmt.Sprintf(
+		"message %d was cut off before it ended (%v), so none of its commands were applied. /restart %d asks again; raise chronicle.max_tokens for longer messages.", n, cause, n)}
+	g.msgs = append(g.msgs, m, note)
+	return slices.Clone(g.msgs[n-1:])
+}
+
 // appliedNote is the system message of applied commands.
 func appliedNote(cmds []Command) string {
 	parts := make([]string, len(cmds))
