@@ -383,3 +383,11 @@ func TestResetChronicle(t *testing.T) {
 		t.Error("reset deleted an authored file")
 	}
 }
+
+func TestChronicleParseKeepsAngleBrackets(t *testing.T) {
+	cleanEnv(t)
+	code, out, _ := arbiterIn(t, "CREATE PERIOD <Dusk> & Dawn LAST TONE dark DESCRIPTION x", "chronicle", "parse", "--phase", "setup")
+	if code != 0 || !strings.Contains(out, `"name": "<Dusk> & Dawn"`) {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}

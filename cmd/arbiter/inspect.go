@@ -198,8 +198,11 @@ func stateAt(ctx context.Context, sim *world.Simulation, dir string, tick int, t
 	return state, nil
 }
 
+// writeJSON prints v as indented JSON, with <, > and & as they are (model
+// text and chronicle names are not HTML).
 func writeJSON(io *IOStreams, v any) error {
 	enc := json.NewEncoder(io.Out)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }

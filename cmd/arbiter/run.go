@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -163,9 +162,7 @@ func progressLine(io *IOStreams) func(runner.PhaseProgress) {
 
 func writeReport(io *IOStreams, g *globals, sim *world.Simulation, rep *runner.Report) error {
 	if g.json {
-		enc := json.NewEncoder(io.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(io, rep)
 	}
 	fmt.Fprintf(io.Out, "%s: %s; last committed tick %d (%d ticks this run, %d tokens)\n", sim.ID, rep.Stop, rep.LastTick, len(rep.Ticks), rep.Usage.Total())
 	return nil
