@@ -186,7 +186,7 @@ func TestParseCapitalKeywordsAreKeywords(t *testing.T) {
 	// period placed before The Dusk; in capitals it is a keyword, so the
 	// command has two positions.
 	st := one(t, "CREATE PERIOD The Interlude AFTER The Dawn BEFORE The Dusk TONE light DESCRIPTION y")
-	if !errors.Is(st.Err, ErrMalformed) || st.Err.Error() != "AFTER and BEFORE cannot be used together (give one position)" {
+	if !errors.Is(st.Err, ErrMalformed) || st.Err.Error() != "AFTER and BEFORE cannot be used together (give one position; a name that holds BEFORE goes in quotes)" {
 		t.Errorf("Err = %v", st.Err)
 	}
 	// A command not written in capitals keeps both readings of its keyword words.
@@ -231,8 +231,8 @@ func TestParseErrors(t *testing.T) {
 		// Malformed.
 		{"CREATE ERA The Golden Age", ErrMalformed, `Unknown command "CREATE ERA" (use CREATE PERIOD, CREATE EVENT or CREATE PALETTE)`},
 		{"CREATE", ErrMalformed, `Unknown command "CREATE" (use CREATE PERIOD, CREATE EVENT or CREATE PALETTE)`},
-		{"CREATE PERIOD X FIRST LAST TONE light DESCRIPTION y", ErrMalformed, "FIRST and LAST cannot be used together (give one position)"},
-		{"CREATE PERIOD X FIRST TONE light TONE dark DESCRIPTION y", ErrMalformed, "TONE is given twice"},
+		{"CREATE PERIOD X FIRST LAST TONE light DESCRIPTION y", ErrMalformed, "FIRST and LAST cannot be used together (give one position; a name that holds LAST goes in quotes)"},
+		{"CREATE PERIOD X FIRST TONE light TONE dark DESCRIPTION y", ErrMalformed, "TONE is given twice (if one is part of a name, put that name in quotes)"},
 		{"CREATE PERIOD THE FIRST AGE FIRST TONE light DESCRIPTION y", ErrMalformed,
 			`Unexpected "AGE" after FIRST (put a name that holds keyword words in quotes)`},
 	} {

@@ -251,12 +251,12 @@ func (r *reader) open(st state, f, at int) (state, *Error) {
 	fd := &r.spec.Fields[f]
 	if r.given(st, f) {
 		return st, &Error{Kind: Malformed, Line: r.line, Field: fd.Key,
-			Reason: fmt.Sprintf("%s is given twice", fd.name())}
+			Reason: fmt.Sprintf("%s is given twice (if one is part of a name, put that name in quotes)", fd.name())}
 	}
 	if g := r.groupTaken(st, f); g >= 0 {
 		other := &r.spec.Fields[g]
 		return st, &Error{Kind: Malformed, Line: r.line, Field: fd.Group,
-			Reason: fmt.Sprintf("%s and %s cannot be used together (give one %s)", other.name(), fd.name(), fd.Group)}
+			Reason: fmt.Sprintf("%s and %s cannot be used together (give one %s; a name that holds %s goes in quotes)", other.name(), fd.name(), fd.Group, fd.name())}
 	}
 	if r.upper && !r.kwUpper(at, f) {
 		st.penalty++

@@ -193,6 +193,17 @@ func (g *Grammar) itemStatement(spec *Spec, lines []line, i int, toks []token, p
 	}
 	st.Text = strings.Join(texts, "\n")
 
+	// An item line further down, after other text and before the next
+	// command, would be dropped without a word: say where it is instead.
+	for k := j; k < len(lines) && !g.starts(lines[k]); k++ {
+		if lines[k].bullet && startsWithKind(spec.Items, lines[k]) {
+			errs = append(errs, &Error{Kind: Malformed, Line: lines[k].n, Reason: fmt.Sprintf(
+				"The %s on line %d is not under %s: other text comes between (put every %s directly below it)",
+				spec.Items.noun(), lines[k].n, strings.Join(spec.phrase, " "), spec.Items.noun())})
+			break
+		}
+	}
+
 	switch {
 	case len(errs) > 0:
 		st.Err = errs[0]

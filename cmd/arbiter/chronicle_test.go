@@ -391,3 +391,20 @@ func TestChronicleParseKeepsAngleBrackets(t *testing.T) {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 }
+
+// TestChronicleParseNameWithCapitalKeyword: in a command in capitals, a
+// keyword in capitals is a keyword; a name that holds one must be quoted, and
+// the error says so.
+func TestChronicleParseNameWithCapitalKeyword(t *testing.T) {
+	cleanEnv(t)
+	tl := filepath.Join(t.TempDir(), "tl.json")
+	os.WriteFile(tl, []byte(`{"periods":[{"name":"Dawn AFTER Dusk","tone":"light"}]}`), 0o644)
+	_, out, _ := arbiterIn(t, "CREATE PERIOD Noon AFTER Dawn AFTER Dusk TONE dark DESCRIPTION x", "chronicle", "parse", "--phase", "play", "--timeline", tl)
+	if !strings.Contains(out, "AFTER is given twice (if one is part of a name, put that name in quotes)") {
+		t.Errorf("unquoted:\n%s", out)
+	}
+	_, out, _ = arbiterIn(t, `CREATE PERIOD Noon AFTER "Dawn AFTER Dusk" TONE dark DESCRIPTION x`, "chronicle", "parse", "--phase", "play", "--timeline", tl)
+	if !strings.Contains(out, `"ok": true`) || !strings.Contains(out, `"anchor": "Dawn AFTER Dusk"`) {
+		t.Errorf("quoted:\n%s", out)
+	}
+}

@@ -92,9 +92,11 @@ func TestSeedErrorConditions(t *testing.T) {
 			`Unknown command "CREATE ERA" (use CREATE PERIOD, CREATE EVENT or CREATE PALETTE)`},
 		{"stray text", setup, "CREATE PERIOD THE GOLDEN AGE FIRST ERA TONE light DESCRIPTION x", command.ErrMalformed,
 			`Unexpected "ERA" after FIRST (put a name that holds keyword words in quotes)`},
-		{"clause twice", setup, "CREATE PERIOD X FIRST TONE light TONE dark DESCRIPTION x", command.ErrMalformed, "TONE is given twice"},
+		{"palette item after prose", setup, "CREATE PALETTE\n- YES: Magic exists\nAnd one more thing:\n- NO: Space travel", command.ErrMalformed,
+			"The palette item on line 4 is not under CREATE PALETTE: other text comes between (put every palette item directly below it). No palette items were added."},
+		{"clause twice", setup, "CREATE PERIOD X FIRST TONE light TONE dark DESCRIPTION x", command.ErrMalformed, "TONE is given twice (if one is part of a name, put that name in quotes)"},
 		{"two positions", play, "CREATE PERIOD X AFTER The Golden Age BEFORE The Long Dusk TONE light DESCRIPTION x", command.ErrMalformed,
-			"AFTER and BEFORE cannot be used together (give one position)"},
+			"AFTER and BEFORE cannot be used together (give one position; a name that holds BEFORE goes in quotes)"},
 		// 2. Missing required fields.
 		{"no tone", setup, "CREATE PERIOD X FIRST DESCRIPTION x", command.ErrMissing, "Missing required field TONE"},
 		{"no description", setup, "CREATE PERIOD X FIRST TONE dark", command.ErrMissing, "Missing required field DESCRIPTION"},
