@@ -66,7 +66,7 @@ after every message.`,
 			s := &chronicle.Session{
 				Game:      game,
 				Client:    client,
-				Params:    cfg.params(cfg.Chronicle.phase()),
+				Params:    cfg.params(cfg.Chronicle.PhaseConfig),
 				In:        ios.In,
 				Out:       ios.Out,
 				Clipboard: takesOSC52(ios.Out),

@@ -26,9 +26,7 @@ type Config struct {
 
 // ChronicleConfig is the model seat of `arbiter chat`.
 type ChronicleConfig struct {
-	Model       string  `mapstructure:"model" yaml:"model" json:"model"`
-	Temperature float32 `mapstructure:"temperature" yaml:"temperature" json:"temperature"`
-	MaxTokens   int     `mapstructure:"max_tokens" yaml:"max_tokens" json:"max_tokens"`
+	PhaseConfig `mapstructure:",squash" yaml:",inline"`
 	// Window is how many of the latest messages go to the model each turn
 	// (0: all); the current timeline is always sent.
 	Window int `mapstructure:"window" yaml:"window" json:"window"`
@@ -57,11 +55,6 @@ type PhaseConfig struct {
 	Model       string  `mapstructure:"model" yaml:"model" json:"model"`
 	Temperature float32 `mapstructure:"temperature" yaml:"temperature" json:"temperature"`
 	MaxTokens   int     `mapstructure:"max_tokens" yaml:"max_tokens" json:"max_tokens"`
-}
-
-// phase is the chat's model settings in the form every phase has.
-func (c ChronicleConfig) phase() PhaseConfig {
-	return PhaseConfig{Model: c.Model, Temperature: c.Temperature, MaxTokens: c.MaxTokens}
 }
 
 // RunConfig bounds a run.
@@ -175,7 +168,7 @@ func (c *Config) validate() error {
 	check(c.LLM.RepairAttempts >= 0, "config llm.repair_attempts: must not be negative, got %d", c.LLM.RepairAttempts)
 	check(c.LLM.Concurrency >= 1, "config llm.concurrency: must be at least 1, got %d", c.LLM.Concurrency)
 	check(c.LLM.Depth >= 0, "config llm.depth: must not be negative, got %d", c.LLM.Depth)
-	for name, p := range map[string]PhaseConfig{"phases.intention": c.Phases.Intention, "phases.resolution": c.Phases.Resolution, "chronicle": c.Chronicle.phase()} {
+	for name, p := range map[string]PhaseConfig{"phases.intention": c.Phases.Intention, "phases.resolution": c.Phases.Resolution, "chronicle": c.Chronicle.PhaseConfig} {
 		check(p.Temperature >= 0 && p.Temperature <= 2, "config %s.temperature: must be within 0..2, got %g", name, p.Temperature)
 		check(p.MaxTokens > 0, "config %s.max_tokens: must be positive, got %d", name, p.MaxTokens)
 	}
