@@ -12,6 +12,7 @@ import (
 
 	"github.com/arbiter-sim/arbiter/games/chronicle"
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/internal/texttest"
 )
 
 // chronicleCopy copies simulations/chronicle-demo, without its game state,
@@ -42,19 +43,6 @@ func arbiterIn(t *testing.T, stdin string, args ...string) (int, string, string)
 	ios, out, errOut := TestStreams(stdin)
 	code := Execute(context.Background(), ios, args)
 	return code, out.String(), errOut.String()
-}
-
-func wantInOrder(t *testing.T, out string, parts ...string) {
-	t.Helper()
-	rest := out
-	for _, p := range parts {
-		i := strings.Index(rest, p)
-		if i < 0 {
-			t.Errorf("output lacks %q (in order) in:\n%s", p, out)
-			return
-		}
-		rest = rest[i+len(p):]
-	}
 }
 
 const (
@@ -91,7 +79,7 @@ func TestChatThroughTerminal(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	wantInOrder(t, out,
+	texttest.InOrder(t, out,
 		"The Long Watch of the Lamplighters",
 		"Phase: setup. 0 messages so far",
 		"[2] model:\n  A fine frame.",
@@ -127,7 +115,7 @@ func TestChatThroughTerminal(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("show: exit %d", code)
 	}
-	wantInOrder(t, out, "The Long Watch of the Lamplighters", "Big picture: On a coast", "Phase: play",
+	texttest.InOrder(t, out, "The Long Watch of the Lamplighters", "Big picture: On a coast", "Phase: play",
 		"YES: Sea monsters", "NO: Electricity",
 		"1. The First Fire (light, FIRST bookend)", "A fire on the cliffs.", "- The Oath (light)", "The first keepers swear.",
 		"2. The Dark Shore (dark, LAST bookend)")
@@ -143,7 +131,7 @@ func TestChatThroughTerminal(t *testing.T) {
 	// The saved game is the timeline parse reads.
 	code, out, _ = arbiterIn(t, "CREATE EVENT The Vigil IN the first fire AFTER the oath TONE dark DESCRIPTION x",
 		"chronicle", "parse", "--timeline", filepath.Join(sim, chronicle.FileName))
-	wantInOrder(t, out, `"ok": true`, `"anchor": "The Oath"`, `"period": "The First Fire"`)
+	texttest.InOrder(t, out, `"ok": true`, `"anchor": "The Oath"`, `"period": "The First Fire"`)
 	if code != 0 {
 		t.Errorf("parse --timeline chronicle.json: exit %d", code)
 	}
@@ -175,7 +163,7 @@ func TestChatModelFailureKeepsChatting(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	wantInOrder(t, out, "⚠️ Model call failed: 404 not found", "check llm.model and llm.base_url", "[2] model:\n  Found it.")
+	texttest.InOrder(t, out, "⚠️ Model call failed: 404 not found", "check llm.model and llm.base_url", "[2] model:\n  Found it.")
 }
 
 func TestChatInterrupted(t *testing.T) {

@@ -479,3 +479,18 @@ func TestStatusSaysWhyTheRunStopped(t *testing.T) {
 		t.Errorf("status still reports a stop that a later tick got past:\n%s", out)
 	}
 }
+
+func TestValidateTemplates(t *testing.T) {
+	cleanEnv(t)
+	sim := demoCopy(t)
+	os.MkdirAll(filepath.Join(sim, "prompts"), 0o755)
+	os.WriteFile(filepath.Join(sim, "prompts", "phase2a_resolution_user.md"), []byte("{{.Location.Weather}}\n"), 0o644)
+	code, out, _ := arbiter(t, "validate", sim)
+	if code != ExitUsage || !strings.Contains(out, "phase2a_resolution_user.md") || !strings.Contains(out, "Weather") {
+		t.Errorf("validate with a broken override: exit %d\n%s", code, out)
+	}
+	os.WriteFile(filepath.Join(sim, "prompts", "phase3_unknown.md"), []byte("x"), 0o644)
+	if code, out, _ := arbiter(t, "validate", sim); code != ExitUsage || !strings.Contains(out, "phase3_unknown.md") {
+		t.Errorf("validate with an unknown override file: exit %d\n%s", code, out)
+	}
+}

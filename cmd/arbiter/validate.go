@@ -20,8 +20,16 @@ func newValidateCmd(io *IOStreams, g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
 			problems := world.Lint(dir)
+			var sim *world.Simulation
 			if len(problems) == 0 {
-				problems = append(problems, lintKind(dir)...)
+				// Lint found nothing, so Load succeeds; it is read once more
+				// only to check what the kind adds.
+				var err error
+				if sim, err = world.Load(dir); err != nil {
+					problems = append(problems, err)
+				} else {
+					problems = append(problems, lintKind(sim, dir)...)
+				}
 			}
 			if g.json {
 				msgs := make([]string, len(problems))
@@ -40,7 +48,6 @@ func newValidateCmd(io *IOStreams, g *globals) *cobra.Command {
 				return usageErrorf("%s: %d problem(s)", dir, len(problems))
 			}
 			if !g.json {
-				sim, _ := world.Load(dir)
 				if sim.Kind == world.KindNarrative {
 					fmt.Fprintf(io.Out, "ok: %s (%d characters, %d locations)\n", sim.ID, len(sim.Characters), len(sim.Locations))
 				} else {
@@ -54,16 +61,14 @@ func newValidateCmd(io *IOStreams, g *globals) *cobra.Command {
 
 // lintKind checks what the simulation's kind adds to the common files: the
 // prompt templates of a narrative, the saved game of a chronicle.
-func lintKind(dir string) []error {
-	sim, err := world.Load(dir)
-	if err != nil {
-		return []error{err}
-	}
+func lintKind(sim *world.Simulation, dir string) []error {
 	switch sim.Kind {
 	case world.KindNarrative:
-		if _, _, err := openWorld(dir); err != nil {
-			return []error{errors.Unwrap(err)}
+		pr, err := prompts.New(dir)
+		if err != nil {
+			return []error{err}
 		}
+		return lintPrompts(sim, pr)
 	case world.KindChronicle:
 		if _, err := chronicle.Open(dir); err != nil {
 			return []error{err}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/internal/texttest"
 )
 
 // session runs a terminal chat over input against the scripted model and
@@ -22,19 +23,6 @@ func session(t *testing.T, g *Game, h openaitest.Handler, clipboard bool, input 
 	s := &Session{Game: g, Client: client, Params: params, In: strings.NewReader(strings.Join(input, "\n") + "\n"), Out: &out, Clipboard: clipboard}
 	err := s.Run(t.Context())
 	return out.String(), err
-}
-
-func wantOutput(t *testing.T, out string, parts ...string) {
-	t.Helper()
-	rest := out
-	for _, p := range parts {
-		i := strings.Index(rest, p)
-		if i < 0 {
-			t.Errorf("output lacks %q (in order) in:\n%s", p, out)
-			return
-		}
-		rest = rest[i+len(p):]
-	}
 }
 
 func TestSessionSetupToPlay(t *testing.T) {
@@ -54,7 +42,7 @@ func TestSessionSetupToPlay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOutput(t, out,
+	texttest.InOrder(t, out,
 		"The Glass Empire\nAn empire built on singing glass",
 		"Phase: setup. 0 messages so far",
 		"you> ",
@@ -91,7 +79,7 @@ func TestSessionActions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOutput(t, out,
+	texttest.InOrder(t, out,
 		"[2] model:\n  Here:\n  CREATE PERIOD The Singing Dawn FIRST DESCRIPTION Glass first sings.",
 		"[3] ⚠️ Command parsing error: Missing required field TONE",
 		"[2] model, as written:\n"+bad+"\n",
@@ -143,7 +131,7 @@ func TestSessionInputMistakes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOutput(t, out,
+	texttest.InOrder(t, out,
 		"! /raw needs one message number, e.g. /raw 3",
 		`! /raw: "two" is not a message number (messages are numbered from 1)`,
 		`! /raw: "0" is not a message number`,
@@ -169,7 +157,7 @@ func TestSessionMultiLineMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOutput(t, out, `[2] ✅ Applied: added to the palette YES "Singing glass", NO "Iron".`, "[3] model:\n  Nice palette.")
+	texttest.InOrder(t, out, `[2] ✅ Applied: added to the palette YES "Singing glass", NO "Iron".`, "[3] model:\n  Nice palette.")
 	if p := g.Timeline().Palette; len(p.Yes) != 1 || len(p.No) != 1 {
 		t.Errorf("palette = %+v", p)
 	}
@@ -184,7 +172,7 @@ func TestSessionPersonCommandRejectedDoesNotAskModel(t *testing.T) {
 	if err := s.Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	wantOutput(t, out.String(), `[2] ⚠️ Command parsing error: Invalid TONE "purple" (must be light or dark)`)
+	texttest.InOrder(t, out.String(), `[2] ⚠️ Command parsing error: Invalid TONE "purple" (must be light or dark)`)
 	if srv.CallCount() != 0 {
 		t.Errorf("model asked after the person's own error")
 	}
@@ -200,7 +188,7 @@ func TestSessionModelFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOutput(t, out,
+	texttest.InOrder(t, out,
 		"⚠️ Model call failed: model refused: I can't.\n   Nothing was added. Send a message, or /restart to ask again.",
 		"[2] model:\n  Here I am.",
 		"[2] model:\n  Here I am.", // /restart with a model message last restarts it
@@ -226,7 +214,7 @@ func TestSessionModelMessageCutOff(t *testing.T) {
 	if err := s.Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	wantOutput(t, out.String(),
+	texttest.InOrder(t, out.String(),
 		"[2] model:\n  CREATE PERIOD",
 		"[3] ⚠️ Command parsing error: message 2 was cut off before it ended (answer cut off at the token limit, finish_reason=length (max_tokens=500; raise it)), so none of its commands were applied. /restart 2 asks again",
 		"DESCRIPTION A fire on the cl",
@@ -275,7 +263,7 @@ func TestSessionResumeShowsLastMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOutput(t, out, "4 messages so far", "[2] you:\n  two", "[4] you:\n  four")
+	texttest.InOrder(t, out, "4 messages so far", "[2] you:\n  two", "[4] you:\n  four")
 	if strings.Contains(out, "one") {
 		t.Errorf("resume shows more than the last three messages:\n%s", out)
 	}
