@@ -150,8 +150,14 @@ func (c *Client) checkRequest(req Request) *Error {
 
 // messages builds system, history and user messages.
 func (c *Client) messages(req Request) []Message {
-	hist := c.history.Get(req.EntityKey)
-	hist = hist[max(0, len(hist)-c.cfg.Depth):]
+	return Messages(req, c.history.Get(req.EntityKey), c.cfg.Depth)
+}
+
+// Messages is what Complete sends first for req: the system prompt, the last
+// depth exchanges of hist (the entity's history, oldest first) and the user
+// prompt.
+func Messages(req Request, hist []Exchange, depth int) []Message {
+	hist = hist[max(0, len(hist)-max(depth, 0)):]
 	msgs := make([]Message, 0, 2+2*len(hist))
 	if req.System != "" {
 		msgs = append(msgs, Message{Role: openai.ChatMessageRoleSystem, Content: req.System})

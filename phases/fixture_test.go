@@ -47,3 +47,34 @@ func mustClient(t *testing.T, url string, concurrency int) *llm.Client {
 	}
 	return c
 }
+
+// fallbacks marks the entities whose outcome is a fallback.
+func fallbacks[T any](outs []Outcome[T]) map[string]bool {
+	m := map[string]bool{}
+	for _, o := range outs {
+		if o.Fallback {
+			m[o.ID] = true
+		}
+	}
+	return m
+}
+
+// fallbackIDs lists the entities whose outcome is a fallback, in order.
+func fallbackIDs[T any](outs []Outcome[T]) []string {
+	var ids []string
+	for _, o := range outs {
+		if o.Fallback {
+			ids = append(ids, o.ID)
+		}
+	}
+	return ids
+}
+
+// results are the calls of the outcomes, in order.
+func results[T any](outs []Outcome[T]) []llm.Result {
+	rs := make([]llm.Result, len(outs))
+	for i, o := range outs {
+		rs[i] = o.Call
+	}
+	return rs
+}

@@ -18,7 +18,7 @@ func TestMain(m *testing.M) { os.Exit(localmodel.Main(m)) }
 
 // realResolution runs phase 2a of demo-sim's first tick on the real model,
 // once for the three tests of seed 004 that read it.
-func realResolution(t *testing.T) (*world.Simulation, *world.State, *ResolutionResult) {
+func realResolution(t *testing.T) (*world.Simulation, *world.State, []Outcome[MasterOutput]) {
 	t.Helper()
 	url, key, model := localmodel.ForTest(t)
 	sim, err := world.Load("../simulations/demo-sim")
@@ -45,7 +45,7 @@ func realResolution(t *testing.T) (*world.Simulation, *world.State, *ResolutionR
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, c := range res.Calls {
+	for i, c := range results(res) {
 		t.Logf("%s: attempts %d repairs %d err %v usage %+v latency %s", c.Request.EntityKey, c.Attempts, c.Repairs, c.Err, c.Usage, c.Latency.Round(time.Millisecond))
 		_ = i
 	}
@@ -58,7 +58,7 @@ func TestPhase2aRealLLM(t *testing.T) {
 	sim, st, res := realResolution(t)
 	t.Run("all locations get a valid MasterOutput", func(t *testing.T) {
 		for _, loc := range sim.Locations {
-			out, ok := res.Outputs[loc.ID]
+			out, ok := Values(res)[loc.ID]
 			if !ok {
 				t.Fatalf("%s: no output", loc.ID)
 			}
@@ -71,7 +71,7 @@ func TestPhase2aRealLLM(t *testing.T) {
 		}
 	})
 	t.Run("character updates valid", func(t *testing.T) {
-		for loc, out := range res.Outputs {
+		for loc, out := range Values(res) {
 			for id, u := range out.Characters {
 				if u.MemoryEntry == "" {
 					t.Errorf("%s/%s: empty memory_entry", loc, id)
@@ -80,7 +80,7 @@ func TestPhase2aRealLLM(t *testing.T) {
 		}
 	})
 	t.Run("respects world logic", func(t *testing.T) {
-		next, errs := Apply(sim, st, res.Outputs)
+		next, errs := Apply(sim, st, Values(res))
 		if len(errs) != 0 {
 			t.Errorf("apply rejected updates: %v", errs)
 		}

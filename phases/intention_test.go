@@ -14,15 +14,15 @@ func TestIntentionOnePerCharacter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if srv.CallCount() != 3 || len(res.Intentions) != 3 || len(res.Fallback) != 0 {
-		t.Fatalf("calls %d intentions %v fallback %v; want 3, 3, none", srv.CallCount(), res.Intentions, res.Fallback)
+	if srv.CallCount() != 3 || len(Values(res)) != 3 || len(fallbackIDs(res)) != 0 {
+		t.Fatalf("calls %d intentions %v fallback %v; want 3, 3, none", srv.CallCount(), Values(res), fallbackIDs(res))
 	}
 	for i, id := range []string{"ada", "bo", "cy"} {
-		c := res.Calls[i]
+		c := results(res)[i]
 		if c.Request.EntityKey != "intention:"+id || c.Request.SchemaName != "IntentionResponse" || c.Request.Tick != 1 {
 			t.Errorf("request %d: key %q schema %q tick %d", i, c.Request.EntityKey, c.Request.SchemaName, c.Request.Tick)
 		}
-		if res.Intentions[id] == "" {
+		if Values(res)[id] == "" {
 			t.Errorf("%s has no intention", id)
 		}
 	}
@@ -44,11 +44,11 @@ func TestIntentionFallbackKeepsExternalIntent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Fallback["bo"] || res.Fallback["ada"] || res.Fallback["cy"] {
-		t.Errorf("fallback %v, want bo only", res.Fallback)
+	if !fallbacks(res)["bo"] || fallbacks(res)["ada"] || fallbacks(res)["cy"] {
+		t.Errorf("fallback %v, want bo only", fallbackIDs(res))
 	}
-	if res.Intentions["bo"] != "steal" {
-		t.Errorf("bo's intention %q, want his external_intent %q", res.Intentions["bo"], "steal")
+	if Values(res)["bo"] != "steal" {
+		t.Errorf("bo's intention %q, want his external_intent %q", Values(res)["bo"], "steal")
 	}
 	if !strings.Contains(logs.String(), "Phase 1: bo fallback (server: ") {
 		t.Errorf("no warning for bo's fallback:\n%s", logs.String())

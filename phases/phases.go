@@ -2,6 +2,7 @@ package phases
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	"github.com/arbiter-sim/arbiter/llm"
@@ -38,6 +39,31 @@ type Env struct {
 	Model   Batcher
 	Params  llm.Params
 	Logger  *slog.Logger
+}
+
+// Outcome is what a phase made of one entity (a character, a location): its
+// value, whether that value is the fallback of a failed call, and the call.
+type Outcome[T any] struct {
+	ID       string
+	Value    T
+	Fallback bool
+	Call     llm.Result
+}
+
+// Values maps each outcome's entity id to its value.
+func Values[T any](outs []Outcome[T]) map[string]T {
+	m := make(map[string]T, len(outs))
+	for _, o := range outs {
+		m[o.ID] = o.Value
+	}
+	return m
+}
+
+// renderPair renders the system and user templates of a request.
+func renderPair(pr *prompts.Renderer, systemName, userName string, data any) (string, string, error) {
+	system, err1 := pr.Render(systemName, data)
+	user, err2 := pr.Render(userName, data)
+	return system, user, errors.Join(err1, err2)
 }
 
 func (e Env) logger() *slog.Logger {

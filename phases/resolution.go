@@ -13,82 +13,74 @@ import (
 // location could not be reached (seed 004).
 const FallbackMemory = "[No resolution — simulation continues]"
 
-// ResolutionResult is the outcome of phase 2a. Success is implied: every
-// location has an entry, real or fallback.
-type ResolutionResult struct {
-	// Outputs maps every location id to the arbiter's decision for it.
-	Outputs map[string]MasterOutput
-	// Fallback marks locations whose call failed and got the fallback output.
-	Fallback map[string]bool
-	// Calls holds every model call of the phase, in location order.
-	Calls []llm.Result
-}
-
 // ResolutionKey is the history entity key of a location's arbiter calls.
 func ResolutionKey(locationID string) string { return "resolution:" + locationID }
 
+// ResolutionRequest builds the phase-2a request of location loc at the tick
+// after st, given the intentions of the characters there: the very request
+// a run sends (history aside, which the client adds). Its schema is
+// specialised to the location: exactly the characters present, destinations
+// limited to the location and its connections.
+func ResolutionRequest(env Env, st *world.State, loc *world.Location, present []string, intentions map[string]string) (llm.Request, error) {
+	tick := st.Tick + 1
+	data, err := prompts.NewResolutionData(env.Sim, st, loc.ID, IntentionsAt(intentions, present))
+	if err != nil {
+		return llm.Request{}, fmt.Errorf("resolution prompt for %s: %w", loc.ID, err)
+	}
+	system, user, err := renderPair(env.Prompts, ResolutionSystemTemplate, ResolutionUserTemplate, data)
+	if err != nil {
+		return llm.Request{}, err
+	}
+	schema, err := ResolutionSchema(tick, loc.ID, present, reachableFrom(loc))
+	if err != nil {
+		return llm.Request{}, fmt.Errorf("resolution schema for %s: %w", loc.ID, err)
+	}
+	return llm.Request{
+		EntityKey:  ResolutionKey(loc.ID),
+		Phase:      PhaseResolution,
+		Tick:       tick,
+		Params:     resolutionParams(env.Params, len(present)),
+		System:     system,
+		User:       user,
+		SchemaName: "MasterOutput",
+		Schema:     schema,
+	}, nil
+}
+
 // Resolution runs phase 2a (seed 004): one arbiter call per location, empty
-// locations included, all in parallel. Each call's schema is specialised to the
-// location: exactly the characters present, destinations limited to the
-// location and its connections. A failed call yields a fallback that keeps
+// locations included, all in parallel. It returns one outcome per location,
+// in the simulation's order. A failed call yields a fallback that keeps
 // every character where and as it is, with a logged warning. Only a prompt or
 // schema that cannot be built is an error.
-func Resolution(ctx context.Context, env Env, st *world.State, intentions map[string]string) (*ResolutionResult, error) {
+func Resolution(ctx context.Context, env Env, st *world.State, intentions map[string]string) ([]Outcome[MasterOutput], error) {
 	tick := st.Tick + 1
 	groups := GroupByLocation(env.Sim, st)
-	reqs := make([]llm.Request, 0, len(env.Sim.Locations))
-	for _, loc := range env.Sim.Locations {
-		present := groups[loc.ID]
-		data, err := prompts.NewResolutionData(env.Sim, st, loc.ID, IntentionsAt(intentions, present))
-		if err != nil {
-			return nil, fmt.Errorf("resolution prompt for %s: %w", loc.ID, err)
-		}
-		system, err := env.Prompts.Render(ResolutionSystemTemplate, data)
-		if err != nil {
-			return nil, err
-		}
-		user, err := env.Prompts.Render(ResolutionUserTemplate, data)
-		if err != nil {
-			return nil, err
-		}
-		schema, err := ResolutionSchema(tick, loc.ID, present, reachableFrom(loc))
-		if err != nil {
-			return nil, fmt.Errorf("resolution schema for %s: %w", loc.ID, err)
-		}
-		reqs = append(reqs, llm.Request{
-			EntityKey:  ResolutionKey(loc.ID),
-			Phase:      PhaseResolution,
-			Tick:       tick,
-			Params:     resolutionParams(env.Params, len(present)),
-			System:     system,
-			User:       user,
-			SchemaName: "MasterOutput",
-			Schema:     schema,
-		})
-	}
-
-	results := env.Model.CreateBatch(ctx, reqs)
-	out := &ResolutionResult{
-		Outputs:  make(map[string]MasterOutput, len(results)),
-		Fallback: make(map[string]bool),
-		Calls:    results,
-	}
+	reqs := make([]llm.Request, len(env.Sim.Locations))
 	for i, loc := range env.Sim.Locations {
-		res := results[i]
-		if res.Err == nil {
-			mo, err := ParseMasterOutput(res.Output)
+		req, err := ResolutionRequest(env, st, loc, groups[loc.ID], intentions)
+		if err != nil {
+			return nil, err
+		}
+		reqs[i] = req
+	}
+	results := env.Model.CreateBatch(ctx, reqs)
+	out := make([]Outcome[MasterOutput], len(results))
+	for i, loc := range env.Sim.Locations {
+		o := Outcome[MasterOutput]{ID: loc.ID, Call: results[i]}
+		if o.Call.Err == nil {
+			mo, err := ParseMasterOutput(o.Call.Output)
 			if err == nil {
-				out.Outputs[loc.ID] = mo
+				o.Value = mo
+				out[i] = o
 				continue
 			}
-			results[i].Err = &llm.Error{Kind: llm.KindSchema, Attempts: res.Attempts, Message: err.Error(), Err: err}
-			results[i].Output = nil
-			res = results[i]
+			o.Call.Err = &llm.Error{Kind: llm.KindSchema, Attempts: o.Call.Attempts, Message: err.Error(), Err: err}
+			o.Call.Output = nil
 		}
-		out.Outputs[loc.ID] = Fallback(st, loc.ID)
-		out.Fallback[loc.ID] = true
-		env.logger().Warn(fmt.Sprintf("Phase 2a: %s fallback (%s: %v)", loc.ID, llm.KindOf(res.Err), res.Err),
+		o.Value, o.Fallback = Fallback(st, loc.ID), true
+		env.logger().Warn(fmt.Sprintf("Phase 2a: %s fallback (%s: %v)", loc.ID, llm.KindOf(o.Call.Err), o.Call.Err),
 			"phase", PhaseResolution, "tick", tick, "entity", ResolutionKey(loc.ID))
+		out[i] = o
 	}
 	return out, nil
 }

@@ -65,9 +65,9 @@ func TestExecuteSingleLocation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, ok := res.Outputs["hall"]
-	if !ok || len(res.Outputs) != 1 {
-		t.Fatalf("outputs = %v, want hall only", res.Outputs)
+	out, ok := Values(res)["hall"]
+	if !ok || len(Values(res)) != 1 {
+		t.Fatalf("outputs = %v, want hall only", Values(res))
 	}
 	if out.Tick != 1 || out.LocationID != "hall" {
 		t.Errorf("tick, location = %d, %q; want 1, hall", out.Tick, out.LocationID)
@@ -75,7 +75,7 @@ func TestExecuteSingleLocation(t *testing.T) {
 	if _, ok := out.Characters["ada"]; !ok || len(out.Characters) != 1 {
 		t.Errorf("characters = %v, want ada only", out.Characters)
 	}
-	if res.Fallback["hall"] {
+	if fallbacks(res)["hall"] {
 		t.Error("hall fell back")
 	}
 }
@@ -92,11 +92,11 @@ func TestExecuteMultipleLocations(t *testing.T) {
 		t.Errorf("calls = %d, want one per location (3)", srv.CallCount())
 	}
 	for _, loc := range []string{"cellar", "garden", "hall"} {
-		if res.Outputs[loc].LocationID != loc {
-			t.Errorf("output for %s has location_id %q", loc, res.Outputs[loc].LocationID)
+		if Values(res)[loc].LocationID != loc {
+			t.Errorf("output for %s has location_id %q", loc, Values(res)[loc].LocationID)
 		}
 	}
-	if got := slices.Sorted(maps.Keys(res.Outputs["hall"].Characters)); !slices.Equal(got, []string{"ada", "bo"}) {
+	if got := slices.Sorted(maps.Keys(Values(res)["hall"].Characters)); !slices.Equal(got, []string{"ada", "bo"}) {
 		t.Errorf("hall characters = %v, want [ada bo]", got)
 	}
 	if srv.MaxInFlight() < 2 {
@@ -111,12 +111,12 @@ func TestExecuteEmptyLocation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, ok := res.Outputs["cellar"]
+	out, ok := Values(res)["cellar"]
 	if !ok {
 		t.Fatal("the empty cellar got no output")
 	}
-	if len(out.Characters) != 0 || res.Fallback["cellar"] {
-		t.Errorf("cellar: characters %v, fallback %v; want none, false", out.Characters, res.Fallback["cellar"])
+	if len(out.Characters) != 0 || fallbacks(res)["cellar"] {
+		t.Errorf("cellar: characters %v, fallback %v; want none, false", out.Characters, fallbacks(res)["cellar"])
 	}
 	// The empty location's request still went to the arbiter, with a schema
 	// that only admits an empty characters object.
@@ -153,7 +153,7 @@ func TestExecuteCreatesCorrectRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantKeys := []string{"resolution:cellar", "resolution:garden", "resolution:hall"}
-	for i, c := range res.Calls {
+	for i, c := range results(res) {
 		if c.Request.EntityKey != wantKeys[i] {
 			t.Errorf("request %d entity key %q, want %q", i, c.Request.EntityKey, wantKeys[i])
 		}
@@ -182,13 +182,13 @@ func TestExecutePartialFailureFallback(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a failed call must not fail the phase: %v", err)
 	}
-	if !res.Fallback["garden"] || res.Fallback["hall"] || res.Fallback["cellar"] {
-		t.Errorf("fallback = %v, want garden only", res.Fallback)
+	if !fallbacks(res)["garden"] || fallbacks(res)["hall"] || fallbacks(res)["cellar"] {
+		t.Errorf("fallback = %v, want garden only", fallbackIDs(res))
 	}
-	if got := res.Outputs["garden"].Characters["cy"].MemoryEntry; got != FallbackMemory {
+	if got := Values(res)["garden"].Characters["cy"].MemoryEntry; got != FallbackMemory {
 		t.Errorf("garden memory entry %q, want %q", got, FallbackMemory)
 	}
-	if got := res.Outputs["hall"].Characters["ada"].MemoryEntry; got == FallbackMemory || got == "" {
+	if got := Values(res)["hall"].Characters["ada"].MemoryEntry; got == FallbackMemory || got == "" {
 		t.Errorf("hall should have the arbiter's entry, got %q", got)
 	}
 }
@@ -200,10 +200,10 @@ func TestExecuteAllFailureFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Fallback) != 3 || len(res.Outputs) != 3 {
-		t.Errorf("fallbacks %d outputs %d, want 3 and 3", len(res.Fallback), len(res.Outputs))
+	if len(fallbackIDs(res)) != 3 || len(Values(res)) != 3 {
+		t.Errorf("fallbacks %d outputs %d, want 3 and 3", len(fallbackIDs(res)), len(Values(res)))
 	}
-	for _, c := range res.Calls {
+	for _, c := range results(res) {
 		if c.Err == nil {
 			t.Errorf("%s: no error recorded", c.Request.EntityKey)
 		}
@@ -265,12 +265,12 @@ func TestResultHasAllLocations(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, l := range env.Sim.Locations {
-		if _, ok := res.Outputs[l.ID]; !ok {
+		if _, ok := Values(res)[l.ID]; !ok {
 			t.Errorf("no output for %s", l.ID)
 		}
 	}
-	if len(res.Calls) != len(env.Sim.Locations) {
-		t.Errorf("calls %d, want %d", len(res.Calls), len(env.Sim.Locations))
+	if len(results(res)) != len(env.Sim.Locations) {
+		t.Errorf("calls %d, want %d", len(results(res)), len(env.Sim.Locations))
 	}
 }
 
@@ -290,8 +290,8 @@ func TestResultSuccessAlwaysTrue(t *testing.T) {
 			if err != nil || res == nil {
 				t.Fatalf("Resolution = %v, %v; want a result", res, err)
 			}
-			if len(res.Fallback) != len(env.Sim.Locations) {
-				t.Errorf("fallbacks %v, want every location", res.Fallback)
+			if len(fallbackIDs(res)) != len(env.Sim.Locations) {
+				t.Errorf("fallbacks %v, want every location", fallbackIDs(res))
 			}
 		})
 	}
@@ -309,7 +309,7 @@ func TestResultDataContainsMasterOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ada := res.Outputs["hall"].Characters["ada"]
+	ada := Values(res)["hall"].Characters["ada"]
 	if ada.Location != "garden" || ada.MemoryEntry == "" {
 		t.Errorf("ada's update %+v: want the model's answer (location garden, a memory entry)", ada)
 	}
@@ -326,7 +326,7 @@ func TestResolutionMaxTokensFitsTheCrowd(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]int{"resolution:cellar": 600, "resolution:garden": 600, "resolution:hall": ResolutionTokens(2)}
-	for _, c := range res.Calls {
+	for _, c := range results(res) {
 		if got := c.Request.Params.MaxTokens; got != want[c.Request.EntityKey] {
 			t.Errorf("%s: max_tokens %d, want %d", c.Request.EntityKey, got, want[c.Request.EntityKey])
 		}

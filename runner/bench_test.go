@@ -1,4 +1,4 @@
-package runner
+package runner_test
 
 import (
 	"context"
@@ -8,7 +8,9 @@ import (
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/phases"
 	"github.com/arbiter-sim/arbiter/prompts"
+	. "github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/store"
 	"github.com/arbiter-sim/arbiter/world"
 )
@@ -74,6 +76,6 @@ func benchRunner(b *testing.B, srv *openaitest.Server, concurrency int) *Runner 
 		b.Fatal(err)
 	}
 	params := llm.Params{Model: "bench", MaxTokens: 2048}
-	return &Runner{Sim: sim, Store: st, Client: client, Prompts: pr,
-		Config: Config{Intention: params, Resolution: params, Depth: cfg.Depth}}
+	game := &phases.Narrative{Sim: sim, Prompts: pr, Model: client, Intention: params, Resolution: params}
+	return &Runner{Game: game, Store: st, Client: client}
 }

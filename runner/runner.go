@@ -9,35 +9,35 @@ import (
 	"time"
 
 	"github.com/arbiter-sim/arbiter/llm"
-	"github.com/arbiter-sim/arbiter/phases"
-	"github.com/arbiter-sim/arbiter/prompts"
 	"github.com/arbiter-sim/arbiter/store"
-	"github.com/arbiter-sim/arbiter/world"
 )
 
-// Config is what a run needs beyond its parts.
+// Config bounds a run, whatever its kind.
 type Config struct {
-	Intention    llm.Params    // model settings of phase 1
-	Resolution   llm.Params    // model settings of phase 2a
-	Depth        int           // history exchanges per entity reloaded on resume
 	PhaseTimeout time.Duration // deadline of one phase; 0 = none
 	TokenBudget  int           // total tokens of the simulation (all runs); 0 = unlimited
 }
 
-// Runner runs the ticks of one simulation.
+// Runner runs the ticks (or turns) of one simulation. Open loads where the
+// simulation stands; Run and Turn then go on from there. A Runner is not
+// safe for concurrent use.
 type Runner struct {
-	Sim     *world.Simulation
-	Store   *store.Store
-	Client  *llm.Client
-	Prompts *prompts.Renderer
-	Config  Config
-	Logger  *slog.Logger
+	Game   Game
+	Store  *store.Store
+	Client *llm.Client // its history is reloaded on Open and grows as ticks commit
+	Config Config
+	Logger *slog.Logger
 	// OnEvent, when set, sees every event as it is emitted (before commit).
 	OnEvent func(Event)
 	// OnPhase, when set, is told when a phase starts and ends.
 	OnPhase func(PhaseProgress)
 	// OnTick, when set, is told of every tick as soon as it commits.
 	OnTick func(TickReport)
+
+	opened bool
+	last   int // last committed tick
+	state  any // the state after last
+	used   int // tokens spent by all runs, counted when a budget is set
 }
 
 // PhaseProgress reports the start (Done=false) or end of a phase.
@@ -113,106 +113,139 @@ func (e *BudgetError) Error() string {
 	return fmt.Sprintf("budget_exhausted: %d of %d tokens used; stopped after tick %d (raise run.token_budget to go on)", e.Used, e.Budget, e.Tick)
 }
 
+// Open reads the last committed tick, its state, the history of every
+// entity and the tokens spent so far. Run and Turn call it when it was not
+// called; it is quick local I/O and finishes even when ctx is already done,
+// so an interrupted run still reports where it stands.
+func (r *Runner) Open(ctx context.Context) error {
+	if r.opened {
+		return nil
+	}
+	ctx = context.WithoutCancel(ctx)
+	last, err := r.Store.LastTick(ctx)
+	if err != nil {
+		return err
+	}
+	if last > 0 {
+		kind, err := r.Store.Kind(ctx)
+		if err != nil {
+			return err
+		}
+		if kind != "" && kind != r.Game.Kind() {
+			return fmt.Errorf("%w: the run state is of a %s simulation, and this one is a %s (`arbiter reset` starts over)", ErrStateMismatch, kind, r.Game.Kind())
+		}
+	}
+	st, err := r.Game.Load(ctx, r.Store, last)
+	if err != nil {
+		return err
+	}
+	if err := r.loadHistory(ctx, last); err != nil {
+		return err
+	}
+	if r.Config.TokenBudget > 0 {
+		sum, err := r.Store.Summary(ctx)
+		if err != nil {
+			return err
+		}
+		r.used = sum.Total.PromptTokens + sum.Total.CompletionTokens
+	}
+	r.last, r.state, r.opened = last, st, true
+	return nil
+}
+
+// LastTick is the last committed tick (0 before the first); State is the
+// state after it. Both are valid once Open has returned.
+func (r *Runner) LastTick() int { return r.last }
+
+// State returns the kind's state after the last committed tick.
+func (r *Runner) State() any { return r.state }
+
 // Run runs up to n ticks from the last committed one. It returns the report
 // and nil when all n committed; otherwise the report of what did commit and
 // an error: ErrInterrupted, *QuorumError, *BudgetError, or a storage, prompt or
 // world error that stopped it.
 func (r *Runner) Run(ctx context.Context, n int) (*Report, error) {
-	// Loading is quick local I/O; it finishes even when ctx is already done so
-	// an interrupted run still reports where it stands.
-	lctx := context.WithoutCancel(ctx)
-	last, err := r.Store.LastTick(lctx)
-	if err != nil {
+	if err := r.Open(ctx); err != nil {
 		return nil, err
 	}
-	st, err := r.loadState(lctx, last)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.loadHistory(lctx); err != nil {
-		return nil, err
-	}
-	used, err := r.tokensUsed(lctx)
-	if err != nil {
-		return nil, err
-	}
-
-	rep := &Report{FirstTick: last + 1, LastTick: last, Stop: StopCompleted}
-	target := last + n
-	for st.Tick < target {
-		if ctx.Err() != nil {
-			rep.Stop = StopInterrupted
-			return rep, ErrInterrupted
-		}
-		if r.Config.TokenBudget > 0 && used >= r.Config.TokenBudget {
-			tick := st.Tick + 1
-			var events []Event
-			r.emit(&events, errorEntry(tick, StopBudget))
-			r.emit(&events, message(tick, "Token budget exhausted"))
-			rep.Stop = StopBudget
-			err := &BudgetError{Used: used, Budget: r.Config.TokenBudget, Tick: st.Tick}
-			r.recordStop(ctx, tick, StopBudget, err, events)
-			return rep, err
-		}
-		next, tr, err := r.tick(ctx, st, target)
+	rep := &Report{FirstTick: r.last + 1, LastTick: r.last, Stop: StopCompleted}
+	target := r.last + n
+	for r.last < target {
+		tr, err := r.step(ctx, nil, target)
 		if err != nil {
-			switch {
-			case errors.Is(err, ErrInterrupted):
-				rep.Stop = StopInterrupted
-			case errors.As(err, new(*QuorumError)):
-				rep.Stop = StopQuorum
-			default:
-				rep.Stop = StopError
-			}
+			rep.Stop = stopReason(err)
 			return rep, err
 		}
-		st = next
-		used += tr.Usage.Total()
-		rep.LastTick = st.Tick
+		rep.LastTick = r.last
 		rep.Ticks = append(rep.Ticks, *tr)
 		rep.Usage = rep.Usage.Add(tr.Usage)
 	}
 	return rep, nil
 }
 
-func (r *Runner) loadState(ctx context.Context, last int) (*world.State, error) {
-	if last == 0 {
-		return r.Sim.InitialState(), nil
+// Turn plays one turn with the move of an interactive seat and commits it.
+// A move the rules refuse returns an error wrapping ErrRefused and changes
+// nothing; the other errors are Run's.
+func (r *Runner) Turn(ctx context.Context, in any) (*TickReport, error) {
+	if err := r.Open(ctx); err != nil {
+		return nil, err
 	}
-	st, err := r.Store.State(ctx, last)
-	if err != nil {
-		return nil, fmt.Errorf("load state of tick %d: %w", last, err)
-	}
-	if err := st.Validate(r.Sim); err != nil {
-		return nil, fmt.Errorf("%w: state of tick %d (edited since the run? `arbiter reset` starts over): %w", ErrStateMismatch, last, err)
-	}
-	return st, nil
+	return r.step(ctx, in, r.last+1)
 }
 
-func (r *Runner) loadHistory(ctx context.Context) error {
-	recs, err := r.Store.History(ctx, r.Config.Depth)
+// step checks the budget, then plays and commits the next tick.
+func (r *Runner) step(ctx context.Context, in any, target int) (*TickReport, error) {
+	if ctx.Err() != nil {
+		return nil, ErrInterrupted
+	}
+	tick := r.last + 1
+	if r.Config.TokenBudget > 0 && r.used >= r.Config.TokenBudget {
+		var events []Event
+		r.emit(&events, errorEntry(tick, StopBudget))
+		r.emit(&events, message(tick, "Token budget exhausted"))
+		err := &BudgetError{Used: r.used, Budget: r.Config.TokenBudget, Tick: r.last}
+		r.recordStop(ctx, tick, StopBudget, err, events)
+		return nil, err
+	}
+	next, tr, err := r.tick(ctx, in, target)
+	if err != nil {
+		return nil, err
+	}
+	r.last, r.state = tick, next
+	r.used += tr.Usage.Total()
+	return tr, nil
+}
+
+func stopReason(err error) string {
+	switch {
+	case errors.Is(err, ErrInterrupted):
+		return StopInterrupted
+	case errors.As(err, new(*QuorumError)):
+		return StopQuorum
+	case errors.As(err, new(*BudgetError)):
+		return StopBudget
+	default:
+		return StopError
+	}
+}
+
+func (r *Runner) loadHistory(ctx context.Context, last int) error {
+	if r.Client == nil {
+		return nil
+	}
+	h := r.Client.History()
+	recs, err := r.Store.History(ctx, h.Depth(), last)
 	if err != nil {
 		return fmt.Errorf("load history: %w", err)
 	}
 	hist := make(map[string][]llm.Exchange, len(recs))
 	for key, list := range recs {
-		for _, h := range list {
-			hist[key] = append(hist[key], llm.Exchange{User: h.User, Assistant: h.Assistant})
+		for _, x := range list {
+			hist[key] = append(hist[key], llm.Exchange{User: x.User, Assistant: x.Assistant})
 		}
 	}
-	r.Client.History().Load(hist)
+	h.Load(hist)
 	return nil
-}
-
-func (r *Runner) tokensUsed(ctx context.Context) (int, error) {
-	if r.Config.TokenBudget <= 0 {
-		return 0, nil
-	}
-	sum, err := r.Store.Summary(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return sum.Total.PromptTokens + sum.Total.CompletionTokens, nil
 }
 
 func (r *Runner) logger() *slog.Logger {
@@ -230,10 +263,6 @@ func (r *Runner) emit(events *[]Event, ev Event) {
 	if r.OnEvent != nil {
 		r.OnEvent(ev)
 	}
-}
-
-func (r *Runner) env(params llm.Params) phases.Env {
-	return phases.Env{Sim: r.Sim, Prompts: r.Prompts, Model: r.Client, Params: params, Logger: r.logger()}
 }
 
 // phaseContext bounds a phase by the configured deadline.
@@ -258,7 +287,8 @@ func (r *Runner) recordStop(ctx context.Context, tick int, reason string, cause 
 	}
 }
 
-func callRecord(res llm.Result, fallback bool) store.CallRecord {
+func callRecord(c Call) store.CallRecord {
+	res := c.Result
 	msgs, _ := json.Marshal(res.Messages)
 	rec := store.CallRecord{
 		Phase:            res.Request.Phase,
@@ -272,7 +302,7 @@ func callRecord(res llm.Result, fallback bool) store.CallRecord {
 		CachedTokens:     res.Usage.CachedTokens,
 		Attempts:         res.Attempts,
 		Repairs:          res.Repairs,
-		Fallback:         fallback,
+		Fallback:         c.Fallback,
 	}
 	if res.Err != nil {
 		rec.ErrorKind = llm.KindOf(res.Err).String()

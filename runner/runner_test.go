@@ -1,4 +1,4 @@
-package runner
+package runner_test
 
 import (
 	"context"
@@ -12,7 +12,9 @@ import (
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"github.com/arbiter-sim/arbiter/internal/worldtest"
 	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/phases"
 	"github.com/arbiter-sim/arbiter/prompts"
+	. "github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/store"
 	"github.com/arbiter-sim/arbiter/world"
 )
@@ -50,13 +52,28 @@ func (h *harness) runner(cfg Config) (*Runner, *store.Store) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	if cfg.Intention.Model == "" {
-		cfg.Intention = llm.Params{Model: "test-model", MaxTokens: 400}
-		cfg.Resolution = llm.Params{Model: "test-model", MaxTokens: 1500}
-	}
-	r := &Runner{Sim: testWorld(), Store: st, Client: client, Prompts: pr, Config: cfg,
+	game := &phases.Narrative{Sim: testWorld(), Prompts: pr, Model: client,
+		Intention:  llm.Params{Model: "test-model", MaxTokens: 400},
+		Resolution: llm.Params{Model: "test-model", MaxTokens: 1500}}
+	r := &Runner{Game: game, Store: st, Client: client, Config: cfg,
 		OnEvent: func(ev Event) { h.mu.Lock(); h.events = append(h.events, ev); h.mu.Unlock() }}
 	return r, st
+}
+
+// setClient makes r call through c.
+func setClient(r *Runner, c *llm.Client) {
+	r.Client = c
+	r.Game.(*phases.Narrative).Model = c
+}
+
+// stateAt reads the narrative state committed at tick.
+func stateAt(t *testing.T, r *Runner, st *store.Store, tick int) *world.State {
+	t.Helper()
+	s, err := r.Game.Load(context.Background(), st, tick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.(*world.State)
 }
 
 func (h *harness) eventLines() string {
@@ -116,10 +133,7 @@ func TestRunCommitsEveryTick(t *testing.T) {
 	if len(calls) != 6 {
 		t.Errorf("tick 2 has %d call records, want 6", len(calls))
 	}
-	state, err := st.State(context.Background(), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	state := stateAt(t, r, st, 2)
 	if m := state.Characters["ada"].Memory; len(m) != 2 || m[0].Tick != 1 || m[1].Tick != 2 {
 		t.Errorf("ada's memory %+v, want entries of ticks 1 and 2", m)
 	}
@@ -144,15 +158,15 @@ func TestRunCommitsEveryTick(t *testing.T) {
 // in the second.
 func TestResumeNoTickLostOrDoubled(t *testing.T) {
 	h := newHarness(t, openaitest.FromSchema(nil))
-	r, st := h.runner(Config{Depth: 2})
-	r.Client = mustClientWithDepth(t, h.srv.URL, 2)
+	r, st := h.runner(Config{})
+	setClient(r, mustClientWithDepth(t, h.srv.URL, 2))
 	if _, err := r.Run(context.Background(), 2); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
 
-	r2, st2 := h.runner(Config{Depth: 2})
-	r2.Client = mustClientWithDepth(t, h.srv.URL, 2)
+	r2, st2 := h.runner(Config{})
+	setClient(r2, mustClientWithDepth(t, h.srv.URL, 2))
 	before := h.srv.CallCount()
 	rep, err := r2.Run(context.Background(), 2)
 	if err != nil {
@@ -175,7 +189,7 @@ func TestResumeNoTickLostOrDoubled(t *testing.T) {
 	if n := len(first.Messages()); n != 2+2*2 {
 		t.Errorf("resumed call sent %d messages, want system + 2 past exchanges + user = 6", n)
 	}
-	state, _ := st2.State(context.Background(), 4)
+	state := stateAt(t, r2, st2, 4)
 	if len(state.Characters["cy"].Memory) != 4 {
 		t.Errorf("cy has %d memories after 4 ticks, want 4", len(state.Characters["cy"].Memory))
 	}
@@ -237,7 +251,8 @@ func TestQuorumFailureUnreachableEndpointFailsFast(t *testing.T) {
 	r, st := h.runner(Config{})
 	ccfg := llm.DefaultConfig()
 	ccfg.BaseURL, ccfg.MaxAttempts, ccfg.BackoffBase = "http://127.0.0.1:9/v1", 1, time.Millisecond
-	r.Client, _ = llm.New(ccfg)
+	c, _ := llm.New(ccfg)
+	setClient(r, c)
 	_, err := r.Run(context.Background(), 1)
 	var qe *QuorumError
 	if !errors.As(err, &qe) || !errors.Is(err, llm.ErrConnection) {

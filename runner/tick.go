@@ -2,104 +2,167 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/arbiter-sim/arbiter/llm"
-	"github.com/arbiter-sim/arbiter/phases"
 	"github.com/arbiter-sim/arbiter/store"
-	"github.com/arbiter-sim/arbiter/world"
 )
 
-// The states of a tick.
+// The states of a tick besides its phases.
 const (
-	StateIntention  = "INTENTION"
-	StateResolution = "RESOLUTION"
-	StateApply      = "APPLY"
-	StateCommit     = "COMMIT"
+	StateApply  = "APPLY"
+	StateCommit = "COMMIT"
 )
 
-// tick runs one tick from st and commits it; it returns the new state.
-// Nothing of the tick is stored unless it commits whole.
-func (r *Runner) tick(ctx context.Context, st *world.State, target int) (*world.State, *TickReport, error) {
-	start := time.Now()
-	tick := st.Tick + 1
-	var events []Event
-	emit := func(ev Event) { r.emit(&events, ev) }
+// Call is one model call of a phase, and what the kind made of a failure:
+// Fallback when it kept the entity's state as it was (seed 004), Recovered
+// when it used what the failed call did return (a chronicle message cut at
+// max_tokens, kept as written), so the tick has something to commit.
+type Call struct {
+	Result    llm.Result
+	Fallback  bool
+	Recovered bool
+}
 
-	// INTENTION
-	emit(stateEntry(tick, StateIntention))
-	r.phase(PhaseProgress{Tick: tick, LastTick: target, Phase: phases.PhaseIntention, Calls: len(r.Sim.Characters)})
+// Phase describes one phase of model calls of a tick.
+type Phase struct {
+	Name string // e.g. "intention"; its state is the name in capitals
+	// Calls is how many calls the phase will make, for progress.
+	Calls int
+	// Strategy names the recovery of a failed call, e.g. "fallback_intention".
+	Strategy string
+	// Final is set on the last phase of model calls of the tick: when no
+	// call of the whole tick succeeded by its end, the tick is dropped
+	// (quorum_failure). An earlier phase drops the tick only when all its
+	// calls failed in a way that says the endpoint is unusable.
+	Final bool
+}
+
+// Tick is the tick (or turn) in flight, as a Game's Step sees it.
+type Tick struct {
+	N int // the tick being played: the last committed + 1
+	// Record collects the kind's own rows of the tick (intentions, outputs,
+	// apply errors, ...); the runner adds the state, calls, events and
+	// history when it commits.
+	Record *store.TickRecord
+
+	r       *Runner
+	target  int
+	events  []Event
+	calls   []Call
+	stopped bool // a handler already ran and recorded the stop
+}
+
+// Enter emits the entry into state (a step of the tick that is not a phase
+// of model calls, e.g. APPLY).
+func (t *Tick) Enter(state string) { t.emit(stateEntry(t.N, state)) }
+
+// Log is the runner's logger, for what a kind logs during a tick.
+func (t *Tick) Log() *slog.Logger { return t.r.logger() }
+
+func (t *Tick) emit(ev Event) { t.r.emit(&t.events, ev) }
+
+// Phase runs one phase of model calls: run makes them (under the phase
+// deadline) and returns one Call per entity, a failed call as a Call with
+// Result.Err set and the kind's fallback applied. The failures are emitted,
+// then their recoveries. Phase returns an error when the tick must stop; the
+// stop is then already handled and recorded (interrupt, quorum, a prompt
+// that cannot be built), and Step should return the error as it is.
+func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context) ([]Call, error)) ([]Call, error) {
+	r := t.r
+	t.emit(stateEntry(t.N, strings.ToUpper(p.Name)))
+	r.phase(PhaseProgress{Tick: t.N, LastTick: t.target, Phase: p.Name, Calls: p.Calls})
 	pctx, cancel := r.phaseContext(ctx)
-	phaseStart := time.Now()
-	ir, err := phases.Intention(pctx, r.env(r.Config.Intention), st)
+	start := time.Now()
+	calls, err := run(pctx)
 	deadline := pctx.Err() != nil
 	cancel()
 	if err != nil {
-		return nil, nil, r.fail(ctx, tick, &events, "prompt_invalid", err)
+		return nil, t.fail(ctx, "prompt_invalid", err)
 	}
 	if ctx.Err() != nil {
-		return nil, nil, r.rollback(ctx, tick, &events)
+		return nil, t.rollback(ctx)
 	}
-	failed := r.failures(tick, &events, ir.Calls, deadline)
-	r.phase(PhaseProgress{Tick: tick, LastTick: target, Phase: phases.PhaseIntention, Calls: len(ir.Calls), Failed: failed, Done: true, Elapsed: time.Since(phaseStart)})
-	var endpointDown error
-	if failed > 0 && failed == len(ir.Calls) {
-		endpointDown = endpointFailure(ir.Calls)
-	}
-	r.recoveries(tick, &events, ir.Calls, "fallback_intention", endpointDown == nil)
-	if endpointDown != nil {
-		return nil, nil, r.quorum(ctx, tick, &events, len(ir.Calls), endpointDown, "every intention call failed and the endpoint is unusable")
-	}
+	failed := t.failures(calls, deadline)
+	r.phase(PhaseProgress{Tick: t.N, LastTick: t.target, Phase: p.Name, Calls: len(calls), Failed: failed, Done: true, Elapsed: time.Since(start)})
+	t.calls = append(t.calls, calls...)
 
-	// RESOLUTION
-	emit(stateEntry(tick, StateResolution))
-	r.phase(PhaseProgress{Tick: tick, LastTick: target, Phase: phases.PhaseResolution, Calls: len(r.Sim.Locations)})
-	pctx, cancel = r.phaseContext(ctx)
-	phaseStart = time.Now()
-	rr, err := phases.Resolution(pctx, r.env(r.Config.Resolution), st, ir.Intentions)
-	deadline = pctx.Err() != nil
-	cancel()
-	if err != nil {
-		return nil, nil, r.fail(ctx, tick, &events, "prompt_invalid", err)
+	var down error // why the tick is dropped
+	reason := "no model call of the tick succeeded"
+	switch {
+	case p.Final:
+		if allFailed(t.calls) {
+			down = firstError(t.calls)
+		}
+	case failed > 0 && failed == len(calls):
+		down = endpointFailure(calls)
+		reason = fmt.Sprintf("every %s call failed and the endpoint is unusable", p.Name)
 	}
-	if ctx.Err() != nil {
-		return nil, nil, r.rollback(ctx, tick, &events)
+	for _, c := range calls {
+		if c.Result.Err != nil {
+			t.emit(recovery(t.N, p.Strategy, down == nil))
+		}
 	}
-	rfailed := r.failures(tick, &events, rr.Calls, deadline)
-	r.phase(PhaseProgress{Tick: tick, LastTick: target, Phase: phases.PhaseResolution, Calls: len(rr.Calls), Failed: rfailed, Done: true, Elapsed: time.Since(phaseStart)})
+	if down != nil {
+		return nil, t.quorum(ctx, len(t.calls), down, reason)
+	}
+	return calls, nil
+}
 
-	calls := append(append([]llm.Result{}, ir.Calls...), rr.Calls...)
-	noQuorum := failed+rfailed == len(calls) && len(calls) > 0
-	r.recoveries(tick, &events, rr.Calls, "fallback_resolution", !noQuorum)
-	if noQuorum {
-		return nil, nil, r.quorum(ctx, tick, &events, len(calls), firstError(calls), "no model call of the tick succeeded")
-	}
-
-	// APPLY
-	emit(stateEntry(tick, StateApply))
-	next, applyErrs := phases.Apply(r.Sim, st, rr.Outputs)
-	for _, ae := range applyErrs {
-		r.logger().Error("update skipped: "+ae.Error(), "phase", "apply",
-			"tick", ae.Tick, "location", ae.LocationID, "character", ae.CharacterID, "reason", ae.Reason)
+// tick plays one tick from r.state and commits it; it returns the new state.
+// Nothing of the tick is stored unless it commits whole.
+func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport, error) {
+	start := time.Now()
+	t := &Tick{N: r.last + 1, r: r, target: target, Record: &store.TickRecord{Tick: r.last + 1, Kind: r.Game.Kind()}}
+	next, err := r.Game.Step(ctx, t, r.state, in)
+	switch {
+	case err == nil:
+	case t.stopped:
+		return nil, nil, err
+	case errors.Is(err, ErrRefused):
+		return nil, nil, err
+	case ctx.Err() != nil:
+		return nil, nil, t.rollback(ctx)
+	default:
+		return nil, nil, t.fail(ctx, "step_failed", err)
 	}
 
 	// COMMIT
-	emit(stateEntry(tick, StateCommit))
-	rec, tr := r.record(next, ir, rr, applyErrs, events)
+	t.Enter(StateCommit)
+	rec := t.Record
+	if err := r.Game.Encode(rec, r.state, next); err != nil {
+		return nil, nil, t.fail(ctx, "commit_failed", fmt.Errorf("encode tick %d: %w", t.N, err))
+	}
+	tr := &TickReport{Tick: t.N, ApplyErrors: len(rec.ApplyErrors)}
+	results := make([]llm.Result, len(t.calls))
+	for i, c := range t.calls {
+		results[i] = c.Result
+		rec.Calls = append(rec.Calls, callRecord(c))
+		tr.add(c)
+		if ex, ok := c.Result.Exchange(); ok {
+			rec.History = append(rec.History, store.HistoryRecord{EntityKey: c.Result.Request.EntityKey, User: ex.User, Assistant: ex.Assistant})
+		}
+	}
+	for _, ev := range t.events {
+		rec.Events = append(rec.Events, ev.String())
+	}
 	if ctx.Err() != nil {
-		return nil, nil, r.rollback(ctx, tick, &events)
+		return nil, nil, t.rollback(ctx)
 	}
 	if err := r.Store.CommitTick(ctx, rec); err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, r.rollback(ctx, tick, &events)
+			return nil, nil, t.rollback(ctx)
 		}
-		return nil, nil, r.fail(ctx, tick, &events, "commit_failed", fmt.Errorf("commit tick %d: %w", tick, err))
+		return nil, nil, t.fail(ctx, "commit_failed", err)
 	}
 	// Only now, with the tick stored, do its exchanges enter the history.
-	r.Client.History().Commit(calls...)
+	if r.Client != nil {
+		r.Client.History().Commit(results...)
+	}
 	tr.Duration = time.Since(start)
 	if r.OnTick != nil {
 		r.OnTick(*tr)
@@ -110,61 +173,55 @@ func (r *Runner) tick(ctx context.Context, st *world.State, target int) (*world.
 // failures emits every failed call (seed 002: emit before recovery) and
 // returns how many failed. When the phase deadline passed it first runs the
 // timeout handler: the partial results are used.
-func (r *Runner) failures(tick int, events *[]Event, calls []llm.Result, deadline bool) int {
+func (t *Tick) failures(calls []Call, deadline bool) int {
 	failed := 0
 	for _, c := range calls {
-		if c.Err != nil {
+		if c.Result.Err != nil {
 			failed++
 		}
 	}
 	if deadline && failed > 0 {
-		r.emit(events, errorEntry(tick, "timeout"))
-		r.emit(events, message(tick, fmt.Sprintf("Phase deadline reached, using partial results (%d of %d calls answered)", len(calls)-failed, len(calls))))
+		t.emit(errorEntry(t.N, "timeout"))
+		t.emit(message(t.N, fmt.Sprintf("Phase deadline reached, using partial results (%d of %d calls answered)", len(calls)-failed, len(calls))))
 	}
 	for _, c := range calls {
-		if c.Err != nil {
-			r.emit(events, toolFailure(tick, c.Request.EntityKey, c.Err))
-			r.emit(events, errorEntry(tick, llm.KindOf(c.Err).String()))
+		if err := c.Result.Err; err != nil {
+			t.emit(toolFailure(t.N, c.Result.Request.EntityKey, err))
+			t.emit(errorEntry(t.N, llm.KindOf(err).String()))
 		}
 	}
 	return failed
 }
 
-// recoveries emits the fallback of every failed call; success is false when
-// the tick is dropped anyway (no quorum), so the log never claims a recovery
-// that did not hold.
-func (r *Runner) recoveries(tick int, events *[]Event, calls []llm.Result, strategy string, success bool) {
-	for _, c := range calls {
-		if c.Err != nil {
-			r.emit(events, recovery(tick, strategy, success))
-		}
-	}
-}
-
 // quorum runs the quorum_failure handler: the tick is dropped and the run
 // returns with the last committed tick kept.
-func (r *Runner) quorum(ctx context.Context, tick int, events *[]Event, calls int, cause error, reason string) error {
-	r.emit(events, errorEntry(tick, StopQuorum))
-	r.emit(events, message(tick, "Insufficient model data"))
-	err := &QuorumError{Tick: tick, Calls: calls, Cause: cause, Reason: reason}
-	r.recordStop(ctx, tick, StopQuorum, err, *events)
+func (t *Tick) quorum(ctx context.Context, calls int, cause error, reason string) error {
+	t.emit(errorEntry(t.N, StopQuorum))
+	t.emit(message(t.N, "Insufficient model data"))
+	err := &QuorumError{Tick: t.N, Calls: calls, Cause: cause, Reason: reason}
+	t.stop(ctx, StopQuorum, err)
 	return err
 }
 
 // rollback drops the tick in flight after an interrupt.
-func (r *Runner) rollback(ctx context.Context, tick int, events *[]Event) error {
-	r.emit(events, errorEntry(tick, StopInterrupted))
-	r.emit(events, message(tick, fmt.Sprintf("Interrupted: tick %d rolled back", tick)))
-	r.recordStop(ctx, tick, StopInterrupted, ErrInterrupted, *events)
+func (t *Tick) rollback(ctx context.Context) error {
+	t.emit(errorEntry(t.N, StopInterrupted))
+	t.emit(message(t.N, fmt.Sprintf("Interrupted: tick %d rolled back", t.N)))
+	t.stop(ctx, StopInterrupted, ErrInterrupted)
 	return ErrInterrupted
 }
 
 // fail is the DEFAULT handler: an unrecoverable error returns with a summary.
-func (r *Runner) fail(ctx context.Context, tick int, events *[]Event, errorType string, err error) error {
-	r.emit(events, errorEntry(tick, errorType))
-	r.emit(events, message(tick, "Unrecoverable error: "+errorType))
-	r.recordStop(ctx, tick, StopError, err, *events)
+func (t *Tick) fail(ctx context.Context, errorType string, err error) error {
+	t.emit(errorEntry(t.N, errorType))
+	t.emit(message(t.N, "Unrecoverable error: "+errorType))
+	t.stop(ctx, StopError, err)
 	return err
+}
+
+func (t *Tick) stop(ctx context.Context, reason string, err error) {
+	t.stopped = true
+	t.r.recordStop(ctx, t.N, reason, err, t.events)
 }
 
 func (r *Runner) phase(p PhaseProgress) {
@@ -173,59 +230,35 @@ func (r *Runner) phase(p PhaseProgress) {
 	}
 }
 
-// record builds the storage record of a tick and its report.
-func (r *Runner) record(next *world.State, ir *phases.IntentionResult, rr *phases.ResolutionResult, applyErrs []phases.ApplyError, events []Event) (*store.TickRecord, *TickReport) {
-	tick := next.Tick
-	rec := &store.TickRecord{Tick: tick, State: next}
-	tr := &TickReport{Tick: tick, ApplyErrors: len(applyErrs)}
-
-	for i, c := range r.Sim.Characters {
-		res := ir.Calls[i]
-		rec.Intentions = append(rec.Intentions, store.IntentionRecord{CharacterID: c.ID, Intention: ir.Intentions[c.ID], Fallback: ir.Fallback[c.ID]})
-		rec.Calls = append(rec.Calls, callRecord(res, ir.Fallback[c.ID]))
-		tr.add(res, ir.Fallback[c.ID])
-		if ex, ok := res.Exchange(); ok {
-			rec.History = append(rec.History, store.HistoryRecord{EntityKey: res.Request.EntityKey, User: ex.User, Assistant: ex.Assistant})
-		}
-	}
-	for i, loc := range r.Sim.Locations {
-		res := rr.Calls[i]
-		out, _ := json.Marshal(rr.Outputs[loc.ID])
-		rec.Outputs = append(rec.Outputs, store.OutputRecord{LocationID: loc.ID, Output: string(out), Fallback: rr.Fallback[loc.ID]})
-		rec.Calls = append(rec.Calls, callRecord(res, rr.Fallback[loc.ID]))
-		tr.add(res, rr.Fallback[loc.ID])
-		if ex, ok := res.Exchange(); ok {
-			rec.History = append(rec.History, store.HistoryRecord{EntityKey: res.Request.EntityKey, User: ex.User, Assistant: ex.Assistant})
-		}
-	}
-	for _, ae := range applyErrs {
-		rec.ApplyErrors = append(rec.ApplyErrors, store.ApplyError{LocationID: ae.LocationID, CharacterID: ae.CharacterID, Reason: ae.Reason})
-	}
-	for _, ev := range events {
-		rec.Events = append(rec.Events, ev.String())
-	}
-	return rec, tr
-}
-
-func (tr *TickReport) add(res llm.Result, fallback bool) {
+func (tr *TickReport) add(c Call) {
 	tr.Calls++
-	tr.Repairs += res.Repairs
-	tr.Usage = tr.Usage.Add(res.Usage)
-	if res.Err != nil {
+	tr.Repairs += c.Result.Repairs
+	tr.Usage = tr.Usage.Add(c.Result.Usage)
+	if c.Result.Err != nil {
 		tr.Failed++
 	}
-	if fallback {
+	if c.Fallback {
 		tr.Fallbacks++
 	}
+}
+
+// allFailed reports whether no call of calls succeeded or was recovered.
+func allFailed(calls []Call) bool {
+	for _, c := range calls {
+		if c.Result.Err == nil || c.Recovered {
+			return false
+		}
+	}
+	return len(calls) > 0
 }
 
 // endpointFailure returns the first error when every call failed in a way that
 // says the endpoint itself is unusable (unreachable, unauthorised, out of
 // quota), so the rest of the tick would fail the same way.
-func endpointFailure(calls []llm.Result) error {
+func endpointFailure(calls []Call) error {
 	for _, c := range calls {
 		var le *llm.Error
-		if !errors.As(c.Err, &le) {
+		if !errors.As(c.Result.Err, &le) {
 			return nil
 		}
 		switch le.Kind {
@@ -237,10 +270,10 @@ func endpointFailure(calls []llm.Result) error {
 	return firstError(calls)
 }
 
-func firstError(calls []llm.Result) error {
+func firstError(calls []Call) error {
 	for _, c := range calls {
-		if c.Err != nil {
-			return c.Err
+		if c.Result.Err != nil {
+			return c.Result.Err
 		}
 	}
 	return nil

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 )
 
@@ -18,11 +16,11 @@ import (
 // A cancelled ctx rolls the transaction back; a caller that wants a tick in
 // flight to land despite Ctrl-C passes context.WithoutCancel(ctx).
 func (s *Store) CommitTick(ctx context.Context, rec *TickRecord) error {
-	if rec == nil || rec.State == nil {
+	if rec == nil || len(rec.State) == 0 {
 		return errors.New("commit tick: record has no state")
 	}
-	if rec.State.Tick != rec.Tick {
-		return fmt.Errorf("commit tick %d: the state is of tick %d", rec.Tick, rec.State.Tick)
+	if !json.Valid(rec.State) {
+		return fmt.Errorf("commit tick %d: the state is not JSON", rec.Tick)
 	}
 	if err := s.commit(ctx, rec); err != nil {
 		return fmt.Errorf("commit tick %d: %w", rec.Tick, err)
@@ -31,20 +29,6 @@ func (s *Store) CommitTick(ctx context.Context, rec *TickRecord) error {
 }
 
 func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
-	state := rec.State.Clone()
-	// Memories go to their own table, one row per entry of this tick; the
-	// stored state leaves them out, so a tick's row stays the size of the
-	// world rather than growing with everything ever remembered.
-	bare := state.Clone()
-	for id, cs := range bare.Characters {
-		cs.Memory = nil
-		bare.Characters[id] = cs
-	}
-	stateJSON, err := json.Marshal(bare)
-	if err != nil {
-		return fmt.Errorf("encode state: %w", err)
-	}
-
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -58,19 +42,31 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 	if rec.Tick != last+1 {
 		return fmt.Errorf("the last committed tick is %d: %w", last, ErrTickOrder)
 	}
+	if rec.Kind != "" {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO meta (key, value) VALUES ('kind', ?) ON CONFLICT (key) DO NOTHING", rec.Kind); err != nil {
+			return fmt.Errorf("write meta: %w", err)
+		}
+		var kind string
+		if err := tx.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'kind'").Scan(&kind); err != nil {
+			return fmt.Errorf("read meta: %w", err)
+		}
+		if kind != rec.Kind {
+			return fmt.Errorf("the run state is of a %s simulation, not %s: %w", kind, rec.Kind, ErrKind)
+		}
+	}
 
 	w := &tickWriter{ctx: ctx, tx: tx, tick: rec.Tick}
 	w.exec("ticks", "INSERT INTO ticks (tick, committed_at, state_json) VALUES (?, ?, ?)",
-		rec.Tick, s.now().UTC().Format(time.RFC3339Nano), string(stateJSON))
-	for _, id := range slices.Sorted(maps.Keys(state.Characters)) {
-		seq := 0
-		for _, m := range state.Characters[id].Memory {
-			if m.Tick == rec.Tick {
-				seq++
-				w.exec("memories", "INSERT INTO memories (tick, character_id, seq, entry) VALUES (?, ?, ?, ?)",
-					rec.Tick, id, seq, m.Entry)
-			}
-		}
+		rec.Tick, s.now().UTC().Format(time.RFC3339Nano), string(rec.State))
+	seq := map[string]int{}
+	for _, m := range rec.Memories {
+		seq[m.CharacterID]++
+		w.exec("memories", "INSERT INTO memories (tick, character_id, seq, entry) VALUES (?, ?, ?, ?)",
+			rec.Tick, m.CharacterID, seq[m.CharacterID], m.Entry)
+	}
+	for _, r := range rec.Records {
+		w.exec("records", "INSERT INTO records (tick, stream, n, body) VALUES (?, ?, ?, ?)",
+			rec.Tick, r.Stream, r.N, string(r.Body))
 	}
 	for _, in := range rec.Intentions {
 		w.exec("intentions", "INSERT INTO intentions (tick, character_id, intention, fallback) VALUES (?, ?, ?, ?)",

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"github.com/arbiter-sim/arbiter/world"
 )
 
 // LastTick returns the last committed tick, 0 when none has been.
@@ -19,10 +17,10 @@ func (s *Store) LastTick(ctx context.Context) (int, error) {
 	return last, nil
 }
 
-// State returns the world state committed at tick. A tick that was not
-// committed, tick 0 included (the authored state, see
-// world.Simulation.InitialState), gives an error wrapping ErrNoTick.
-func (s *Store) State(ctx context.Context, tick int) (*world.State, error) {
+// State returns the state JSON committed at tick, as the kind wrote it. A
+// tick that was not committed, tick 0 included (the authored state), gives
+// an error wrapping ErrNoTick.
+func (s *Store) State(ctx context.Context, tick int) (json.RawMessage, error) {
 	var data string
 	err := s.db.QueryRowContext(ctx, "SELECT state_json FROM ticks WHERE tick = ?", tick).Scan(&data)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -31,48 +29,78 @@ func (s *Store) State(ctx context.Context, tick int) (*world.State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read state of tick %d: %w", tick, err)
 	}
-	var st world.State
-	if err := json.Unmarshal([]byte(data), &st); err != nil {
-		return nil, fmt.Errorf("read state of tick %d: %w", tick, err)
-	}
-	if err := s.loadMemories(ctx, &st); err != nil {
-		return nil, fmt.Errorf("read memories up to tick %d: %w", tick, err)
-	}
-	return st.Clone(), nil // non-nil maps and memories even if the JSON had nulls
+	return json.RawMessage(data), nil
 }
 
-// loadMemories fills every character's memory with its entries of ticks
-// 1..st.Tick, in order.
-func (s *Store) loadMemories(ctx context.Context, st *world.State) error {
-	rows, err := s.db.QueryContext(ctx,
-		"SELECT character_id, tick, entry FROM memories WHERE tick <= ? ORDER BY tick, character_id, seq", st.Tick)
+// Kind returns the simulation kind of the stored ticks, "" before the first.
+func (s *Store) Kind(ctx context.Context) (string, error) {
+	var kind string
+	err := s.db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'kind'").Scan(&kind)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
 	if err != nil {
-		return err
+		return "", fmt.Errorf("read kind: %w", err)
+	}
+	return kind, nil
+}
+
+// Memories returns the memory entries of ticks 1..upTo, in order of tick,
+// character and entry.
+func (s *Store) Memories(ctx context.Context, upTo int) ([]MemoryRecord, error) {
+	rows, err := s.db.QueryContext(ctx,
+		"SELECT tick, character_id, entry FROM memories WHERE tick <= ? ORDER BY tick, character_id, seq", upTo)
+	if err != nil {
+		return nil, fmt.Errorf("read memories: %w", err)
 	}
 	defer rows.Close()
-	for id, cs := range st.Characters {
-		cs.Memory = nil
-		st.Characters[id] = cs
-	}
+	var out []MemoryRecord
 	for rows.Next() {
-		var (
-			id string
-			m  world.MemoryEntry
-		)
-		if err := rows.Scan(&id, &m.Tick, &m.Entry); err != nil {
-			return err
+		var m MemoryRecord
+		if err := rows.Scan(&m.Tick, &m.CharacterID, &m.Entry); err != nil {
+			return nil, fmt.Errorf("read memories: %w", err)
 		}
-		if cs, ok := st.Characters[id]; ok {
-			cs.Memory = append(cs.Memory, m)
-			st.Characters[id] = cs
-		}
+		out = append(out, m)
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read memories: %w", err)
+	}
+	return out, nil
 }
 
-// History returns, for every entity key, its last depth exchanges, oldest
-// first. depth <= 0 gives an empty map.
-func (s *Store) History(ctx context.Context, depth int) (map[string][]HistoryRecord, error) {
+// Records returns rows 1..n of stream as they stood at tick upTo: for each
+// row, its version with the largest tick <= upTo. Rows never written are
+// left out; the result is in order of N.
+func (s *Store) Records(ctx context.Context, stream string, n, upTo int) ([]Record, error) {
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT n, tick, body FROM (
+			SELECT n, tick, body, ROW_NUMBER() OVER (PARTITION BY n ORDER BY tick DESC) AS newest
+			FROM records WHERE stream = ? AND n <= ? AND tick <= ?)
+		WHERE newest = 1 ORDER BY n`, stream, n, upTo)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", stream, err)
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		r := Record{Stream: stream}
+		var body string
+		if err := rows.Scan(&r.N, &r.Tick, &body); err != nil {
+			return nil, fmt.Errorf("read %s: %w", stream, err)
+		}
+		r.Body = json.RawMessage(body)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", stream, err)
+	}
+	return out, nil
+}
+
+// History returns, for every entity key, its last depth exchanges of ticks
+// 1..upTo, oldest first: what a call of tick upTo+1 sends back. depth <= 0
+// gives an empty map.
+func (s *Store) History(ctx context.Context, depth, upTo int) (map[string][]HistoryRecord, error) {
 	out := make(map[string][]HistoryRecord)
 	if depth <= 0 {
 		return out, nil
@@ -81,9 +109,9 @@ func (s *Store) History(ctx context.Context, depth int) (map[string][]HistoryRec
 		SELECT entity_key, user, assistant FROM (
 			SELECT entity_key, seq, user, assistant,
 				ROW_NUMBER() OVER (PARTITION BY entity_key ORDER BY seq DESC) AS newest
-			FROM history)
+			FROM history WHERE tick <= ?)
 		WHERE newest <= ?
-		ORDER BY entity_key, seq`, depth)
+		ORDER BY entity_key, seq`, upTo, depth)
 	if err != nil {
 		return nil, fmt.Errorf("read history: %w", err)
 	}

@@ -1,23 +1,48 @@
 package store
 
 import (
+	"encoding/json"
 	"time"
-
-	"github.com/arbiter-sim/arbiter/world"
 )
 
-// TickRecord is everything one tick produced; CommitTick stores it in one
-// transaction. Memory entries are not listed separately: they are the
-// entries of State whose Tick is this tick.
+// TickRecord is everything one tick (or turn) produced; CommitTick stores it
+// in one transaction.
 type TickRecord struct {
-	Tick        int
-	State       *world.State // the state after this tick; State.Tick must equal Tick
+	Tick int
+	// Kind is the simulation kind; a store refuses a tick of another kind
+	// than its first.
+	Kind string
+	// State is the kind's state after this tick, as JSON, without what is
+	// kept in Memories and Records (so a row stays the size of the world
+	// rather than growing with everything written before).
+	State json.RawMessage
+	// Memories are the narrative memory entries written at this tick, in
+	// order per character.
+	Memories []MemoryRecord
+	// Records are rows of the kind's streams added or replaced at this tick.
+	Records     []Record
 	Intentions  []IntentionRecord
 	Outputs     []OutputRecord
 	Calls       []CallRecord
 	Events      []string // event lines in the order they were emitted
 	ApplyErrors []ApplyError
 	History     []HistoryRecord // exchanges to append to each entity's history, in order
+}
+
+// MemoryRecord is one memory entry of a character, written at Tick.
+type MemoryRecord struct {
+	Tick        int // filled in when reading
+	CharacterID string
+	Entry       string
+}
+
+// Record is row N of a stream of a kind (a chronicle's message N, say), as
+// JSON. Tick is filled in when reading.
+type Record struct {
+	Tick   int
+	Stream string
+	N      int
+	Body   json.RawMessage
 }
 
 // IntentionRecord is one character's phase-1 intention.

@@ -2,12 +2,13 @@ package store
 
 // schemaVersion is stored in PRAGMA user_version. Raise it, and add a step
 // to migrate, whenever the schema below changes.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // schema creates every table; it is safe to run on an existing database.
 // Every per-tick row references its tick (a row of ticks is one committed
-// tick with the whole world.State as JSON), so nothing can be stored for a
-// tick that was not committed. Booleans are 0/1 integers.
+// tick or turn with the kind's state as JSON), so nothing can be stored for a
+// tick that was not committed. Booleans are 0/1 integers. Version 2 added
+// records; a version 1 database gets it when opened.
 const schema = `
 CREATE TABLE IF NOT EXISTS ticks (
 	tick         INTEGER PRIMARY KEY CHECK (tick > 0),
@@ -73,6 +74,24 @@ CREATE TABLE IF NOT EXISTS apply_errors (
 	character_id TEXT    NOT NULL,
 	reason       TEXT    NOT NULL,
 	PRIMARY KEY (tick, seq)
+);
+
+-- meta: facts about the whole run; 'kind' is the simulation kind that
+-- committed the first tick, so another kind never reads its state.
+CREATE TABLE IF NOT EXISTS meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+
+-- records: the rows of a kind's streams (a chronicle's messages, a game's
+-- order errors), each written at the tick that added or replaced it. Row n
+-- of a stream at tick t is its row with the largest tick <= t.
+CREATE TABLE IF NOT EXISTS records (
+	tick   INTEGER NOT NULL REFERENCES ticks (tick) ON DELETE CASCADE,
+	stream TEXT    NOT NULL,
+	n      INTEGER NOT NULL,
+	body   TEXT    NOT NULL CHECK (json_valid(body)),
+	PRIMARY KEY (stream, n, tick)
 );
 
 CREATE TABLE IF NOT EXISTS history (

@@ -32,6 +32,9 @@ var (
 	// ErrTickOrder is returned by CommitTick for a tick that is not the one
 	// after the last committed tick: ticks are never doubled or skipped.
 	ErrTickOrder = errors.New("tick out of order")
+	// ErrKind is returned by CommitTick for a tick of another simulation
+	// kind than the ticks already stored.
+	ErrKind = errors.New("run state of another simulation kind")
 )
 
 // Store is an open run-state database. It is safe for concurrent use, and

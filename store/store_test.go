@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,12 +12,10 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/arbiter-sim/arbiter/world"
 )
 
 // tables lists every table that holds per-tick rows.
-var tables = []string{"ticks", "memories", "intentions", "outputs", "calls", "events", "apply_errors", "history"}
+var tables = []string{"ticks", "memories", "records", "intentions", "outputs", "calls", "events", "apply_errors", "history"}
 
 func openTemp(t *testing.T) (*Store, string) {
 	t.Helper()
@@ -29,33 +28,18 @@ func openTemp(t *testing.T) (*Store, string) {
 	return s, path
 }
 
-// stateAt returns a small state after tick, with one memory entry per tick
-// for ada so that every tick has memories to store.
-func stateAt(tick int) *world.State {
-	st := &world.State{
-		Tick: tick,
-		Characters: map[string]world.CharacterState{
-			"ada": {Location: "hall", InternalState: "curious", ExternalIntent: "fix the clock", Memory: []world.MemoryEntry{}},
-			"bo":  {Location: "cellar", Memory: []world.MemoryEntry{}},
-		},
-		Locations: map[string]world.LocationState{
-			"hall":   {Moment: fmt.Sprintf("Tick %d.", tick), Description: "Candles."},
-			"cellar": {},
-		},
-	}
-	ada := st.Characters["ada"]
-	for i := 1; i <= tick; i++ {
-		ada.Memory = append(ada.Memory, world.MemoryEntry{Tick: i, Entry: fmt.Sprintf("memory %d", i)})
-	}
-	st.Characters["ada"] = ada
-	return st
+// stateAt returns a small state of tick as a kind would store it.
+func stateAt(tick int) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"tick":%d,"locations":{"hall":{"moment":"Tick %d."}}}`, tick, tick))
 }
 
 // record returns a complete, valid record of tick.
 func record(tick int) *TickRecord {
 	return &TickRecord{
-		Tick:  tick,
-		State: stateAt(tick),
+		Tick:     tick,
+		Kind:     "narrative",
+		State:    stateAt(tick),
+		Memories: []MemoryRecord{{CharacterID: "ada", Entry: fmt.Sprintf("memory %d", tick)}},
 		Intentions: []IntentionRecord{
 			{CharacterID: "ada", Intention: "open the clock"},
 			{CharacterID: "bo", Intention: "keep cooking", Fallback: true},
@@ -124,7 +108,7 @@ func TestCommitAndReadBack(t *testing.T) {
 	if err != nil {
 		t.Fatalf("State(1): %v", err)
 	}
-	if !reflect.DeepEqual(st, stateAt(1)) {
+	if string(st) != string(stateAt(1)) {
 		t.Errorf("State(1) = %+v\nwant %+v", st, stateAt(1))
 	}
 
@@ -155,7 +139,7 @@ func TestCommitAndReadBack(t *testing.T) {
 	if err := s.db.QueryRowContext(ctx, "SELECT committed_at FROM ticks WHERE tick = 1").Scan(&committedAt); err != nil || committedAt != "2025-03-01T12:00:00Z" {
 		t.Errorf("committed_at = %q, %v", committedAt, err)
 	}
-	wantCounts := map[string]int{"ticks": 1, "memories": 1, "intentions": 2, "outputs": 2, "calls": 3, "events": 2, "apply_errors": 1, "history": 2}
+	wantCounts := map[string]int{"ticks": 1, "memories": 1, "records": 0, "intentions": 2, "outputs": 2, "calls": 3, "events": 2, "apply_errors": 1, "history": 2}
 	if got := rowCounts(t, s); !reflect.DeepEqual(got, wantCounts) {
 		t.Errorf("rows = %v, want %v", got, wantCounts)
 	}
@@ -207,12 +191,12 @@ func TestCommitRefusesWrongTick(t *testing.T) {
 func TestCommitRefusesBadRecord(t *testing.T) {
 	t.Parallel()
 	s, _ := openTemp(t)
-	mismatch := record(1)
-	mismatch.State.Tick = 2
+	notJSON := record(1)
+	notJSON.State = json.RawMessage("{tick")
 	for name, rec := range map[string]*TickRecord{
 		"nil record":     nil,
 		"no state":       {Tick: 1},
-		"state mismatch": mismatch,
+		"state not JSON": notJSON,
 	} {
 		if err := s.CommitTick(t.Context(), rec); err == nil {
 			t.Errorf("%s: CommitTick = nil, want an error", name)
@@ -300,8 +284,8 @@ func TestReopenResumes(t *testing.T) {
 		t.Errorf("recommitting tick 2 after reopen = %v, want ErrTickOrder", err)
 	}
 	commit(t, s, record(3))
-	if st, err := s.State(t.Context(), 3); err != nil || len(st.Characters["ada"].Memory) != 3 {
-		t.Errorf("State(3) = %+v, %v", st, err)
+	if mems, err := s.Memories(t.Context(), 3); err != nil || len(mems) != 3 {
+		t.Errorf("Memories(3) = %+v, %v; want 3 entries", mems, err)
 	}
 }
 
@@ -375,10 +359,15 @@ func TestHistory(t *testing.T) {
 		{10, map[string][]HistoryRecord{"intention:ada": ada(1, 2, 3), "resolution:hall": hall}},
 	}
 	for _, tt := range tests {
-		got, err := s.History(t.Context(), tt.depth)
+		got, err := s.History(t.Context(), tt.depth, 3)
 		if err != nil || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("History(%d) = %v, %v\nwant %v", tt.depth, got, err, tt.want)
 		}
+	}
+	// As of tick 2: what a call of tick 3 was sent.
+	got, err := s.History(t.Context(), 1, 2)
+	if want := map[string][]HistoryRecord{"intention:ada": ada(2), "resolution:hall": hall[:1]}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("History(1, upTo 2) = %v, %v\nwant %v", got, err, want)
 	}
 }
 
@@ -545,30 +534,88 @@ func TestPath(t *testing.T) {
 	}
 }
 
-// TestMemoriesStoredOnce: a tick's row holds the world without memories (so
-// it does not grow with every entry ever written), and State rebuilds each
-// tick's memories from the memories table, up to that tick only.
-func TestMemoriesStoredOnce(t *testing.T) {
+// TestMemoriesUpToTick: Memories gives the entries of ticks 1..upTo only,
+// in order, with the tick each was written at.
+func TestMemoriesUpToTick(t *testing.T) {
 	s, _ := openTemp(t)
-	commit(t, s, record(1), record(2), record(3))
-	var raw string
-	if err := s.db.QueryRow("SELECT state_json FROM ticks WHERE tick = 3").Scan(&raw); err != nil {
-		t.Fatal(err)
+	r2 := record(2)
+	r2.Memories = append(r2.Memories, MemoryRecord{CharacterID: "ada", Entry: "memory 2b"}, MemoryRecord{CharacterID: "bo", Entry: "bo 2"})
+	commit(t, s, record(1), r2, record(3))
+	want := []MemoryRecord{
+		{1, "ada", "memory 1"},
+		{2, "ada", "memory 2"}, {2, "ada", "memory 2b"}, {2, "bo", "bo 2"},
 	}
-	if strings.Contains(raw, "memory 1") || strings.Contains(raw, `"entry"`) {
-		t.Errorf("tick 3's row repeats the memories: %s", raw)
+	got, err := s.Memories(context.Background(), 2)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Memories(2) = %+v, %v\nwant %+v", got, err, want)
 	}
-	for tick := 1; tick <= 3; tick++ {
-		st, err := s.State(context.Background(), tick)
+}
+
+// TestRecordsAsOfTick: row n of a stream at tick t is its newest version
+// written at or before t; rows beyond n are left out.
+func TestRecordsAsOfTick(t *testing.T) {
+	s, _ := openTemp(t)
+	body := func(v string) json.RawMessage { return json.RawMessage(`"` + v + `"`) }
+	r1, r2, r3 := record(1), record(2), record(3)
+	r1.Records = []Record{{Stream: "message", N: 1, Body: body("a")}, {Stream: "message", N: 2, Body: body("b")}}
+	r2.Records = []Record{{Stream: "message", N: 2, Body: body("b2")}, {Stream: "message", N: 3, Body: body("c")}, {Stream: "other", N: 1, Body: body("x")}}
+	r3.Records = []Record{{Stream: "message", N: 1, Body: body("a3")}}
+	commit(t, s, r1, r2, r3)
+	tests := []struct {
+		n, upTo int
+		want    string
+	}{
+		{3, 1, "a b"},
+		{3, 2, "a b2 c"},
+		{2, 2, "a b2"},
+		{3, 3, "a3 b2 c"},
+		{0, 3, ""},
+	}
+	for _, tt := range tests {
+		recs, err := s.Records(t.Context(), "message", tt.n, tt.upTo)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := st.Characters["ada"].Memory, stateAt(tick).Characters["ada"].Memory; !reflect.DeepEqual(got, want) {
-			t.Errorf("tick %d: ada remembers %+v, want %+v", tick, got, want)
+		var got []string
+		for _, r := range recs {
+			var v string
+			if err := json.Unmarshal(r.Body, &v); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, v)
 		}
-		if m := st.Characters["bo"].Memory; m == nil || len(m) != 0 {
-			t.Errorf("tick %d: bo's memory %#v, want empty and non-nil", tick, m)
+		if strings.Join(got, " ") != tt.want {
+			t.Errorf("Records(message, %d, %d) = %q, want %q", tt.n, tt.upTo, got, tt.want)
 		}
+	}
+	bad := record(4)
+	bad.Records = []Record{{Stream: "message", N: 1, Body: json.RawMessage("{")}}
+	if err := s.CommitTick(t.Context(), bad); err == nil {
+		t.Error("CommitTick of a record body that is not JSON = nil, want an error")
+	}
+	if last, _ := s.LastTick(t.Context()); last != 3 {
+		t.Errorf("LastTick = %d, want 3", last)
+	}
+}
+
+// TestKindIsKept: the first commit fixes the run's kind; a tick of another
+// kind is refused with ErrKind and writes nothing.
+func TestKindIsKept(t *testing.T) {
+	s, _ := openTemp(t)
+	if k, err := s.Kind(t.Context()); err != nil || k != "" {
+		t.Fatalf("Kind of a new store = %q, %v", k, err)
+	}
+	commit(t, s, record(1))
+	if k, err := s.Kind(t.Context()); err != nil || k != "narrative" {
+		t.Fatalf("Kind = %q, %v; want narrative", k, err)
+	}
+	other := record(2)
+	other.Kind = "chronicle"
+	if err := s.CommitTick(t.Context(), other); !errors.Is(err, ErrKind) {
+		t.Fatalf("CommitTick of another kind = %v, want ErrKind", err)
+	}
+	if last, _ := s.LastTick(t.Context()); last != 1 {
+		t.Errorf("LastTick = %d after a refused commit, want 1", last)
 	}
 }
 

@@ -12,7 +12,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/arbiter-sim/arbiter/games/chronicle"
-	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 // chatFlags maps the model flags of chat to config keys.
@@ -27,7 +28,16 @@ var chatFlags = map[string]string{
 	"window":       "chronicle.window",
 }
 
-func newChatCmd(ios *IOStreams, g *globals) *cobra.Command {
+// ChatOptions are the inputs of `arbiter chat`.
+type ChatOptions struct {
+	IO      *IOStreams
+	Globals *globals
+	Config  *Config
+	Dir     string
+}
+
+func newChatCmd(ios *IOStreams, g *globals, runF func(context.Context, *ChatOptions) error) *cobra.Command {
+	opts := &ChatOptions{IO: ios, Globals: g}
 	cmd := &cobra.Command{
 		Use:   "chat <simulation-dir>",
 		Short: "Build a chronicle's history with a model, in an interactive terminal chat",
@@ -36,46 +46,19 @@ build its history together: bookends and palette in setup, then periods and
 events in play. Commands in messages (CREATE PERIOD, CREATE EVENT, CREATE
 PALETTE) change the timeline, a whole message or nothing of it. Type /help in
 the chat for its commands (/raw, /reparse, /restart, /copy, /timeline, /play).
-The conversation and the timeline are saved in the simulation's chronicle.json
-after every message.`,
+Every message is one turn, committed to the simulation's state.db as it is
+made; a chronicle.json saved by an earlier version is imported the first time.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := loadConfig(g.configFile, cmd.Flags(), chatFlags)
 			if err != nil {
 				return err
 			}
-			game, err := chronicle.Open(args[0])
-			if err != nil {
-				return usageError(err)
+			opts.Config, opts.Dir = cfg, args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			game.Window = cfg.Chronicle.Window
-			unlock, err := lockSimulation(args[0])
-			if err != nil {
-				return err
-			}
-			defer unlock()
-			ccfg, err := cfg.clientConfig()
-			if err != nil {
-				return err
-			}
-			ccfg.Logger = g.logger(ios)
-			client, err := llm.New(ccfg)
-			if err != nil {
-				return usageError(err)
-			}
-			s := &chronicle.Session{
-				Game:      game,
-				Client:    client,
-				Params:    cfg.params(cfg.Chronicle.PhaseConfig),
-				In:        ios.In,
-				Out:       ios.Out,
-				Clipboard: takesOSC52(ios.Out),
-			}
-			err = s.Run(cmd.Context())
-			if errors.Is(err, context.Canceled) {
-				return &exitError{code: ExitInterrupted, err: errors.New("chat interrupted; everything up to the last message is saved")}
-			}
-			return err
+			return runChat(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -88,6 +71,36 @@ after every message.`,
 	f.Int("max-tokens", 0, "longest model message, in tokens (chronicle.max_tokens, default 1000)")
 	f.Int("window", 0, "latest messages sent to the model each turn, 0 for all (chronicle.window, default 40)")
 	return cmd
+}
+
+func runChat(ctx context.Context, opts *ChatOptions) (err error) {
+	set, err := opts.Config.settings(true, "chronicle")
+	if err != nil {
+		return err
+	}
+	set.Logger = opts.Globals.logger(opts.IO)
+	if opts.Globals.verbose > 0 {
+		set.OnEvent = func(ev runner.Event) { fmt.Fprintln(opts.IO.ErrOut, ev.String()) }
+	}
+	s, err := session.Open(ctx, opts.Dir, set, session.ReadWrite)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := s.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	g, ok := s.Kind.(*chronicle.Game)
+	if !ok {
+		return usageErrorf("%s is a %s simulation, not a chronicle: `arbiter chat` plays chronicles (kind: chronicle); see `arbiter run %s`", opts.Dir, s.Sim.Kind, opts.Dir)
+	}
+	c := &chat{s: s, g: g, in: opts.IO.In, out: opts.IO.Out, clipboard: takesOSC52(opts.IO.Out)}
+	err = c.run(ctx)
+	if errors.Is(err, context.Canceled) || errors.Is(err, runner.ErrInterrupted) {
+		return &exitError{code: ExitInterrupted, err: errors.New("chat interrupted; everything up to the last message is saved")}
+	}
+	return err
 }
 
 // takesOSC52 reports whether w is a terminal that can be asked to set the
@@ -122,12 +135,17 @@ func newChronicleShowCmd(ios *IOStreams, g *globals) *cobra.Command {
 		Use:   "show <simulation-dir>",
 		Short: "Print the timeline of a chronicle as an indented tree (--json: as JSON)",
 		Args:  exactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			game, err := chronicle.Open(args[0])
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := openRead(cmd.Context(), g, args[0])
 			if err != nil {
-				return usageError(err)
+				return err
 			}
-			tl := game.Timeline()
+			defer s.Close()
+			game, ok := s.Kind.(*chronicle.Game)
+			if !ok {
+				return usageErrorf("%s is a %s simulation, not a chronicle", args[0], s.Sim.Kind)
+			}
+			tl := s.State().(*chronicle.State).Timeline
 			if g.json {
 				return writeJSON(ios, tl)
 			}

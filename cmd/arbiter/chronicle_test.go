@@ -128,12 +128,24 @@ func TestChatThroughTerminal(t *testing.T) {
 		t.Errorf("show --json = %+v", tl)
 	}
 
-	// The saved game is the timeline parse reads.
+	// What export prints is the timeline parse reads.
+	code, out, _ = arbiter(t, "export", sim)
+	exported := filepath.Join(t.TempDir(), "chronicle.json")
+	if err := os.WriteFile(exported, []byte(out), 0o644); code != 0 || err != nil {
+		t.Fatalf("export: exit %d, %v", code, err)
+	}
 	code, out, _ = arbiterIn(t, "CREATE EVENT The Vigil IN the first fire AFTER the oath TONE dark DESCRIPTION x",
-		"chronicle", "parse", "--timeline", filepath.Join(sim, chronicle.FileName))
+		"chronicle", "parse", "--timeline", exported)
 	texttest.InOrder(t, out, `"ok": true`, `"anchor": "The Oath"`, `"period": "The First Fire"`)
 	if code != 0 {
-		t.Errorf("parse --timeline chronicle.json: exit %d", code)
+		t.Errorf("parse --timeline <export>: exit %d", code)
+	}
+	// Every message was a turn committed to state.db: 2 of the person, 3
+	// model replies, /play and /reparse.
+	code, out, _ = arbiter(t, "status", sim)
+	texttest.InOrder(t, out, "(chronicle)", "phase:", "play", "messages:", "7", "last tick:    7", "model calls:  3")
+	if code != 0 {
+		t.Errorf("status: exit %d", code)
 	}
 }
 
@@ -206,7 +218,7 @@ func TestChronicleUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"chat"}, true, "accepts 1 arg"},
-		{[]string{"chat", narrative}, true, `kind "narrative": not a chronicle simulation (set kind: chronicle)`},
+		{[]string{"chat", narrative}, true, "is a narrative simulation: `arbiter run "},
 		{[]string{"chat", filepath.Join(sim, "nope")}, true, "cannot open simulation folder"},
 		{[]string{"chat", corrupt}, true, "chronicle.json: unexpected EOF"},
 		{[]string{"chat", sim, "--temperature", "3"}, true, "config chronicle.temperature: must be within 0..2, got 3"},
@@ -215,7 +227,7 @@ func TestChronicleUsageErrors(t *testing.T) {
 		{[]string{"chat", sim}, false, "no model endpoint configured"},
 		{[]string{"chat", sim, "--base-url", "ftp://x"}, true, `llm.base_url "ftp://x" must be an http:// or https:// URL`},
 		{[]string{"chronicle", "show"}, true, "accepts 1 arg"},
-		{[]string{"chronicle", "show", narrative}, true, "not a chronicle simulation"},
+		{[]string{"chronicle", "show", narrative}, true, "is a narrative simulation, not a chronicle"},
 		{[]string{"chronicle", "show", corrupt}, true, "chronicle.json: unexpected EOF"},
 		{[]string{"chronicle", "parse", "--phase", "endgame"}, true, `--phase: phase "endgame" must be setup or play`},
 		{[]string{"chronicle", "parse", "--timeline", filepath.Join(sim, "missing.json")}, true, "--timeline: open"},
@@ -231,8 +243,8 @@ func TestChronicleUsageErrors(t *testing.T) {
 			if code != ExitUsage || !strings.Contains(errOut, tc.want) {
 				t.Errorf("exit %d (want %d), stderr:\n%s\nwant %q", code, ExitUsage, errOut, tc.want)
 			}
-			if exists(filepath.Join(sim, chronicle.FileName)) {
-				t.Error("a refused command wrote chronicle.json")
+			if exists(filepath.Join(sim, "state.db")) || exists(filepath.Join(narrative, "state.db")) {
+				t.Error("a refused command wrote state.db")
 			}
 		})
 	}
@@ -361,10 +373,10 @@ func TestResetChronicle(t *testing.T) {
 	if code, _, errOut := arbiterIn(t, "CREATE PERIOD Dawn FIRST TONE light DESCRIPTION First light.\n/quit\n", "chat", sim, "--base-url", "http://127.0.0.1:9/v1", "--max-attempts", "1"); code != 0 {
 		t.Fatalf("chat: exit %d\n%s", code, errOut)
 	}
-	if !exists(filepath.Join(sim, chronicle.FileName)) {
+	if !exists(filepath.Join(sim, "state.db")) {
 		t.Fatal("the chat saved nothing")
 	}
-	if code, out, _ := arbiter(t, "reset", sim); code != 0 || !strings.Contains(out, "deleted") || exists(filepath.Join(sim, chronicle.FileName)) {
+	if code, out, _ := arbiter(t, "reset", sim); code != 0 || !strings.Contains(out, "deleted") || exists(filepath.Join(sim, "state.db")) {
 		t.Errorf("reset: exit %d\n%s", code, out)
 	}
 	if !exists(filepath.Join(sim, "simulation.yaml")) {

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/arbiter-sim/arbiter/llm"
-	"github.com/arbiter-sim/arbiter/runner"
 )
 
 // Config is the whole effective configuration, loaded once per command from,
@@ -213,17 +212,6 @@ func (c *Config) params(p PhaseConfig) llm.Params {
 		model = c.LLM.Model
 	}
 	return llm.Params{Model: model, Temperature: p.Temperature, MaxTokens: p.MaxTokens}
-}
-
-// runnerConfig is the runner's configuration.
-func (c *Config) runnerConfig() runner.Config {
-	return runner.Config{
-		Intention:    c.params(c.Phases.Intention),
-		Resolution:   c.params(c.Phases.Resolution),
-		Depth:        c.LLM.Depth,
-		PhaseTimeout: c.Run.PhaseTimeout,
-		TokenBudget:  c.Run.TokenBudget,
-	}
 }
 
 // redacted returns a copy safe to print: the API key shows its last 4 characters.

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/arbiter-sim/arbiter/internal/filelock"
 	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 // Exit codes of arbiter (documented in README.md).
@@ -43,7 +43,7 @@ func exitCode(err error) int {
 		return ExitOK
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.Is(err, runner.ErrStateMismatch):
+	case errors.As(err, new(*session.InputError)), errors.Is(err, runner.ErrStateMismatch):
 		return ExitUsage
 	case errors.Is(err, runner.ErrInterrupted):
 		return ExitInterrupted
@@ -54,14 +54,4 @@ func exitCode(err error) int {
 	default:
 		return ExitError
 	}
-}
-
-// lockSimulation keeps other arbiter processes (a run, a chat) off the
-// simulation in dir until unlock; the kernel frees it if the process dies.
-func lockSimulation(dir string) (unlock func(), err error) {
-	unlock, err = filelock.TryLock(dir)
-	if errors.Is(err, filelock.ErrLocked) {
-		return nil, fmt.Errorf("%s is in use by another arbiter process (a run or a chat); wait for it to end", dir)
-	}
-	return unlock, err
 }

@@ -88,12 +88,20 @@ func TestIntegrationDemoSim(t *testing.T) {
 		if len(locations) != 5 {
 			t.Errorf("tick %d: arbiter calls for %d locations, want all 5", tick, len(locations))
 		}
-		state, err := db.State(context.Background(), tick)
+		mems, err := db.Memories(context.Background(), tick)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for id, cs := range state.Characters {
-			if n := len(cs.Memory); n != tick || cs.Memory[n-1].Entry == "" {
+		count, last := map[string]int{}, map[string]string{}
+		for _, m := range mems {
+			count[m.CharacterID]++
+			last[m.CharacterID] = m.Entry
+		}
+		if len(count) != 6 {
+			t.Errorf("tick %d: memories of %d characters, want all 6", tick, len(count))
+		}
+		for id, n := range count {
+			if n != tick || last[id] == "" {
 				t.Errorf("tick %d: %s has %d memories (want %d, last non-empty)", tick, id, n, tick)
 			}
 		}

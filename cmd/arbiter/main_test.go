@@ -13,6 +13,7 @@ import (
 
 	"github.com/arbiter-sim/arbiter/internal/filelock"
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/internal/texttest"
 )
 
 // repoRoot is resolved before any test changes the working directory.
@@ -303,8 +304,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"export", sim, "--format", "xml"}, `--format "xml": only json is supported`},
 		{[]string{"run", filepath.Join(sim, "nope")}, "nope: cannot open simulation folder"},
-		{[]string{"prompts", "render", sim, "--phase", "resolution", "--entity", "moon"}, `--entity "moon": no such location`},
-		{[]string{"prompts", "render", sim, "--phase", "dreaming", "--entity", "lock"}, `--phase "dreaming"`},
+		{[]string{"prompts", "render", sim, "--phase", "resolution", "--entity", "moon"}, `entity "moon": no such location`},
+		{[]string{"prompts", "render", sim, "--phase", "dreaming", "--entity", "lock"}, `phase "dreaming": must be intention or resolution`},
 		{[]string{"prompts", "render", sim, "--entity", "lock"}, `required flag(s) "phase" not set`},
 	}
 	for _, tc := range tests {
@@ -417,14 +418,37 @@ func TestEditedFilesAfterARun(t *testing.T) {
 	}
 }
 
-func TestNarrativeCommandsOnAChronicle(t *testing.T) {
+// TestCommandsOnAChronicle: run says a chronicle is played with chat;
+// status, export, validate and prompts render work on one.
+func TestCommandsOnAChronicle(t *testing.T) {
 	cleanEnv(t)
+	fakeModel(t, nil)
 	sim := chronicleCopy(t)
-	for _, args := range [][]string{{"run", sim}, {"status", sim}, {"export", sim}, {"prompts", "render", sim, "--phase", "intention", "--entity", "x"}} {
-		code, _, errOut := arbiter(t, args...)
-		if code != ExitUsage || !strings.Contains(errOut, "is a chronicle") || !strings.Contains(errOut, "arbiter chronicle show") {
-			t.Errorf("%s on a chronicle: exit %d\n%s", args[0], code, errOut)
+	code, _, errOut := arbiter(t, "run", sim)
+	if code != ExitUsage || !strings.Contains(errOut, "is a chronicle simulation") || !strings.Contains(errOut, "arbiter chat") {
+		t.Errorf("run on a chronicle: exit %d\n%s", code, errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"status", sim}, []string{"(chronicle)", "phase:", "setup", "messages:", "0", "no tick committed yet"}},
+		{[]string{"export", sim}, []string{`"big_picture": "On a coast`, `"phase": "setup"`, `"messages": []`}},
+		{[]string{"validate", sim}, []string{"ok: "}},
+		{[]string{"prompts", "render", sim, "--phase", "chat"}, []string{"# chat call chronicle:", "===== system =====", "Write your next message to the person."}},
+	} {
+		code, out, errOut := arbiter(t, tc.args...)
+		if code != 0 {
+			t.Errorf("%v: exit %d\n%s", tc.args, code, errOut)
+			continue
 		}
+		texttest.InOrder(t, out, tc.want...)
+	}
+	if code, _, errOut := arbiter(t, "prompts", "render", sim, "--phase", "intention", "--entity", "x"); code != ExitUsage || !strings.Contains(errOut, `--phase "intention": a chronicle has one phase, chat`) {
+		t.Errorf("prompts render --phase intention on a chronicle: exit %d\n%s", code, errOut)
+	}
+	if exists(filepath.Join(sim, "state.db")) {
+		t.Error("a read-only command created state.db")
 	}
 }
 

@@ -1,101 +1,127 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/arbiter-sim/arbiter/phases"
-	"github.com/arbiter-sim/arbiter/world"
+	"github.com/arbiter-sim/arbiter/session"
 )
 
-func newPromptsCmd(io *IOStreams, g *globals) *cobra.Command {
+// RenderOptions are the inputs of `arbiter prompts render`.
+type RenderOptions struct {
+	IO      *IOStreams
+	Globals *globals
+	Config  *Config
+	Dir     string
+	Phase   string
+	Entity  string
+	Part    string // system, user, both or all
+	Tick    int
+	Latest  bool // --tick not given
+}
+
+func newPromptsCmd(io *IOStreams, g *globals, runF func(context.Context, *RenderOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "prompts",
 		Short: "Work with prompt templates",
 	}
-	var (
-		phase, entity, part string
-		tick                int
-	)
+	opts := &RenderOptions{IO: io, Globals: g}
 	render := &cobra.Command{
-		Use:   "render <simulation-dir> --phase intention|resolution --entity ID",
-		Short: "Render the prompts a phase would send for one character or location",
-		Long: `Render the system and user prompts that a phase would send for one entity
-(a character for intention, a location for resolution) at the latest committed
-tick, or --tick N. The simulation's prompts/ overrides apply. For resolution, the
-characters' current external_intent stands in for this tick's intentions.`,
+		Use:   "render <simulation-dir> --phase intention|resolution|chat [--entity ID]",
+		Short: "Show what a call of a phase sends: its messages and its schema",
+		Long: `Render the call that a phase would make for one entity (a character for
+intention, a location for resolution; a chronicle's phase is chat, with no
+entity) at the tick after the latest committed one, or after --tick N: the
+system prompt, the entity's past exchanges as of that tick (llm.depth of
+them), the user prompt, and the JSON Schema the answer must satisfy. The
+simulation's prompts/ overrides apply. For resolution, the characters'
+current external_intent stands in for that tick's intentions.
+
+--part system|user prints only that prompt's text; both prints the two;
+all (the default) prints every message and the schema.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := args[0]
-			sim, pr, err := openWorld(dir)
-			if err != nil {
-				return err
-			}
-			if part != "system" && part != "user" && part != "both" {
-				return usageErrorf("--part %q: must be system, user or both", part)
-			}
-			st, err := stateAt(cmd.Context(), sim, dir, tick, cmd.Flags().Changed("tick"))
-			if err != nil {
-				return err
-			}
-
-			var system, user string
-			switch phase {
-			case phases.PhaseIntention:
-				if sim.Character(entity) == nil {
-					return usageErrorf("--entity %q: no such character in %s (characters: %s)", entity, sim.ID, joinIDs(sim.Characters, func(c *world.Character) string { return c.ID }))
-				}
-				system, user, err = renderIntention(pr, sim, st, entity)
-			case phases.PhaseResolution:
-				if sim.Location(entity) == nil {
-					return usageErrorf("--entity %q: no such location in %s (locations: %s)", entity, sim.ID, joinIDs(sim.Locations, func(l *world.Location) string { return l.ID }))
-				}
-				intentions := map[string]string{}
-				for id, cs := range st.Characters {
-					intentions[id] = cs.ExternalIntent
-				}
-				system, user, err = renderResolution(pr, sim, st, entity, intentions)
+			switch opts.Part {
+			case "system", "user", "both", "all":
 			default:
-				return usageErrorf("--phase %q: must be intention or resolution", phase)
+				return usageErrorf("--part %q: must be system, user, both or all", opts.Part)
 			}
+			cfg, err := loadConfig(g.configFile, cmd.Flags(), map[string]string{"depth": "llm.depth"})
 			if err != nil {
-				return usageError(err)
+				return err
 			}
-			if g.json {
-				return writeJSON(io, map[string]string{"system": system, "user": user})
+			opts.Config, opts.Dir, opts.Latest = cfg, args[0], !cmd.Flags().Changed("tick")
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			if part != "user" {
-				if part == "both" {
-					fmt.Fprintln(io.Out, "===== system =====")
-				}
-				fmt.Fprintln(io.Out, system)
-			}
-			if part != "system" {
-				if part == "both" {
-					fmt.Fprintln(io.Out, "===== user =====")
-				}
-				fmt.Fprintln(io.Out, user)
-			}
-			return nil
+			return runRender(cmd.Context(), opts)
 		},
 	}
-	render.Flags().StringVar(&phase, "phase", "", "intention or resolution")
-	render.Flags().StringVar(&entity, "entity", "", "character id (intention) or location id (resolution)")
-	render.Flags().StringVar(&part, "part", "both", "system, user or both")
-	render.Flags().IntVar(&tick, "tick", 0, "state to render from (default: the latest committed)")
+	f := render.Flags()
+	f.StringVar(&opts.Phase, "phase", "", "intention, resolution (narrative) or chat (chronicle)")
+	f.StringVar(&opts.Entity, "entity", "", "character id (intention) or location id (resolution)")
+	f.StringVar(&opts.Part, "part", "all", "system, user, both or all")
+	f.IntVar(&opts.Tick, "tick", 0, "state to render from (default: the latest committed)")
+	f.Int("depth", 0, "past exchanges of the entity sent back (llm.depth)")
 	_ = render.MarkFlagRequired("phase")
-	_ = render.MarkFlagRequired("entity")
 	cmd.AddCommand(render)
 	return cmd
 }
 
-// joinIDs lists the ids of items for an error message, e.g. "hall, garden".
-func joinIDs[T any](items []T, id func(T) string) string {
-	ids := make([]string, len(items))
-	for i, it := range items {
-		ids[i] = id(it)
+func runRender(ctx context.Context, opts *RenderOptions) error {
+	set, err := opts.Config.settings(false)
+	if err != nil {
+		return err
 	}
-	return strings.Join(ids, ", ")
+	s, err := session.Open(ctx, opts.Dir, set, session.ReadOnly)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	req, err := s.Request(ctx, opts.Phase, opts.Entity, opts.Tick, opts.Latest)
+	if err != nil {
+		return err
+	}
+	if opts.Globals.json {
+		return writeJSON(opts.IO, req)
+	}
+	out := opts.IO.Out
+	system, user := "", ""
+	if len(req.Messages) > 0 {
+		if req.Messages[0].Role == "system" {
+			system = req.Messages[0].Content
+		}
+		user = req.Messages[len(req.Messages)-1].Content
+	}
+	switch opts.Part {
+	case "system":
+		fmt.Fprintln(out, system)
+	case "user":
+		fmt.Fprintln(out, user)
+	case "both":
+		fmt.Fprintf(out, "===== system =====\n%s\n===== user =====\n%s\n", system, user)
+	default:
+		fmt.Fprintf(out, "# %s call %s at tick %d (model %s, max_tokens %d)\n", req.Phase, req.EntityKey, req.Tick, req.Model, req.MaxTokens)
+		for i, m := range req.Messages {
+			label := m.Role
+			switch {
+			case i == len(req.Messages)-1:
+			case m.Role == "user" || m.Role == "assistant":
+				label += " (earlier)"
+			}
+			fmt.Fprintf(out, "===== %s =====\n%s\n", label, m.Content)
+		}
+		if req.SchemaName != "" {
+			var schema bytes.Buffer
+			if err := json.Indent(&schema, req.Schema, "", "  "); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "===== schema %s (strict) =====\n%s\n", req.SchemaName, schema.String())
+		}
+	}
+	return nil
 }

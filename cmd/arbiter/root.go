@@ -62,10 +62,11 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "arbiter",
 		Short: "Run LLM-driven worlds tick by tick",
-		Long: `arbiter runs narrative simulations tick by tick: a model plays every character
-(their intentions) and a game-master model, the arbiter, decides what happens in
-each location, all locations in parallel. Every tick commits whole to the
-simulation's state.db, or not at all.`,
+		Long: `arbiter runs LLM-driven worlds tick by tick: in a narrative simulation a model
+plays every character (their intentions) and a game-master model, the arbiter,
+decides what happens in each location, all locations in parallel; in a
+chronicle a person and a model build a history in conversation. Every tick or
+turn commits whole to the simulation's state.db, or not at all.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -76,15 +77,15 @@ simulation's state.db, or not at all.`,
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "machine-readable JSON output on stdout")
 
 	root.AddCommand(
-		newRunCmd(io, g),
-		newStatusCmd(io, g),
-		newExportCmd(io, g),
-		newResetCmd(io, g),
-		newValidateCmd(io, g),
-		newPromptsCmd(io, g),
+		newRunCmd(io, g, nil),
+		newStatusCmd(io, g, nil),
+		newExportCmd(io, g, nil),
+		newResetCmd(io, nil),
+		newValidateCmd(io, g, nil),
+		newPromptsCmd(io, g, nil),
 		newSchemasCmd(io, g),
 		newConfigCmd(io, g),
-		newChatCmd(io, g), newChronicleCmd(io, g),
+		newChatCmd(io, g, nil), newChronicleCmd(io, g),
 		newDoctorCmd(io, g),
 	)
 	markRunErrors(root)

@@ -2,19 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/arbiter-sim/arbiter/llm"
-	"github.com/arbiter-sim/arbiter/prompts"
 	"github.com/arbiter-sim/arbiter/runner"
-	"github.com/arbiter-sim/arbiter/store"
-	"github.com/arbiter-sim/arbiter/world"
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 // llmFlags maps the model flags shared by run (and later commands) to config keys.
@@ -41,108 +35,71 @@ func addLLMFlags(cmd *cobra.Command) {
 	f.Int("token-budget", 0, "tokens the simulation may spend in all (run.token_budget)")
 }
 
-func newRunCmd(io *IOStreams, g *globals) *cobra.Command {
-	var ticks int
+// RunOptions are the inputs of `arbiter run`, flags already parsed.
+type RunOptions struct {
+	IO      *IOStreams
+	Globals *globals
+	Config  *Config
+	Dir     string
+	Ticks   int
+}
+
+func newRunCmd(io *IOStreams, g *globals, runF func(context.Context, *RunOptions) error) *cobra.Command {
+	opts := &RunOptions{IO: io, Globals: g}
 	cmd := &cobra.Command{
 		Use:   "run <simulation-dir>",
 		Short: "Run ticks of a simulation, resuming from its last committed tick",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if ticks < 1 {
-				return usageErrorf("--ticks must be at least 1, got %d", ticks)
+			if opts.Ticks < 1 {
+				return usageErrorf("--ticks must be at least 1, got %d", opts.Ticks)
 			}
 			cfg, err := loadConfig(g.configFile, cmd.Flags(), llmFlags)
 			if err != nil {
 				return err
 			}
-			return runSimulation(cmd, io, g, cfg, args[0], ticks)
+			opts.Config, opts.Dir = cfg, args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().IntVarP(&ticks, "ticks", "n", 1, "ticks to run")
+	cmd.Flags().IntVarP(&opts.Ticks, "ticks", "n", 1, "ticks to run")
 	addLLMFlags(cmd)
 	return cmd
 }
 
-// openWorld loads and checks a simulation and its prompts; any problem is a
-// usage error naming the file.
-func openWorld(dir string) (*world.Simulation, *prompts.Renderer, error) {
-	sim, err := loadNarrative(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	pr, err := prompts.New(dir)
-	if err != nil {
-		return nil, nil, usageError(err)
-	}
-	// Render every template once now, so a missing key stops the command
-	// before any model call is paid for.
-	if errs := lintPrompts(sim, pr); len(errs) > 0 {
-		return nil, nil, usageError(errors.Join(errs...))
-	}
-	return sim, pr, nil
-}
-
-func runSimulation(cmd *cobra.Command, io *IOStreams, g *globals, cfg *Config, dir string, ticks int) (err error) {
-	ctx := cmd.Context()
-	sim, pr, err := openWorld(dir)
+// runRun runs opts.Ticks ticks and prints one line per committed tick and
+// a closing line (or the report as JSON).
+func runRun(ctx context.Context, opts *RunOptions) (err error) {
+	io, g := opts.IO, opts.Globals
+	set, err := opts.Config.settings(true, "narrative")
 	if err != nil {
 		return err
 	}
-	ccfg, err := cfg.clientConfig()
-	if err != nil {
-		return err
+	set.Logger = g.logger(io)
+	if g.verbose > 0 {
+		set.OnEvent = func(ev runner.Event) { fmt.Fprintln(io.ErrOut, ev.String()) }
 	}
-	log := g.logger(io)
-	ccfg.Logger = log
-	client, err := llm.New(ccfg)
-	if err != nil {
-		return usageError(err)
+	if io.ErrTTY {
+		set.OnPhase = progressLine(io)
 	}
-
-	unlock, err := lockSimulation(dir)
-	if err != nil {
-		return err
+	if !g.json {
+		set.OnTick = func(t runner.TickReport) { writeTickLine(io, t) }
 	}
-	defer unlock()
-
-	dbPath := statePath(dir)
-	_, statErr := os.Stat(dbPath)
-	created := errors.Is(statErr, os.ErrNotExist)
-	st, err := store.Open(ctx, dbPath)
+	s, err := session.Open(ctx, opts.Dir, set, session.ReadWrite)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		last, lerr := st.LastTick(context.WithoutCancel(ctx))
-		if cerr := st.Close(); err == nil {
+		if cerr := s.Close(); err == nil {
 			err = cerr
 		}
-		// A first run that committed nothing leaves no state behind.
-		if created && lerr == nil && last == 0 {
-			if rerr := store.Reset(dbPath); err == nil {
-				err = rerr
-			}
-		}
 	}()
-
-	r := &runner.Runner{
-		Sim: sim, Store: st, Client: client, Prompts: pr,
-		Config: cfg.runnerConfig(),
-		Logger: log,
-	}
-	if g.verbose > 0 {
-		r.OnEvent = func(ev runner.Event) { fmt.Fprintln(io.ErrOut, ev.String()) }
-	}
-	if io.ErrTTY {
-		r.OnPhase = progressLine(io)
-	}
-	if !g.json {
-		r.OnTick = func(t runner.TickReport) { writeTickLine(io, t) }
-	}
-
-	rep, runErr := r.Run(ctx, ticks)
+	rep, runErr := s.Run(ctx, opts.Ticks)
 	if rep != nil {
-		if werr := writeReport(io, g, sim, rep); werr != nil && runErr == nil {
+		if werr := writeReport(io, g, s.Sim.ID, rep); werr != nil && runErr == nil {
 			runErr = werr
 		}
 	}
@@ -160,11 +117,11 @@ func progressLine(io *IOStreams) func(runner.PhaseProgress) {
 	}
 }
 
-func writeReport(io *IOStreams, g *globals, sim *world.Simulation, rep *runner.Report) error {
+func writeReport(io *IOStreams, g *globals, id string, rep *runner.Report) error {
 	if g.json {
 		return writeJSON(io, rep)
 	}
-	fmt.Fprintf(io.Out, "%s: %s; last committed tick %d (%d ticks this run, %d tokens)\n", sim.ID, rep.Stop, rep.LastTick, len(rep.Ticks), rep.Usage.Total())
+	fmt.Fprintf(io.Out, "%s: %s; last committed tick %d (%d ticks this run, %d tokens)\n", id, rep.Stop, rep.LastTick, len(rep.Ticks), rep.Usage.Total())
 	return nil
 }
 
@@ -173,5 +130,3 @@ func writeTickLine(io *IOStreams, t runner.TickReport) {
 	fmt.Fprintf(io.Out, "tick %d committed: %d calls, %d failed, %d fallbacks, %d repairs, %d apply errors, %d tokens, %s\n",
 		t.Tick, t.Calls, t.Failed, t.Fallbacks, t.Repairs, t.ApplyErrors, t.Usage.Total(), t.Duration.Round(time.Millisecond))
 }
-
-func statePath(dir string) string { return filepath.Join(dir, "state.db") }

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/arbiter-sim/arbiter/phases"
 	"github.com/arbiter-sim/arbiter/schemas"
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 func newSchemasCmd(io *IOStreams, _ *globals) *cobra.Command {
@@ -21,7 +21,7 @@ func newSchemasCmd(io *IOStreams, _ *globals) *cobra.Command {
 		Short: "Write schemas/*.schema.json from the Go output types",
 		Args:  exactArgs(0),
 		RunE: func(*cobra.Command, []string) error {
-			named := phases.Schemas()
+			named := session.Schemas()
 			if err := schemas.Write(dir, named); err != nil {
 				return err
 			}
@@ -36,7 +36,7 @@ func newSchemasCmd(io *IOStreams, _ *globals) *cobra.Command {
 		Short: "Fail when schemas/*.schema.json differ from the Go output types",
 		Args:  exactArgs(0),
 		RunE: func(*cobra.Command, []string) error {
-			if err := schemas.Check(dir, phases.Schemas()); err != nil {
+			if err := schemas.Check(dir, session.Schemas()); err != nil {
 				return usageError(err)
 			}
 			fmt.Fprintf(io.Out, "schemas in %s are up to date\n", dir)

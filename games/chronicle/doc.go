@@ -25,8 +25,11 @@
 // automatically; the person decides: ask again, reparse the message, restart
 // from it, create the item by hand, or move on.
 //
-// The whole game is one file, chronicle.json in the simulation's folder,
-// rewritten atomically after every change. The timeline in it is derived:
-// Open rebuilds it by replaying the commands recorded on the messages, which
-// is what lets "restart from here" drop a message and everything after it.
+// Game is the chronicle's kind for the runner: each move (Say, Reply,
+// Restart, Reparse, StartPlay) is one turn, committed whole to the
+// simulation's state.db with the model call it made. The timeline is
+// derived: it is rebuilt by replaying the commands recorded on the messages,
+// which is what lets "restart from here" drop a message and everything after
+// it. A chronicle.json saved by an earlier version is read by ReadSaved and
+// imported as the first turn. The terminal chat lives in the CLI.
 package chronicle

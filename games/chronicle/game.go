@@ -8,23 +8,34 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/world"
 )
 
-// Errors of the message actions and phase changes, for errors.Is.
+// Errors of the message actions and phase changes, for errors.Is. Each
+// wraps runner.ErrRefused: the move is refused and the game goes on.
 var (
-	ErrNoMessage    = errors.New("no such message")
-	ErrNotModel     = errors.New("not a model message")
-	ErrApplied      = errors.New("message already applied")
-	ErrNoCommands   = errors.New("message has no commands")
-	ErrPhase        = errors.New("not allowed in this phase")
+	ErrNoMessage  = fmt.Errorf("no such message (%w)", runner.ErrRefused)
+	ErrNotModel   = fmt.Errorf("not a model message (%w)", runner.ErrRefused)
+	ErrApplied    = fmt.Errorf("message already applied (%w)", runner.ErrRefused)
+	ErrNoCommands = fmt.Errorf("message has no commands (%w)", runner.ErrRefused)
+	ErrPhase      = fmt.Errorf("not allowed in this phase (%w)", runner.ErrRefused)
+	ErrImport     = fmt.Errorf("only a chronicle with no turns can import a saved game (%w)", runner.ErrRefused)
+	// ErrNotChronicle is returned by Open for a simulation of another kind.
 	ErrNotChronicle = errors.New("not a chronicle simulation")
 )
 
-// Game is one chronicle: its simulation, its conversation and the timeline
-// the conversation built. Every change is saved before the method that made
-// it returns; a change that cannot be saved is undone. A Game is not safe for
-// concurrent use.
+// PromptFile is the template of the model's system prompt; a simulation's
+// prompts/chronicle_system.md overrides the default.
+const PromptFile = "chronicle_system.md"
+
+// Game is the chronicle kind of simulation: a person and a model build a
+// history in conversation. It is the runner's Game: each move (Say, Reply,
+// Play, Reparse, Restart) is one turn, committed whole to state.db. Its
+// state is a *State. Client and Params are needed only for the moves that
+// ask the model (Reply, Restart).
 type Game struct {
 	ID         string
 	Title      string
@@ -32,64 +43,61 @@ type Game struct {
 	// Window is how many of the latest messages are sent to the model with
 	// each turn (0: all), so a long chat stays within the model's context.
 	Window int
+	Client *llm.Client
+	Params llm.Params
 
-	dir    string
-	path   string
 	prompt string // the rendered system prompt
-	msgs   []Message
-	tl     Timeline
 	now    func() time.Time
 }
 
-// Open loads the chronicle simulation in dir (simulation.yaml with kind:
-// chronicle; its premise is the big picture) and its conversation from
-// chronicle.json, when there is one.
-func Open(dir string) (*Game, error) {
-	sim, err := world.Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	yaml := filepath.Join(dir, "simulation.yaml")
+// Open checks the chronicle simulation sim (its premise is the big picture)
+// and renders its system prompt with pr (the simulation's override, or the
+// default).
+func Open(sim *world.Simulation, pr *prompts.Renderer) (*Game, error) {
+	yaml := filepath.Join(sim.Dir, "simulation.yaml")
 	if sim.Kind != world.KindChronicle {
 		return nil, fmt.Errorf("%s: kind %q: %w (set kind: chronicle)", yaml, sim.Kind, ErrNotChronicle)
 	}
 	if strings.TrimSpace(sim.Premise) == "" {
 		return nil, fmt.Errorf("%s: missing premise: a chronicle's premise is the big picture of its history", yaml)
 	}
-	g := &Game{
-		ID:         sim.ID,
-		Title:      sim.Title,
-		BigPicture: strings.TrimSpace(sim.Premise),
-		dir:        dir,
-		path:       filepath.Join(dir, FileName),
-		now:        time.Now,
-	}
-	if g.prompt, err = renderPrompt(dir, promptData{Title: g.Title, BigPicture: g.BigPicture}); err != nil {
-		return nil, err
-	}
-	f, err := load(g.path)
+	g := &Game{ID: sim.ID, Title: sim.Title, BigPicture: strings.TrimSpace(sim.Premise), now: time.Now}
+	prompt, err := pr.Render(PromptFile, promptData{Title: g.Title, BigPicture: g.BigPicture})
 	if err != nil {
 		return nil, err
 	}
-	if g.tl, err = g.replay(f.Messages); err != nil {
-		return nil, fmt.Errorf("%s: %w", g.path, err)
-	}
-	g.msgs = f.Messages
+	g.prompt = prompt
 	return g, nil
 }
 
-// Path is the chronicle file.
-func (g *Game) Path() string { return g.path }
+// promptData is what the system prompt template sees.
+type promptData struct {
+	Title      string
+	BigPicture string
+}
 
-// Timeline returns a copy of the timeline.
-func (g *Game) Timeline() Timeline { return g.tl.normalized() }
+// Kind is world.KindChronicle.
+func (g *Game) Kind() string { return world.KindChronicle }
 
-// Messages returns a copy of the conversation; message n is at index n-1.
-func (g *Game) Messages() []Message { return slices.Clone(g.msgs) }
+// State is a chronicle after a turn: the conversation, and the timeline the
+// commands recorded on its messages built.
+type State struct {
+	Timeline Timeline
+	Messages []Message // message n is at index n-1
+}
 
-// initial is the timeline before any message: the big picture, in setup.
+// Initial is the state before any message: the big picture, in setup.
+func (g *Game) Initial() *State {
+	return &State{Timeline: g.initial(), Messages: []Message{}}
+}
+
 func (g *Game) initial() Timeline {
 	return Timeline{BigPicture: g.BigPicture, Phase: Setup}
+}
+
+// clone returns a copy that the next turn may change.
+func (s *State) clone() *State {
+	return &State{Timeline: s.Timeline.Clone(), Messages: slices.Clone(s.Messages)}
 }
 
 // replay rebuilds the timeline from the commands and phase changes recorded
@@ -112,26 +120,13 @@ func (g *Game) replay(msgs []Message) (Timeline, error) {
 	return tl, nil
 }
 
-// change runs edit and saves; if saving fails, the conversation and the
-// timeline are put back as they were.
-func (g *Game) change(edit func()) error {
-	msgs, tl := slices.Clone(g.msgs), g.tl.Clone()
-	edit()
-	err := save(g.path, file{Version: fileVersion, Timeline: g.tl.normalized(), Messages: g.msgs})
-	if err != nil {
-		g.msgs, g.tl = msgs, tl
-		return fmt.Errorf("saving the chronicle: %w", err)
-	}
-	return nil
-}
-
 // post appends a message of the person or the model and applies its
 // commands, all or nothing; a system message says what was applied or why
-// nothing was. It returns the messages added.
-func (g *Game) post(role Role, text string) []Message {
-	n := len(g.msgs) + 1
+// nothing was.
+func (g *Game) post(s *State, role Role, text string) {
+	n := len(s.Messages) + 1
 	m := Message{Role: role, Text: text, Time: g.now()}
-	cmds, tl, err := Interpret(g.tl, text)
+	cmds, tl, err := Interpret(s.Timeline, text)
 	var note *Message
 	switch {
 	case err != nil:
@@ -139,25 +134,23 @@ func (g *Game) post(role Role, text string) []Message {
 		note = &Message{Role: System, Text: ErrorPrefix + err.Error(), Source: n, Time: m.Time}
 	case len(cmds) > 0:
 		m.Applied = cmds
-		g.tl = tl
+		s.Timeline = tl
 		note = &Message{Role: System, Text: appliedNote(cmds), Source: n, Time: m.Time}
 	}
-	g.msgs = append(g.msgs, m)
+	s.Messages = append(s.Messages, m)
 	if note != nil {
-		g.msgs = append(g.msgs, *note)
+		s.Messages = append(s.Messages, *note)
 	}
-	return slices.Clone(g.msgs[n-1:])
 }
 
 // postCut appends a model message that was cut off at the token limit: kept
 // as written, none of its commands applied, and an error note saying so.
-func (g *Game) postCut(text string, cause error) []Message {
-	n := len(g.msgs) + 1
+func (g *Game) postCut(s *State, text string, cause error) {
+	n := len(s.Messages) + 1
 	m := Message{Role: Model, Text: text, Time: g.now(), Rejected: true}
 	note := Message{Role: System, Source: n, Time: m.Time, Text: ErrorPrefix + fmt.Sprintf(
 		"message %d was cut off before it ended (%v), so none of its commands were applied. /restart %d asks again; raise chronicle.max_tokens for longer messages.", n, cause, n)}
-	g.msgs = append(g.msgs, m, note)
-	return slices.Clone(g.msgs[n-1:])
+	s.Messages = append(s.Messages, m, note)
 }
 
 // appliedNote is the system message of applied commands.
@@ -169,54 +162,47 @@ func appliedNote(cmds []Command) string {
 	return "✅ Applied: " + strings.Join(parts, "; ") + "."
 }
 
-// Say adds a message of the person. Its commands, if any, are applied all or
-// nothing, as the model's are. It returns the messages added and whether the
-// model should answer: not when the person's commands were rejected, so the
-// person can fix them first.
-func (g *Game) Say(text string) ([]Message, bool, error) {
-	var added []Message
-	if err := g.change(func() { added = g.post(Person, text) }); err != nil {
-		return nil, false, err
-	}
-	return added, !added[0].Rejected, nil
-}
-
-// Play moves the game from setup to play. Both bookends must exist.
-func (g *Game) Play() (Message, error) {
-	if g.tl.phase() == Play {
-		return Message{}, fmt.Errorf("the game is already in play phase: %w", ErrPhase)
-	}
-	for _, b := range []string{First, Last} {
-		if g.tl.bookend(b) < 0 {
-			return Message{}, fmt.Errorf("setup is not finished: the %s bookend is missing (CREATE PERIOD <name> %s TONE light|dark DESCRIPTION <text>): %w",
-				strings.ToUpper(b), strings.ToUpper(b), ErrPhase)
-		}
-	}
-	m := Message{Role: System, Phase: Play, Time: g.now(), Text: "The game moves from setup to play. " +
-		"Periods now go AFTER or BEFORE an existing period, events go IN a period, one command per message."}
-	err := g.change(func() {
-		g.msgs = append(g.msgs, m)
-		g.tl.Phase = Play
-	})
-	return m, err
-}
-
-// message returns message n (1-based).
-func (g *Game) message(n int) (Message, error) {
-	if n < 1 || n > len(g.msgs) {
-		if len(g.msgs) == 0 {
+// Message returns message n (1-based).
+func (s *State) Message(n int) (Message, error) {
+	if n < 1 || n > len(s.Messages) {
+		if len(s.Messages) == 0 {
 			return Message{}, fmt.Errorf("message %d: %w (the conversation is empty)", n, ErrNoMessage)
 		}
-		return Message{}, fmt.Errorf("message %d: %w (messages are 1 to %d)", n, ErrNoMessage, len(g.msgs))
+		return Message{}, fmt.Errorf("message %d: %w (messages are 1 to %d)", n, ErrNoMessage, len(s.Messages))
 	}
-	return g.msgs[n-1], nil
+	return s.Messages[n-1], nil
 }
 
 // modelMessage returns message n, which must be the model's.
-func (g *Game) modelMessage(n int) (Message, error) {
-	m, err := g.message(n)
+func (s *State) modelMessage(n int) (Message, error) {
+	m, err := s.Message(n)
 	if err == nil && m.Role != Model {
 		err = fmt.Errorf("message %d is the %s's: %w (actions apply to the model's messages)", n, m.Role, ErrNotModel)
 	}
 	return m, err
+}
+
+// Raw returns model message n exactly as the model wrote it, before command
+// parsing ("show unparsed output").
+func (s *State) Raw(n int) (string, error) {
+	m, err := s.modelMessage(n)
+	return m.Text, err
+}
+
+// applied reports whether the commands of message n are in the timeline:
+// applied when it was posted, or by a reparse since.
+func (s *State) applied(n int) bool {
+	if len(s.Messages[n-1].Applied) > 0 {
+		return true
+	}
+	return slices.ContainsFunc(s.Messages[n:], func(m Message) bool { return m.Source == n && len(m.Applied) > 0 })
+}
+
+// LastModelMessage is the number of the last message when it is the model's,
+// else 0.
+func (s *State) LastModelMessage() int {
+	if k := len(s.Messages); k > 0 && s.Messages[k-1].Role == Model {
+		return k
+	}
+	return 0
 }

@@ -1,12 +1,15 @@
 package chronicle
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +17,10 @@ import (
 	"github.com/arbiter-sim/arbiter/command"
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/store"
+	"github.com/arbiter-sim/arbiter/world"
 )
 
 const simYAML = `id: glass
@@ -32,14 +39,112 @@ func newSim(t *testing.T) string {
 	return dir
 }
 
-func openGame(t *testing.T, dir string) *Game {
+// table is a chronicle being played as arbiter plays it: every move a turn
+// of the runner, committed to the simulation's state.db.
+type table struct {
+	t   *testing.T
+	dir string
+	g   *Game
+	r   *runner.Runner
+}
+
+// openDir opens the chronicle simulation in dir as the session does.
+func openDir(dir string) (*Game, error) {
+	sim, err := world.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := prompts.New(dir)
+	if err != nil {
+		return nil, err
+	}
+	return Open(sim, pr)
+}
+
+// openGame opens the chronicle in dir and its run state, as a new process
+// would.
+func openGame(t *testing.T, dir string) *table {
 	t.Helper()
-	g, err := Open(dir)
+	g, err := openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
-	return g
+	st, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	r := &runner.Runner{Game: g, Store: st}
+	if err := r.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return &table{t: t, dir: dir, g: g, r: r}
+}
+
+func (tb *table) state() *State { return tb.r.State().(*State) }
+
+func (tb *table) Messages() []Message { return slices.Clone(tb.state().Messages) }
+
+func (tb *table) Timeline() Timeline { return tb.state().Timeline.normalized() }
+
+func (tb *table) Raw(n int) (string, error) { return tb.state().Raw(n) }
+
+func (tb *table) CopyText(n int) (string, error) {
+	m, err := tb.state().Message(n)
+	return m.Text, err
+}
+
+// move plays in and returns the messages from number first on.
+func (tb *table) move(ctx context.Context, in any, first func(before int) int) ([]Message, error) {
+	n := first(len(tb.state().Messages))
+	if _, err := tb.r.Turn(ctx, in); err != nil {
+		return nil, err
+	}
+	return tb.Messages()[n-1:], nil
+}
+
+func after(before int) int { return before + 1 }
+
+// Say posts the person's message; it returns the messages added and whether
+// the model should answer (the person's commands were not rejected).
+func (tb *table) Say(text string) ([]Message, bool, error) {
+	added, err := tb.move(context.Background(), Say{Text: text}, after)
+	if err != nil {
+		return nil, false, err
+	}
+	return added, !added[0].Rejected, nil
+}
+
+func (tb *table) Reply(ctx context.Context, client *llm.Client, p llm.Params) ([]Message, error) {
+	tb.g.Client, tb.g.Params = client, p
+	return tb.move(ctx, Reply{}, after)
+}
+
+func (tb *table) Restart(ctx context.Context, n int, client *llm.Client, p llm.Params) ([]Message, error) {
+	tb.g.Client, tb.g.Params = client, p
+	return tb.move(ctx, Restart{N: n}, func(int) int { return n })
+}
+
+func (tb *table) Reparse(n int) (Message, error) {
+	added, err := tb.move(context.Background(), Reparse{N: n}, after)
+	if err != nil {
+		return Message{}, err
+	}
+	return added[0], nil
+}
+
+func (tb *table) Play() (Message, error) {
+	added, err := tb.move(context.Background(), StartPlay{}, after)
+	if err != nil {
+		return Message{}, err
+	}
+	return added[0], nil
+}
+
+func (tb *table) chatRequest(p llm.Params) llm.ChatRequest {
+	tb.g.Params = p
+	return tb.g.chatRequest(tb.state())
 }
 
 // model starts the fake endpoint with h and returns a client for it.
@@ -94,15 +199,6 @@ func TestOpenErrors(t *testing.T) {
 			`kind "conquest": not a chronicle simulation (set kind: chronicle)`, ErrNotChronicle},
 		{"no premise", map[string]string{"simulation.yaml": "id: x\nkind: chronicle\ntitle: X\n"},
 			"missing premise: a chronicle's premise is the big picture of its history", nil},
-		{"corrupt file", map[string]string{"simulation.yaml": simYAML, FileName: "{"}, "chronicle.json: unexpected EOF", nil},
-		{"unknown field", map[string]string{"simulation.yaml": simYAML, FileName: `{"version":1,"mesages":[]}`}, `unknown field "mesages"`, nil},
-		{"other version", map[string]string{"simulation.yaml": simYAML, FileName: `{"version":2}`},
-			"chronicle.json: version 2 is not 1, the version this arbiter reads", nil},
-		{"record that does not replay", map[string]string{"simulation.yaml": simYAML, FileName: `{"version":1,"messages":[
-			{"role":"model","text":"x","applied":[{"type":"event","name":"E","tone":"dark","description":"d","period":"Nowhere"}]}]}`},
-			"message 1: recorded command no longer applies", nil},
-		{"bad phase record", map[string]string{"simulation.yaml": simYAML, FileName: `{"version":1,"messages":[{"role":"system","text":"x","phase":"end"}]}`},
-			`message 1: phase "end" must be setup or play`, nil},
 		{"prompt with a missing key", map[string]string{"simulation.yaml": simYAML, "prompts/" + PromptFile: "{{.Nope}}"},
 			"can't evaluate field Nope", nil},
 		{"prompt that does not parse", map[string]string{"simulation.yaml": simYAML, "prompts/" + PromptFile: "{{"},
@@ -114,7 +210,7 @@ func TestOpenErrors(t *testing.T) {
 			if tc.files != nil {
 				dir = write(t, tc.files)
 			}
-			_, err := Open(dir)
+			_, err := openDir(dir)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Open = %v, want it to contain %q", err, tc.want)
 			}
@@ -129,14 +225,14 @@ func TestOpenFresh(t *testing.T) {
 	t.Parallel()
 	g := openGame(t, newSim(t))
 	tl := g.Timeline()
-	if g.ID != "glass" || g.Title != "The Glass Empire" || !strings.HasPrefix(g.BigPicture, "An empire built") {
-		t.Errorf("game = %q %q %q", g.ID, g.Title, g.BigPicture)
+	if g.g.ID != "glass" || g.g.Title != "The Glass Empire" || !strings.HasPrefix(g.g.BigPicture, "An empire built") {
+		t.Errorf("game = %q %q %q", g.g.ID, g.g.Title, g.g.BigPicture)
 	}
-	if tl.Phase != Setup || len(tl.Periods) != 0 || tl.BigPicture != g.BigPicture || len(g.Messages()) != 0 {
+	if tl.Phase != Setup || len(tl.Periods) != 0 || tl.BigPicture != g.g.BigPicture || len(g.Messages()) != 0 {
 		t.Errorf("fresh timeline %+v, %d messages", tl, len(g.Messages()))
 	}
-	if _, err := os.Stat(g.Path()); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("Open wrote %s before any change", g.Path())
+	if g.r.LastTick() != 0 {
+		t.Errorf("a fresh chronicle is at turn %d", g.r.LastTick())
 	}
 }
 
@@ -243,15 +339,19 @@ func TestConversation(t *testing.T) {
 	if len(tl.Periods) != 2 || !reflect.DeepEqual(tl.Palette, Palette{Yes: []string{"Magic exists"}, No: []string{"Space travel"}}) {
 		t.Errorf("timeline = %+v", tl)
 	}
-	// The file holds the timeline for tools.
-	f, err := os.Open(g.Path())
+	// What export prints is a timeline that tools (chronicle parse
+	// --timeline) read back.
+	exported, err := json.Marshal(again.g.Export(again.state()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	fromFile, err := ReadTimeline(f)
-	if err != nil || !reflect.DeepEqual(fromFile, tl) {
-		t.Errorf("ReadTimeline(chronicle.json) = %+v, %v", fromFile, err)
+	fromExport, err := ReadTimeline(bytes.NewReader(exported))
+	if err != nil || !reflect.DeepEqual(fromExport, tl) {
+		t.Errorf("ReadTimeline(export) = %+v, %v", fromExport, err)
+	}
+	// One turn each: 3 person messages, 3 model replies.
+	if again.r.LastTick() != 6 {
+		t.Errorf("%d turns committed, want 6", again.r.LastTick())
 	}
 }
 
@@ -279,14 +379,13 @@ func TestReplyModelFailureChangesNothing(t *testing.T) {
 	if _, _, err := g.Say("Hello"); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := os.ReadFile(g.Path())
 	_, err := g.Reply(t.Context(), client, params)
-	if !errors.Is(err, llm.ErrServer) {
-		t.Errorf("Reply = %v", err)
+	if !errors.Is(err, llm.ErrServer) || !errors.As(err, new(*runner.QuorumError)) {
+		t.Errorf("Reply = %v, want a quorum failure caused by the server error", err)
 	}
-	after, _ := os.ReadFile(g.Path())
-	if len(g.Messages()) != 1 || string(after) != string(before) {
-		t.Errorf("a failed call changed the game: %d messages", len(g.Messages()))
+	again := openGame(t, g.dir)
+	if len(g.Messages()) != 1 || again.r.LastTick() != 1 || len(again.Messages()) != 1 {
+		t.Errorf("a failed call changed the game: %d messages, turn %d", len(g.Messages()), again.r.LastTick())
 	}
 }
 
@@ -317,7 +416,7 @@ func TestPlay(t *testing.T) {
 	}
 }
 
-func mustSay(t *testing.T, g *Game, text string) {
+func mustSay(t *testing.T, g *table, text string) {
 	t.Helper()
 	added, _, err := g.Say(text)
 	if err != nil || added[0].Rejected {
@@ -328,7 +427,7 @@ func mustSay(t *testing.T, g *Game, text string) {
 // conversation builds: 1 person, 2 model (bookends, applied), 3 system
 // (applied), 4 system (play), 5 person, 6 model (an event in a period that
 // does not exist yet: rejected), 7 system (the error).
-func conversation(t *testing.T, extra ...openaitest.Reply) (*Game, *openaitest.Server, *llm.Client) {
+func conversation(t *testing.T, extra ...openaitest.Reply) (*table, *openaitest.Server, *llm.Client) {
 	t.Helper()
 	replies := append([]openaitest.Reply{
 		openaitest.Content(bookends),
@@ -405,7 +504,7 @@ func TestReparse(t *testing.T) {
 		}
 	}
 	// The reparsed commands replay from the file, in the order applied.
-	again := openGame(t, filepath.Dir(g.Path()))
+	again := openGame(t, g.dir)
 	if !reflect.DeepEqual(again.Timeline(), g.Timeline()) {
 		t.Errorf("reopened timeline differs")
 	}
@@ -469,37 +568,77 @@ func TestRestartModelFailureChangesNothing(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := g.Restart(ctx, 6, client, params); !errors.Is(err, llm.ErrCanceled) || len(g.Messages()) != len(before) {
+	if _, err := g.Restart(ctx, 6, client, params); !errors.Is(err, runner.ErrInterrupted) || len(g.Messages()) != len(before) {
 		t.Errorf("canceled Restart = %v", err)
 	}
 }
 
-func TestSaveFailureRollsBack(t *testing.T) {
+// TestImportSavedGame: a chronicle.json of the earlier version becomes the
+// first turn, and the game goes on from it; a broken one is refused and
+// leaves the chronicle as it was.
+func TestImportSavedGame(t *testing.T) {
 	t.Parallel()
-	g := openGame(t, newSim(t))
-	mustSay(t, g, "CREATE PERIOD Dawn FIRST TONE light DESCRIPTION a")
-	// Make the file a folder: the rename that saves cannot replace it.
-	if err := os.Remove(g.Path()); err != nil {
+	dir := newSim(t)
+	saved := `{"version":1,"phase":"setup","messages":[
+		{"role":"person","text":"Begin.","time":"2026-01-02T03:04:05Z"},
+		{"role":"model","text":"CREATE PERIOD Dawn FIRST TONE light DESCRIPTION a","time":"2026-01-02T03:04:05Z",
+		 "applied":[{"type":"period","name":"Dawn","tone":"light","description":"a","position":"first","line":1}]}]}`
+	path := filepath.Join(dir, FileName)
+	if err := os.WriteFile(path, []byte(saved), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(g.Path(), "blocker"), 0o755); err != nil {
+	st, err := ReadSaved(path)
+	if err != nil {
 		t.Fatal(err)
 	}
-	before, tl := texts(g.Messages()), g.Timeline()
-	if _, _, err := g.Say("CREATE PERIOD Dusk LAST TONE dark DESCRIPTION b"); err == nil || !strings.Contains(err.Error(), "saving the chronicle") {
-		t.Errorf("Say = %v", err)
+	g := openGame(t, dir)
+	if _, err := g.r.Turn(t.Context(), Import{State: st}); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := g.Play(); err == nil {
-		t.Error("Play saved into a folder")
+	if len(g.Messages()) != 2 || len(g.Timeline().Periods) != 1 || g.r.LastTick() != 1 {
+		t.Fatalf("imported: %q, %+v", texts(g.Messages()), g.Timeline())
 	}
-	if !reflect.DeepEqual(texts(g.Messages()), before) || !reflect.DeepEqual(g.Timeline(), tl) {
-		t.Error("a failed save left the change in memory")
+	mustSay(t, g, "CREATE PERIOD Dusk LAST TONE dark DESCRIPTION b")
+	again := openGame(t, dir)
+	if len(again.Timeline().Periods) != 2 || len(again.Messages()) != 4 {
+		t.Errorf("reopened after import: %+v", again.Timeline())
 	}
-	entries, _ := os.ReadDir(filepath.Dir(g.Path()))
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "."+FileName) {
-			t.Errorf("temporary file %s left behind", e.Name())
-		}
+	if _, err := again.r.Turn(t.Context(), Import{State: st}); !errors.Is(err, ErrImport) || !errors.Is(err, runner.ErrRefused) {
+		t.Errorf("second import = %v, want ErrImport", err)
+	}
+}
+
+func TestReadSavedErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, file, want string }{
+		{"corrupt file", "{", "chronicle.json: unexpected EOF"},
+		{"unknown field", `{"version":1,"mesages":[]}`, `unknown field "mesages"`},
+		{"other version", `{"version":2}`, "chronicle.json: version 2 is not 1, the version this arbiter reads"},
+		{"record that does not replay", `{"version":1,"messages":[
+			{"role":"model","text":"x","applied":[{"type":"event","name":"E","tone":"dark","description":"d","period":"Nowhere"}]}]}`,
+			"message 1: recorded command no longer applies"},
+		{"bad phase record", `{"version":1,"messages":[{"role":"system","text":"x","phase":"end"}]}`,
+			`message 1: phase "end" must be setup or play`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := newSim(t)
+			path := filepath.Join(dir, FileName)
+			if err := os.WriteFile(path, []byte(tc.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			st, err := ReadSaved(path)
+			if err == nil {
+				g := openGame(t, dir)
+				_, err = g.r.Turn(t.Context(), Import{State: st})
+				if g.r.LastTick() != 0 {
+					t.Error("a saved game that does not replay was imported")
+				}
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("import = %v, want it to contain %q", err, tc.want)
+			}
+		})
 	}
 }
 
@@ -531,7 +670,7 @@ func TestWindowLeavesOutEarlyMessages(t *testing.T) {
 	if !strings.Contains(all.Messages[1].Content, "message 0") {
 		t.Fatalf("without a window the first message is not sent: %q", all.Messages[1].Content)
 	}
-	g.Window = 3
+	g.g.Window = 3
 	req := g.chatRequest(params)
 	joined := ""
 	for _, m := range req.Messages {

@@ -1,0 +1,298 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/arbiter-sim/arbiter/games/chronicle"
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/session"
+)
+
+// chat is the terminal loop of `arbiter chat`: the person types messages and
+// slash commands on in, the conversation is written to out, and every move
+// is a turn of the session, committed to state.db.
+type chat struct {
+	s   *session.Session
+	g   *chronicle.Game
+	in  io.Reader
+	out io.Writer
+	// clipboard is set when the terminal takes OSC 52: /copy then puts the
+	// text on the clipboard; otherwise /copy prints it plain.
+	clipboard bool
+}
+
+const chatHelp = `Type a message and press Enter; the model answers. Lines that start with
+CREATE PERIOD, CREATE EVENT or CREATE PALETTE are commands, yours or the model's.
+For a message of several lines, type """ on a line, the lines, then """ again.
+When your own commands are rejected, the model is not asked: fix them, or write on.
+
+  /timeline     show the timeline
+  /play         end setup and start play (both bookends must exist)
+  /raw N        show model message N as it was written, before command parsing
+  /reparse N    parse model message N again and apply its commands if they are valid now
+  /restart N    delete model message N and everything after it, and ask the model again
+  /restart      ask the model again for its last message (or for an answer if it has none)
+  /copy N       copy message N to the clipboard (or print it when the terminal cannot)
+  /history      show the whole conversation
+  /help         show this help
+  /quit         leave (Ctrl-D works too); every message is saved as it is made
+`
+
+func (c *chat) state() *chronicle.State { return c.s.State().(*chronicle.State) }
+
+// run reads the person's input until it ends, /quit, or ctx ends (its error
+// is then returned). Model failures and refused moves are shown and the chat
+// goes on; an error storing a turn ends it.
+func (c *chat) run(ctx context.Context) error {
+	c.banner()
+	lines := make(chan string)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(c.in)
+		sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-done:
+				return
+			}
+		}
+	}()
+	next := func() (string, bool, error) {
+		select {
+		case <-ctx.Done():
+			return "", false, ctx.Err()
+		case l, ok := <-lines:
+			return l, ok, nil
+		}
+	}
+	for {
+		fmt.Fprint(c.out, "you> ")
+		line, ok, err := next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			fmt.Fprintln(c.out)
+			return nil
+		}
+		line = strings.TrimSpace(line)
+		if line == `"""` {
+			var block []string
+			for {
+				l, ok, err := next()
+				if err != nil {
+					return err
+				}
+				if !ok || strings.TrimSpace(l) == `"""` {
+					break
+				}
+				block = append(block, l)
+			}
+			line = strings.TrimSpace(strings.Join(block, "\n"))
+		}
+		if line == "" {
+			continue
+		}
+		quit, err := c.handle(ctx, line)
+		if err != nil || quit {
+			return err
+		}
+	}
+}
+
+// handle acts on one input; it reports whether the chat should end.
+func (c *chat) handle(ctx context.Context, line string) (bool, error) {
+	if !strings.HasPrefix(line, "/") {
+		first := len(c.state().Messages) + 1
+		if err := c.move(ctx, chronicle.Say{Text: line}); err != nil {
+			return true, err
+		}
+		msgs := c.state().Messages
+		c.print(first+1, msgs[first:]...) // the person's own message is on screen already
+		if msgs[first-1].Rejected {
+			return false, nil // the person fixes their commands first
+		}
+		return false, c.reply(ctx, 0)
+	}
+	fields := strings.Fields(line)
+	name, args := strings.ToLower(fields[0]), fields[1:]
+	switch name {
+	case "/quit", "/exit", "/q":
+		return true, nil
+	case "/help", "/?":
+		fmt.Fprint(c.out, chatHelp)
+	case "/timeline", "/t":
+		c.timeline()
+	case "/history":
+		c.print(1, c.state().Messages...)
+	case "/play":
+		return false, c.moveAndShow(ctx, chronicle.StartPlay{}, len(c.state().Messages)+1)
+	case "/raw", "/reparse", "/copy":
+		n, ok := c.number(name, args)
+		if !ok {
+			return false, nil
+		}
+		return false, c.action(ctx, name, n)
+	case "/restart":
+		n := c.state().LastModelMessage() // 0: just ask for an answer
+		if len(args) > 0 {
+			var ok bool
+			if n, ok = c.number(name, args); !ok {
+				return false, nil
+			}
+		}
+		return false, c.reply(ctx, n)
+	default:
+		fmt.Fprintf(c.out, "! unknown command %s; /help lists the commands\n", fields[0])
+	}
+	return false, nil
+}
+
+// move plays one move. A refused move is shown and changes nothing; the
+// chat goes on.
+func (c *chat) move(ctx context.Context, m any) error {
+	_, err := c.s.Turn(ctx, m)
+	if errors.Is(err, runner.ErrRefused) {
+		fmt.Fprintf(c.out, "! %v\n", err)
+		return errRefused
+	}
+	return err
+}
+
+// errRefused says a move was refused and shown; it ends nothing.
+var errRefused = errors.New("refused")
+
+// moveAndShow plays a move and shows the messages from number first on.
+func (c *chat) moveAndShow(ctx context.Context, m any, first int) error {
+	if err := c.move(ctx, m); err != nil {
+		if errors.Is(err, errRefused) {
+			return nil
+		}
+		return err
+	}
+	c.print(first, c.state().Messages[first-1:]...)
+	return nil
+}
+
+// action runs /raw, /reparse or /copy on message n.
+func (c *chat) action(ctx context.Context, name string, n int) error {
+	switch name {
+	case "/raw":
+		text, err := c.state().Raw(n)
+		if err != nil {
+			fmt.Fprintf(c.out, "! %v\n", err)
+			return nil
+		}
+		fmt.Fprintf(c.out, "[%d] model, as written:\n%s\n", n, text)
+	case "/reparse":
+		return c.moveAndShow(ctx, chronicle.Reparse{N: n}, len(c.state().Messages)+1)
+	case "/copy":
+		m, err := c.state().Message(n)
+		if err != nil {
+			fmt.Fprintf(c.out, "! %v\n", err)
+			return nil
+		}
+		if c.clipboard {
+			fmt.Fprintf(c.out, "%sCopied message %d to the clipboard (%d characters).\n", osc52(m.Text), n, len(m.Text))
+		} else {
+			fmt.Fprintln(c.out, m.Text)
+		}
+	}
+	return nil
+}
+
+// reply asks the model for its next message (n 0), or again in place of
+// model message n and what follows it (n > 0). A failed model call is shown
+// and changes nothing.
+func (c *chat) reply(ctx context.Context, n int) error {
+	var (
+		move  any = chronicle.Reply{}
+		first     = len(c.state().Messages) + 1
+	)
+	if n > 0 {
+		move, first = chronicle.Restart{N: n}, n
+	}
+	err := c.move(ctx, move)
+	var qe *runner.QuorumError
+	switch {
+	case err == nil:
+		c.print(first, c.state().Messages[first-1:]...)
+		return nil
+	case errors.Is(err, errRefused):
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &qe):
+		cause := qe.Cause
+		if _, ok := errors.AsType[*llm.Error](cause); !ok {
+			cause = err
+		}
+		fmt.Fprintf(c.out, "⚠️ Model call failed: %v\n   Nothing was added. Send a message, or /restart to ask again.\n", cause)
+		return nil
+	}
+	return err // storing the turn failed
+}
+
+// number reads the message number argument of a command.
+func (c *chat) number(name string, args []string) (int, bool) {
+	if len(args) != 1 {
+		fmt.Fprintf(c.out, "! %s needs one message number, e.g. %s 3\n", name, name)
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(args[0], "#"))
+	if err != nil || n < 1 {
+		fmt.Fprintf(c.out, "! %s: %q is not a message number (messages are numbered from 1)\n", name, args[0])
+		return 0, false
+	}
+	return n, true
+}
+
+// print shows messages numbered from first.
+func (c *chat) print(first int, msgs ...chronicle.Message) {
+	for i, m := range msgs {
+		n := first + i
+		switch m.Role {
+		case chronicle.Model:
+			fmt.Fprintf(c.out, "[%d] model:\n%s\n", n, indent(chronicle.Display(m)))
+		case chronicle.Person:
+			fmt.Fprintf(c.out, "[%d] you:\n%s\n", n, indent(chronicle.Display(m)))
+		default:
+			fmt.Fprintf(c.out, "[%d] %s\n", n, m.Text)
+		}
+	}
+}
+
+func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
+
+func (c *chat) banner() {
+	st := c.state()
+	fmt.Fprintf(c.out, "%s\n%s\n\n", c.g.Title, c.g.BigPicture)
+	fmt.Fprintf(c.out, "Phase: %s. %d messages so far, saved in %s. /help lists the commands.\n",
+		st.Timeline.Phase, len(st.Messages), session.StatePath(c.s.Dir))
+	if k := len(st.Messages); k > 0 {
+		from := max(0, k-3)
+		c.print(from+1, st.Messages[from:]...)
+	}
+}
+
+func (c *chat) timeline() {
+	fmt.Fprintf(c.out, "%s\nBig picture: %s\n%s", c.g.Title, c.g.BigPicture, c.state().Timeline.Tree())
+}
+
+// osc52 is the terminal escape sequence that puts text on the system
+// clipboard (OSC 52, understood by xterm, iTerm2, kitty, WezTerm, Windows
+// Terminal, foot, tmux with set-clipboard on, ...).
+func osc52(text string) string {
+	return "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(text)) + "\a"
+}

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/session"
+)
+
+// settings is what the configuration decides for a session. withClient
+// gives the model client's configuration, which needs an endpoint (else
+// the error says how to get one); plays lists the kinds the command plays.
+func (c *Config) settings(withClient bool, plays ...string) (session.Settings, error) {
+	s := session.Settings{
+		Depth:      c.LLM.Depth,
+		Intention:  c.params(c.Phases.Intention),
+		Resolution: c.params(c.Phases.Resolution),
+		Chat:       c.params(c.Chronicle.PhaseConfig),
+		Window:     c.Chronicle.Window,
+		Plays:      plays,
+		Run:        runner.Config{PhaseTimeout: c.Run.PhaseTimeout, TokenBudget: c.Run.TokenBudget},
+	}
+	if withClient {
+		s.LLM = c.clientConfig
+	}
+	return s, nil
+}

@@ -1,0 +1,238 @@
+package phases
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/store"
+	"github.com/arbiter-sim/arbiter/world"
+)
+
+// Narrative is the narrative kind of simulation as the runner plays it: a
+// tick is INTENTION (one call per character), RESOLUTION (one arbiter call
+// per location), APPLY, then the runner's COMMIT. Its state is a
+// *world.State.
+type Narrative struct {
+	Sim        *world.Simulation
+	Prompts    *prompts.Renderer
+	Model      Batcher // nil for commands that make no calls (status, export)
+	Intention  llm.Params
+	Resolution llm.Params
+	Logger     *slog.Logger
+}
+
+// Kind is world.KindNarrative.
+func (n *Narrative) Kind() string { return world.KindNarrative }
+
+func (n *Narrative) env(p llm.Params) Env {
+	return Env{Sim: n.Sim, Prompts: n.Prompts, Model: n.Model, Params: p, Logger: n.Logger}
+}
+
+// Load returns the authored state for tick 0, else the state committed at
+// tick with every memory entry up to it. A state that no longer fits the
+// simulation's files wraps runner.ErrStateMismatch.
+func (n *Narrative) Load(ctx context.Context, st *store.Store, tick int) (any, error) {
+	if tick == 0 {
+		return n.Sim.InitialState(), nil
+	}
+	raw, err := st.State(ctx, tick)
+	if err != nil {
+		return nil, err
+	}
+	var s world.State
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("read state of tick %d: %w", tick, err)
+	}
+	mems, err := st.Memories(ctx, tick)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range mems {
+		if cs, ok := s.Characters[m.CharacterID]; ok {
+			cs.Memory = append(cs.Memory, world.MemoryEntry{Tick: m.Tick, Entry: m.Entry})
+			s.Characters[m.CharacterID] = cs
+		}
+	}
+	out := s.Clone() // non-nil maps and memories even if the JSON had nulls
+	if err := out.Validate(n.Sim); err != nil {
+		return nil, fmt.Errorf("%w: state of tick %d (edited since the run? `arbiter reset` starts over): %w", runner.ErrStateMismatch, tick, err)
+	}
+	return out, nil
+}
+
+// Step plays one narrative tick from s; a narrative takes no moves.
+func (n *Narrative) Step(ctx context.Context, t *runner.Tick, s, in any) (any, error) {
+	if in != nil {
+		return nil, fmt.Errorf("a narrative simulation ticks on its own and takes no moves: %w", runner.ErrRefused)
+	}
+	st := s.(*world.State)
+	rec := t.Record
+
+	var intentions []Outcome[string]
+	_, err := t.Phase(ctx, runner.Phase{Name: PhaseIntention, Calls: len(n.Sim.Characters), Strategy: "fallback_intention"},
+		func(ctx context.Context) ([]runner.Call, error) {
+			outs, err := Intention(ctx, n.env(n.Intention), st)
+			intentions = outs
+			return calls(outs), err
+		})
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range intentions {
+		rec.Intentions = append(rec.Intentions, store.IntentionRecord{CharacterID: o.ID, Intention: o.Value, Fallback: o.Fallback})
+	}
+
+	var outputs []Outcome[MasterOutput]
+	_, err = t.Phase(ctx, runner.Phase{Name: PhaseResolution, Calls: len(n.Sim.Locations), Strategy: "fallback_resolution", Final: true},
+		func(ctx context.Context) ([]runner.Call, error) {
+			outs, err := Resolution(ctx, n.env(n.Resolution), st, Values(intentions))
+			outputs = outs
+			return calls(outs), err
+		})
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range outputs {
+		b, err := json.Marshal(o.Value)
+		if err != nil {
+			return nil, err
+		}
+		rec.Outputs = append(rec.Outputs, store.OutputRecord{LocationID: o.ID, Output: string(b), Fallback: o.Fallback})
+	}
+
+	t.Enter(runner.StateApply)
+	next, applyErrs := Apply(n.Sim, st, Values(outputs))
+	for _, ae := range applyErrs {
+		t.Log().Error("update skipped: "+ae.Error(), "phase", "apply",
+			"tick", ae.Tick, "location", ae.LocationID, "character", ae.CharacterID, "reason", ae.Reason)
+		rec.ApplyErrors = append(rec.ApplyErrors, store.ApplyError{LocationID: ae.LocationID, CharacterID: ae.CharacterID, Reason: ae.Reason})
+	}
+	return next, nil
+}
+
+// calls are the runner's view of a phase's outcomes.
+func calls[T any](outs []Outcome[T]) []runner.Call {
+	cs := make([]runner.Call, len(outs))
+	for i, o := range outs {
+		cs[i] = runner.Call{Result: o.Call, Fallback: o.Fallback}
+	}
+	return cs
+}
+
+// Encode stores the state without memories (so a tick's row stays the size
+// of the world rather than growing with everything ever remembered) and the
+// memory entries written at this tick as rows of their own.
+func (n *Narrative) Encode(rec *store.TickRecord, _, s any) error {
+	st, ok := s.(*world.State)
+	if !ok || st == nil {
+		return errors.New("narrative: no state to encode")
+	}
+	if st.Tick != rec.Tick {
+		return fmt.Errorf("narrative: the state is of tick %d, not %d", st.Tick, rec.Tick)
+	}
+	bare := st.Clone()
+	for _, id := range slices.Sorted(maps.Keys(bare.Characters)) {
+		cs := bare.Characters[id]
+		for _, m := range cs.Memory {
+			if m.Tick == rec.Tick {
+				rec.Memories = append(rec.Memories, store.MemoryRecord{CharacterID: id, Entry: m.Entry})
+			}
+		}
+		cs.Memory = nil
+		bare.Characters[id] = cs
+	}
+	b, err := json.Marshal(bare)
+	if err != nil {
+		return fmt.Errorf("encode state: %w", err)
+	}
+	rec.State = b
+	return nil
+}
+
+// Request builds the request that phase (intention or resolution) sends for
+// entity (a character or a location) at the tick after st. For resolution,
+// the characters' current external_intent stands in for that tick's
+// intentions. An unknown phase or entity is an error naming what exists.
+func (n *Narrative) Request(st *world.State, phase, entity string) (llm.Request, error) {
+	switch phase {
+	case PhaseIntention:
+		if n.Sim.Character(entity) == nil {
+			return llm.Request{}, fmt.Errorf("entity %q: no such character in %s (characters: %s)", entity, n.Sim.ID, ids(n.Sim.Characters, func(c *world.Character) string { return c.ID }))
+		}
+		return IntentionRequest(n.env(n.Intention), st, entity)
+	case PhaseResolution:
+		loc := n.Sim.Location(entity)
+		if loc == nil {
+			return llm.Request{}, fmt.Errorf("entity %q: no such location in %s (locations: %s)", entity, n.Sim.ID, ids(n.Sim.Locations, func(l *world.Location) string { return l.ID }))
+		}
+		return ResolutionRequest(n.env(n.Resolution), st, loc, GroupByLocation(n.Sim, st)[loc.ID], currentIntents(st))
+	default:
+		return llm.Request{}, fmt.Errorf("phase %q: must be %s or %s", phase, PhaseIntention, PhaseResolution)
+	}
+}
+
+// Lint builds every request of the first tick, so a template with a missing
+// key, a broken override or a schema that cannot be built shows before a
+// run spends tokens. It stops at the first problem of each phase.
+func (n *Narrative) Lint() []error {
+	st := n.Sim.InitialState()
+	var errs []error
+	for _, c := range n.Sim.Characters {
+		if _, err := n.Request(st, PhaseIntention, c.ID); err != nil {
+			errs = append(errs, err)
+			break
+		}
+	}
+	for _, l := range n.Sim.Locations {
+		if _, err := n.Request(st, PhaseResolution, l.ID); err != nil {
+			errs = append(errs, err)
+			break
+		}
+	}
+	return errs
+}
+
+// currentIntents maps every character to its current external_intent.
+func currentIntents(st *world.State) map[string]string {
+	m := make(map[string]string, len(st.Characters))
+	for id, cs := range st.Characters {
+		m[id] = cs.ExternalIntent
+	}
+	return m
+}
+
+func ids[T any](items []T, id func(T) string) string {
+	out := ""
+	for i, it := range items {
+		if i > 0 {
+			out += ", "
+		}
+		out += id(it)
+	}
+	return out
+}
+
+// Export is the state as `arbiter export` prints it.
+func (n *Narrative) Export(s any) any { return s }
+
+// Status is the narrative's part of `arbiter status`: the size of the world
+// and the updates the apply step skipped so far.
+func (n *Narrative) Status(ctx context.Context, st *store.Store, _ any) ([]runner.Field, error) {
+	fields := []runner.Field{{Key: "world", Value: fmt.Sprintf("%d characters, %d locations", len(n.Sim.Characters), len(n.Sim.Locations))}}
+	if st == nil {
+		return fields, nil
+	}
+	sum, err := st.Summary(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return append(fields, runner.Field{Key: "apply errors", Value: fmt.Sprint(sum.ApplyErrors)}), nil
+}

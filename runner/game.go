@@ -1,0 +1,35 @@
+package runner
+
+import (
+	"context"
+	"errors"
+
+	"github.com/arbiter-sim/arbiter/store"
+)
+
+// Game is one kind of simulation as the runner drives it: how its state is
+// read back and written, and what one tick or turn does. A kind's state is
+// its own type; the runner only hands it back to the Game.
+type Game interface {
+	// Kind names the simulation kind: narrative, chronicle, conquest, duel.
+	Kind() string
+	// Load returns the state after tick: the authored start for 0, else the
+	// committed tick read back from st. A state that no longer fits the
+	// authored files is an error wrapping ErrStateMismatch.
+	Load(ctx context.Context, st *store.Store, tick int) (any, error)
+	// Step plays tick t.N from state s. in is the move of an interactive
+	// seat (nil for a kind that ticks on its own); a move the rules refuse
+	// is an error wrapping ErrRefused, and nothing is recorded. Model calls
+	// run through t.Phase; the kind's own rows of the tick go in t.Record.
+	// Step stores nothing: the runner commits the state it returns.
+	Step(ctx context.Context, t *Tick, s any, in any) (any, error)
+	// Encode writes state s, after tick rec.Tick, into rec: its JSON and the
+	// rows of its streams that this tick added or replaced. prev is the
+	// state before the tick.
+	Encode(rec *store.TickRecord, prev, s any) error
+}
+
+// ErrRefused marks a move that the rules of the game refuse (a chronicle
+// message that does not exist, a phase change that is not allowed yet). It
+// is the player's mistake, not a stop: the game goes on from where it was.
+var ErrRefused = errors.New("refused")

@@ -1,0 +1,146 @@
+package runner_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/llm"
+	. "github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/store"
+)
+
+// counter is a kind whose state is a number: a move adds to it, a negative
+// move is refused, a move of 13 fails, and a move of 7 makes one model call.
+type counter struct {
+	kind   string
+	client *llm.Client
+}
+
+func (c *counter) Kind() string { return c.kind }
+
+func (c *counter) Load(ctx context.Context, st *store.Store, tick int) (any, error) {
+	if tick == 0 {
+		return 0, nil
+	}
+	raw, err := st.State(ctx, tick)
+	if err != nil {
+		return nil, err
+	}
+	var n int
+	return n, json.Unmarshal(raw, &n)
+}
+
+func (c *counter) Step(ctx context.Context, t *Tick, s, in any) (any, error) {
+	move, _ := in.(int)
+	switch {
+	case move < 0:
+		return nil, fmt.Errorf("move %d: moves are positive: %w", move, ErrRefused)
+	case move == 13:
+		return nil, errors.New("unlucky")
+	case move == 7:
+		_, err := t.Phase(ctx, Phase{Name: "ask", Calls: 1, Strategy: "none", Final: true}, func(ctx context.Context) ([]Call, error) {
+			res := c.client.Complete(ctx, llm.Request{EntityKey: "ask:1", Phase: "ask", Params: llm.Params{Model: "m"},
+				User: "hi", SchemaName: "S", Schema: json.RawMessage(`{"type":"object","properties":{},"required":[],"additionalProperties":false}`)})
+			return []Call{{Result: res}}, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return s.(int) + move, nil
+}
+
+func (c *counter) Encode(rec *store.TickRecord, _, s any) error {
+	b, err := json.Marshal(s)
+	rec.State = b
+	return err
+}
+
+func openCounter(t *testing.T, kind string, path string, h openaitest.Handler) (*Runner, *[]Event) {
+	t.Helper()
+	st, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	cfg := llm.DefaultConfig()
+	cfg.BaseURL, cfg.APIKey, cfg.MaxAttempts = openaitest.New(t, h).URL, "k", 1
+	client, err := llm.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []Event
+	return &Runner{Game: &counter{kind: kind, client: client}, Store: st, Client: client,
+		OnEvent: func(e Event) { events = append(events, e) }}, &events
+}
+
+// TestTurns: moves commit one turn each; a refused move changes nothing and
+// records no stop; a failing step is the DEFAULT handler's; a turn whose only
+// call fails is dropped (quorum_failure) and the game goes on.
+func TestTurns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	r, events := openCounter(t, "counter", path, openaitest.Always(openaitest.Status(500, "server_error", "", "down")))
+	ctx := context.Background()
+	for _, move := range []int{2, 3} {
+		if _, err := r.Turn(ctx, move); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r.LastTick() != 2 || r.State() != 5 {
+		t.Fatalf("after two moves: tick %d, state %v; want 2, 5", r.LastTick(), r.State())
+	}
+	if _, err := r.Turn(ctx, -1); !errors.Is(err, ErrRefused) {
+		t.Errorf("refused move: err %v, want ErrRefused", err)
+	}
+	sum, _ := r.Store.Summary(ctx)
+	if sum.LastStop != nil || r.LastTick() != 2 {
+		t.Errorf("a refused move recorded a stop %+v or moved to tick %d", sum.LastStop, r.LastTick())
+	}
+	if _, err := r.Turn(ctx, 13); err == nil || !strings.Contains(err.Error(), "unlucky") {
+		t.Errorf("failing step: err %v", err)
+	}
+	sum, _ = r.Store.Summary(ctx)
+	if sum.LastStop == nil || sum.LastStop.Reason != StopError || sum.LastStop.Tick != 3 {
+		t.Errorf("failing step recorded %+v, want an error stop at turn 3", sum.LastStop)
+	}
+	var qe *QuorumError
+	if _, err := r.Turn(ctx, 7); !errors.As(err, &qe) {
+		t.Errorf("turn whose call failed: err %v, want a QuorumError", err)
+	}
+	if _, err := r.Turn(ctx, 1); err != nil || r.LastTick() != 3 || r.State() != 6 {
+		t.Errorf("the game goes on: err %v, tick %d, state %v; want nil, 3, 6", err, r.LastTick(), r.State())
+	}
+	var lines []string
+	for _, e := range *events {
+		lines = append(lines, e.String())
+	}
+	if got := strings.Join(lines, "\n"); !strings.Contains(got, "error_type=step_failed") || !strings.Contains(got, "error_type=quorum_failure") {
+		t.Errorf("events:\n%s", got)
+	}
+
+	// Another process resumes where the game stands.
+	r2, _ := openCounter(t, "counter", path, openaitest.FromSchema(nil))
+	if err := r2.Open(ctx); err != nil || r2.LastTick() != 3 || r2.State() != 6 {
+		t.Errorf("resumed: err %v, tick %d, state %v; want 3, 6", err, r2.LastTick(), r2.State())
+	}
+}
+
+// TestOtherKindRefused: a run state written by one kind is not read as
+// another's.
+func TestOtherKindRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	r, _ := openCounter(t, "counter", path, openaitest.FromSchema(nil))
+	if _, err := r.Turn(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	r2, _ := openCounter(t, "abacus", path, openaitest.FromSchema(nil))
+	if err := r2.Open(context.Background()); !errors.Is(err, ErrStateMismatch) || !strings.Contains(err.Error(), "counter") {
+		t.Errorf("Open by another kind = %v, want ErrStateMismatch naming counter", err)
+	}
+}

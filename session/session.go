@@ -1,0 +1,436 @@
+// Package session opens a simulation folder for the commands: it loads and
+// checks the authored files and prompts, builds the simulation's kind (the
+// runner's Game), takes the per-simulation lock, opens state.db, builds the
+// model client, and hands back what the commands need: run ticks, play a
+// turn, the state at a tick, status, export, reset.
+//
+// Data flows one way: cmd/arbiter -> session -> runner -> the kinds
+// (phases for narrative, games/chronicle, ...) -> llm, prompts, store, world.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/arbiter-sim/arbiter/games/chronicle"
+	"github.com/arbiter-sim/arbiter/internal/filelock"
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/phases"
+	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/schemas"
+	"github.com/arbiter-sim/arbiter/store"
+	"github.com/arbiter-sim/arbiter/world"
+)
+
+// Kind is one kind of simulation: the runner's Game, and what the commands
+// show of it. Each kind (narrative, chronicle; conquest and duel next)
+// implements it.
+type Kind interface {
+	runner.Game
+	// Export is state as `arbiter export` prints it (JSON).
+	Export(state any) any
+	// Status is the kind's part of `arbiter status`; st is nil before the
+	// first commit.
+	Status(ctx context.Context, st *store.Store, state any) ([]runner.Field, error)
+}
+
+// Settings are what the commands' configuration decides for a session.
+type Settings struct {
+	// LLM gives the model client's configuration (it fails when no
+	// endpoint is configured); nil for commands that make no calls. Open
+	// calls it after the simulation's files check out.
+	LLM func() (llm.Config, error)
+	// Plays lists the kinds the command plays (run: narrative; chat:
+	// chronicle); Open refuses a simulation of another kind, naming the
+	// command for it. Empty: any kind.
+	Plays []string
+	// Depth is how many past exchanges of an entity a call sends back
+	// (llm.depth), for commands that show requests without a client.
+	Depth                       int
+	Intention, Resolution, Chat llm.Params
+	Window                      int // chronicle messages sent each turn (0: all)
+	Run                         runner.Config
+	Logger                      *slog.Logger
+	OnEvent                     func(runner.Event)
+	OnPhase                     func(runner.PhaseProgress)
+	OnTick                      func(runner.TickReport)
+}
+
+// InputError is a problem with what a person wrote: a simulation file, a
+// prompt template, a flag value. The CLI exits with its usage code.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputErrorf(format string, args ...any) error {
+	return &InputError{Err: fmt.Errorf(format, args...)}
+}
+
+// ErrInUse is returned by Open when another arbiter process holds the
+// simulation.
+var ErrInUse = errors.New("in use by another arbiter process (a run or a chat); wait for it to end")
+
+// Session is one open simulation.
+type Session struct {
+	Dir  string
+	Sim  *world.Simulation
+	Kind Kind
+
+	settings Settings
+	prompts  *prompts.Renderer
+	store    *store.Store // nil when opened read-only before any run
+	client   *llm.Client
+	runner   *runner.Runner
+	unlock   func()
+	created  bool             // state.db was created by this session
+	saved    *chronicle.State // a chronicle.json not imported yet (read-only)
+}
+
+// Load reads and checks the simulation in dir: its files, its prompt
+// templates and what its kind adds. Nothing is opened or written. Every
+// problem is an *InputError naming the file.
+func Load(dir string, set Settings) (*Session, error) {
+	sim, err := world.Load(dir)
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	pr, err := prompts.New(dir)
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	s := &Session{Dir: dir, Sim: sim, settings: set, prompts: pr}
+	switch sim.Kind {
+	case world.KindNarrative:
+		n := &phases.Narrative{Sim: sim, Prompts: pr, Intention: set.Intention, Resolution: set.Resolution, Logger: set.Logger}
+		// Build every request of a first tick now, so a missing key stops
+		// the command before any model call is paid for.
+		if errs := n.Lint(); len(errs) > 0 {
+			return nil, &InputError{Err: errors.Join(errs...)}
+		}
+		s.Kind = n
+	case world.KindChronicle:
+		g, err := chronicle.Open(sim, pr)
+		if err != nil {
+			return nil, &InputError{Err: err}
+		}
+		g.Window, g.Params = set.Window, set.Chat
+		s.Kind = g
+	default:
+		return nil, inputErrorf("%s: kind %q cannot be played by this version of arbiter yet (it plays narrative and chronicle)",
+			filepath.Join(dir, "simulation.yaml"), sim.Kind)
+	}
+	return s, nil
+}
+
+// Validate lists every problem of the simulation in dir: its files, its
+// prompt templates, and what its kind adds (a chronicle's saved game not
+// imported yet). Nothing is written.
+func Validate(dir string) (*world.Simulation, []error) {
+	if problems := world.Lint(dir); len(problems) > 0 {
+		return nil, problems
+	}
+	s, err := Load(dir, Settings{})
+	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			if ps, ok := errors.AsType[world.Problems](ie.Err); ok {
+				return nil, ps
+			}
+			if j, ok := ie.Err.(interface{ Unwrap() []error }); ok {
+				return nil, j.Unwrap()
+			}
+		}
+		return nil, []error{err}
+	}
+	if s.Sim.Kind == world.KindChronicle {
+		if _, err := readSaved(dir); err != nil {
+			return s.Sim, []error{err}
+		}
+	}
+	return s.Sim, nil
+}
+
+// Access says what Open may do.
+type Access int
+
+const (
+	// ReadOnly opens state.db when it exists and creates nothing.
+	ReadOnly Access = iota
+	// ReadWrite takes the simulation's lock, opens or creates state.db,
+	// builds the model client when Settings.LLM is set, and imports a
+	// chronicle's chronicle.json saved by an earlier version.
+	ReadWrite
+)
+
+// Open loads the simulation in dir and opens its run state. Close it.
+func Open(ctx context.Context, dir string, set Settings, access Access) (_ *Session, err error) {
+	s, err := Load(dir, set)
+	if err != nil {
+		return nil, err
+	}
+	if len(set.Plays) > 0 && !slices.Contains(set.Plays, s.Sim.Kind) {
+		return nil, inputErrorf("%s is a %s simulation: %s", dir, s.Sim.Kind, playedBy(s.Sim.Kind, dir))
+	}
+	// Opening is quick local I/O; it finishes even when ctx is already done,
+	// so an interrupted command still says where the simulation stands.
+	ctx = context.WithoutCancel(ctx)
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	if access == ReadOnly {
+		if _, err := os.Stat(StatePath(dir)); err == nil {
+			if s.store, err = store.Open(ctx, StatePath(dir)); err != nil {
+				return nil, err
+			}
+		}
+		if s.Sim.Kind == world.KindChronicle && s.lastTick(ctx) == 0 {
+			if s.saved, err = readSaved(dir); err != nil {
+				return nil, &InputError{Err: err}
+			}
+		}
+		return s, s.openRunner(ctx)
+	}
+
+	unlock, err := filelock.TryLock(dir)
+	if errors.Is(err, filelock.ErrLocked) {
+		return nil, fmt.Errorf("%s is %w", dir, ErrInUse)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.unlock = unlock
+	_, statErr := os.Stat(StatePath(dir))
+	s.created = errors.Is(statErr, fs.ErrNotExist)
+	if s.store, err = store.Open(ctx, StatePath(dir)); err != nil {
+		return nil, err
+	}
+	if set.LLM != nil {
+		cfg, err := set.LLM()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Logger = set.Logger
+		if s.client, err = llm.New(cfg); err != nil {
+			return nil, &InputError{Err: err}
+		}
+		switch k := s.Kind.(type) {
+		case *phases.Narrative:
+			k.Model = s.client
+		case *chronicle.Game:
+			k.Client = s.client
+		}
+	}
+	if err := s.openRunner(ctx); err != nil {
+		return nil, err
+	}
+	if s.Sim.Kind == world.KindChronicle {
+		if err := s.importSaved(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *Session) openRunner(ctx context.Context) error {
+	if s.store == nil {
+		return nil
+	}
+	set := s.settings
+	s.runner = &runner.Runner{Game: s.Kind, Store: s.store, Client: s.client, Config: set.Run, Logger: set.Logger,
+		OnEvent: set.OnEvent, OnPhase: set.OnPhase, OnTick: set.OnTick}
+	err := s.runner.Open(ctx)
+	if errors.Is(err, runner.ErrStateMismatch) {
+		return &InputError{Err: err}
+	}
+	return err
+}
+
+// Close releases what Open took. A state.db this session created and in
+// which no tick committed is removed: nothing half-written stays.
+func (s *Session) Close() error {
+	var err error
+	if s.store != nil {
+		last, lerr := s.store.LastTick(context.Background())
+		err = s.store.Close()
+		if s.created && lerr == nil && last == 0 {
+			err = errors.Join(err, store.Reset(StatePath(s.Dir)))
+		}
+		s.store = nil
+	}
+	if s.unlock != nil {
+		s.unlock()
+		s.unlock = nil
+	}
+	return err
+}
+
+// playedBy names the commands for a kind.
+func playedBy(kind, dir string) string {
+	switch kind {
+	case world.KindNarrative:
+		return fmt.Sprintf("`arbiter run %s` runs its ticks", dir)
+	case world.KindChronicle:
+		return fmt.Sprintf("it is played in turns with a person: `arbiter chat %s`; `arbiter chronicle show %s` prints its timeline", dir, dir)
+	}
+	return "this version of arbiter cannot play it yet"
+}
+
+// StatePath is the run-state database of the simulation in dir.
+func StatePath(dir string) string { return store.Path(dir) }
+
+func (s *Session) lastTick(ctx context.Context) int {
+	if s.store == nil {
+		return 0
+	}
+	last, err := s.store.LastTick(ctx)
+	if err != nil {
+		return 0
+	}
+	return last
+}
+
+// LastTick is the last committed tick, 0 before the first.
+func (s *Session) LastTick() int {
+	if s.runner == nil {
+		return 0
+	}
+	return s.runner.LastTick()
+}
+
+// State is the kind's state after the last committed tick (a chronicle's
+// saved game not imported yet, when opened read-only).
+func (s *Session) State() any {
+	switch {
+	case s.runner != nil && (s.runner.LastTick() > 0 || s.saved == nil):
+		return s.runner.State()
+	case s.saved != nil:
+		return s.saved
+	}
+	st, _ := s.Kind.Load(context.Background(), nil, 0)
+	return st
+}
+
+// Run runs n ticks from the last committed one (ReadWrite).
+func (s *Session) Run(ctx context.Context, n int) (*runner.Report, error) {
+	if s.runner == nil || s.unlock == nil {
+		return nil, errors.New("session: Run needs a session opened ReadWrite")
+	}
+	return s.runner.Run(ctx, n)
+}
+
+// Turn plays one move of an interactive seat (ReadWrite).
+func (s *Session) Turn(ctx context.Context, move any) (*runner.TickReport, error) {
+	if s.runner == nil || s.unlock == nil {
+		return nil, errors.New("session: Turn needs a session opened ReadWrite")
+	}
+	return s.runner.Turn(ctx, move)
+}
+
+// StateAt returns the state after tick (0: the authored state), or after the
+// last committed tick when latest is set. A tick not committed is an
+// *InputError naming the committed range.
+func (s *Session) StateAt(ctx context.Context, tick int, latest bool) (any, error) {
+	last := s.LastTick()
+	if latest {
+		return s.State(), nil
+	}
+	if tick < 0 || tick > last {
+		return nil, inputErrorf("--tick %d: no such tick (committed ticks: 0..%d; 0 is the authored state)", tick, last)
+	}
+	if tick == last {
+		return s.State(), nil
+	}
+	st, err := s.Kind.Load(ctx, s.store, tick)
+	if errors.Is(err, runner.ErrStateMismatch) {
+		return nil, &InputError{Err: err}
+	}
+	return st, err
+}
+
+// Export is the state after tick (or the latest) as `arbiter export`
+// prints it.
+func (s *Session) Export(ctx context.Context, tick int, latest bool) (any, error) {
+	st, err := s.StateAt(ctx, tick, latest)
+	if err != nil {
+		return nil, err
+	}
+	return s.Kind.Export(st), nil
+}
+
+// Status is what `arbiter status` shows.
+type Status struct {
+	Simulation string            `json:"simulation"`
+	Title      string            `json:"title"`
+	Kind       string            `json:"kind"`
+	Fields     []runner.Field    `json:"-"`
+	KindStatus map[string]string `json:"status"`
+	store.Summary
+}
+
+// Status sums up the run: the kind's part, then calls, tokens and why the
+// last run stopped.
+func (s *Session) Status(ctx context.Context) (*Status, error) {
+	out := &Status{Simulation: s.Sim.ID, Title: s.Sim.Title, Kind: s.Sim.Kind, KindStatus: map[string]string{}}
+	if s.store != nil {
+		sum, err := s.store.Summary(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out.Summary = sum
+	}
+	fields, err := s.Kind.Status(ctx, s.store, s.State())
+	if err != nil {
+		return nil, err
+	}
+	out.Fields = fields
+	for _, f := range fields {
+		out.KindStatus[f.Key] = f.Value
+	}
+	return out, nil
+}
+
+// Reset deletes the run state of the simulation in dir (state.db, and a
+// chronicle.json not imported yet); the authored files are kept. It takes
+// the simulation's lock and returns the paths it deleted.
+func Reset(dir string) ([]string, error) {
+	if _, err := world.Load(dir); err != nil {
+		return nil, &InputError{Err: err}
+	}
+	unlock, err := filelock.TryLock(dir)
+	if errors.Is(err, filelock.ErrLocked) {
+		return nil, fmt.Errorf("%s is %w", dir, ErrInUse)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var deleted []string
+	if _, err := os.Stat(StatePath(dir)); err == nil {
+		if err := store.Reset(StatePath(dir)); err != nil {
+			return deleted, err
+		}
+		deleted = append(deleted, StatePath(dir))
+	}
+	saved := filepath.Join(dir, chronicle.FileName)
+	if _, err := os.Stat(saved); err == nil {
+		if err := os.Remove(saved); err != nil {
+			return deleted, err
+		}
+		deleted = append(deleted, saved)
+	}
+	return deleted, nil
+}
+
+// Schemas are the JSON Schemas of every kind's model outputs, for
+// `arbiter schemas generate|check`.
+func Schemas() []schemas.Named { return phases.Schemas() }
