@@ -150,9 +150,13 @@ func Validate(dir string) (*world.Simulation, []error) {
 		}
 		return nil, []error{err}
 	}
-	if s.Sim.Kind == world.KindChronicle {
-		if _, err := readSaved(dir); err != nil {
-			return s.Sim, []error{err}
+	if g, ok := s.Kind.(*chronicle.Game); ok {
+		saved, err := readSaved(dir)
+		if err == nil && saved != nil {
+			_, err = g.Rebuild(saved)
+		}
+		if err != nil {
+			return s.Sim, []error{fmt.Errorf("%s: %w", filepath.Join(dir, chronicle.FileName), err)}
 		}
 	}
 	return s.Sim, nil
@@ -194,9 +198,14 @@ func Open(ctx context.Context, dir string, set Settings, access Access) (_ *Sess
 			}
 		}
 		if s.Sim.Kind == world.KindChronicle && s.lastTick(ctx) == 0 {
-			if s.saved, err = readSaved(dir); err != nil {
-				return nil, &InputError{Err: err}
+			saved, err := readSaved(dir)
+			if err == nil && saved != nil {
+				saved, err = s.Kind.(*chronicle.Game).Rebuild(saved)
 			}
+			if err != nil {
+				return nil, &InputError{Err: fmt.Errorf("%s: %w", filepath.Join(dir, chronicle.FileName), err)}
+			}
+			s.saved = saved
 		}
 		return s, s.openRunner(ctx)
 	}

@@ -214,3 +214,13 @@ func (s *State) LastModelMessage() int {
 	}
 	return 0
 }
+
+// Rebuild returns s with its timeline rebuilt from its messages, as Load
+// does: a saved game's timeline is derived, never trusted.
+func (g *Game) Rebuild(s *State) (*State, error) {
+	tl, err := g.replay(s.Messages)
+	if err != nil {
+		return nil, err
+	}
+	return &State{Timeline: tl, Messages: slices.Clone(s.Messages)}, nil
+}

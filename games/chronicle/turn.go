@@ -84,11 +84,11 @@ func (g *Game) Step(ctx context.Context, t *runner.Tick, s, in any) (any, error)
 		if len(cur.Messages) > 0 {
 			return nil, ErrImport
 		}
-		tl, err := g.replay(m.State.Messages)
+		imported, err := g.Rebuild(m.State)
 		if err != nil {
 			return nil, err
 		}
-		next = &State{Timeline: tl, Messages: slices.Clone(m.State.Messages)}
+		next = imported
 	default:
 		return nil, fmt.Errorf("a chronicle takes Say, Reply, Restart, Reparse, StartPlay or Import, not %T: %w", in, runner.ErrRefused)
 	}
