@@ -351,4 +351,3 @@ func TestChatLoopResumeShowsLastMessages(t *testing.T) {
 		t.Errorf("resume shows more than the last three messages:\n%s", out)
 	}
 }
-
