@@ -14,6 +14,7 @@ import (
 	"github.com/arbiter-sim/arbiter/internal/filelock"
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"github.com/arbiter-sim/arbiter/internal/texttest"
+	"github.com/arbiter-sim/arbiter/internal/worldtest"
 )
 
 // repoRoot is resolved before any test changes the working directory.
@@ -59,29 +60,7 @@ func cleanEnv(t *testing.T) {
 // demoCopy copies simulations/demo-sim into a temp folder and returns it.
 func demoCopy(t *testing.T) string {
 	t.Helper()
-	src := filepath.Join(repoRoot, "simulations", "demo-sim")
-	dst := filepath.Join(t.TempDir(), "demo-sim")
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if strings.HasPrefix(d.Name(), "state.db") {
-			return nil
-		}
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return worldtest.Copy(t, filepath.Join(repoRoot, "simulations", "demo-sim"))
 }
 
 // tree hashes every file under dir except the run state.
