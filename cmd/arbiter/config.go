@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -41,6 +42,20 @@ type LLMConfig struct {
 	RepairAttempts int           `mapstructure:"repair_attempts" yaml:"repair_attempts" json:"repair_attempts"`
 	Concurrency    int           `mapstructure:"concurrency" yaml:"concurrency" json:"concurrency"`
 	Depth          int           `mapstructure:"depth" yaml:"depth" json:"depth"`
+	RateLimit      float64       `mapstructure:"rate_limit" yaml:"rate_limit" json:"rate_limit"`
+	BackoffBase    time.Duration `mapstructure:"backoff_base" yaml:"backoff_base" json:"backoff_base"`
+	BackoffMax     time.Duration `mapstructure:"backoff_max" yaml:"backoff_max" json:"backoff_max"`
+}
+
+// MarshalJSON writes durations as strings ("60s"), as the text view does.
+func (c LLMConfig) MarshalJSON() ([]byte, error) {
+	type plain LLMConfig
+	return json.Marshal(struct {
+		plain
+		Timeout     string `json:"timeout"`
+		BackoffBase string `json:"backoff_base"`
+		BackoffMax  string `json:"backoff_max"`
+	}{plain(c), c.Timeout.String(), c.BackoffBase.String(), c.BackoffMax.String()})
 }
 
 // PhasesConfig holds the model settings of each phase.
@@ -62,17 +77,30 @@ type RunConfig struct {
 	TokenBudget  int           `mapstructure:"token_budget" yaml:"token_budget" json:"token_budget"`
 }
 
-// defaults are the built-in values; config.yaml at the repository root
-// documents them and a test keeps the two equal.
+// MarshalJSON writes durations as strings ("0s"), as the text view does.
+func (c RunConfig) MarshalJSON() ([]byte, error) {
+	type plain RunConfig
+	return json.Marshal(struct {
+		plain
+		PhaseTimeout string `json:"phase_timeout"`
+	}{plain(c), c.PhaseTimeout.String()})
+}
+
+// defaults is the one table of built-in values; config.yaml at the
+// repository root documents them and a test keeps the two equal. Where the
+// model client has a default of its own, the table takes it from llm.
 var defaults = map[string]any{
 	"llm.base_url":                  "",
 	"llm.api_key":                   "",
 	"llm.model":                     "gpt-4o-mini",
 	"llm.timeout":                   "60s",
-	"llm.max_attempts":              3,
-	"llm.repair_attempts":           1,
-	"llm.concurrency":               4,
-	"llm.depth":                     3,
+	"llm.max_attempts":              llm.DefaultMaxAttempts,
+	"llm.repair_attempts":           llm.DefaultRepairAttempts,
+	"llm.concurrency":               llm.DefaultConcurrency,
+	"llm.depth":                     llm.DefaultDepth,
+	"llm.rate_limit":                0.0,
+	"llm.backoff_base":              llm.DefaultBackoffBase.String(),
+	"llm.backoff_max":               llm.DefaultBackoffMax.String(),
 	"phases.intention.model":        "",
 	"phases.intention.temperature":  0.8,
 	"phases.intention.max_tokens":   400,
@@ -154,6 +182,10 @@ func loadConfig(configFile string, flags *pflag.FlagSet, flagKeys map[string]str
 	return &c, nil
 }
 
+// validate checks every key once. The model client's own keys are checked
+// by llm.Config.Validate (the same check llm.New makes); what the
+// configuration requires beyond it (a model, positive timeout, attempts and
+// concurrency: a config file has no "0 means default") is checked here.
 func (c *Config) validate() error {
 	var errs []error
 	check := func(ok bool, format string, args ...any) {
@@ -164,9 +196,17 @@ func (c *Config) validate() error {
 	check(c.LLM.Model != "", "config llm.model: must not be empty")
 	check(c.LLM.Timeout > 0, "config llm.timeout: must be positive, got %s", c.LLM.Timeout)
 	check(c.LLM.MaxAttempts >= 1, "config llm.max_attempts: must be at least 1, got %d", c.LLM.MaxAttempts)
-	check(c.LLM.RepairAttempts >= 0, "config llm.repair_attempts: must not be negative, got %d", c.LLM.RepairAttempts)
 	check(c.LLM.Concurrency >= 1, "config llm.concurrency: must be at least 1, got %d", c.LLM.Concurrency)
-	check(c.LLM.Depth >= 0, "config llm.depth: must not be negative, got %d", c.LLM.Depth)
+	check(c.LLM.BackoffBase > 0, "config llm.backoff_base: must be positive, got %s", c.LLM.BackoffBase)
+	lc := c.llmConfig(c.LLM.BaseURL)
+	if lc.BaseURL == "" {
+		lc.APIKey = "-" // whether there is an endpoint at all is the command's to say (ErrNoEndpoint)
+	}
+	if err := lc.Validate(); err != nil {
+		for _, e := range unjoin(err) {
+			errs = append(errs, fmt.Errorf("config %w", e))
+		}
+	}
 	for name, p := range map[string]PhaseConfig{"phases.intention": c.Phases.Intention, "phases.resolution": c.Phases.Resolution, "chronicle": c.Chronicle.PhaseConfig} {
 		check(p.Temperature >= 0 && p.Temperature <= 2, "config %s.temperature: must be within 0..2, got %g", name, p.Temperature)
 		check(p.MaxTokens > 0, "config %s.max_tokens: must be positive, got %d", name, p.MaxTokens)
@@ -175,6 +215,14 @@ func (c *Config) validate() error {
 	check(c.Run.PhaseTimeout >= 0, "config run.phase_timeout: must not be negative")
 	check(c.Run.TokenBudget >= 0, "config run.token_budget: must not be negative")
 	return errors.Join(errs...)
+}
+
+// unjoin lists the errors of an errors.Join.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // endpoint returns the base URL to call, or ErrNoEndpoint.
@@ -195,6 +243,11 @@ func (c *Config) clientConfig() (llm.Config, error) {
 	if err != nil {
 		return llm.Config{}, err
 	}
+	return c.llmConfig(url), nil
+}
+
+// llmConfig is the client configuration of the llm.* keys with base URL url.
+func (c *Config) llmConfig(url string) llm.Config {
 	return llm.Config{
 		BaseURL:        url,
 		APIKey:         c.LLM.APIKey,
@@ -203,7 +256,10 @@ func (c *Config) clientConfig() (llm.Config, error) {
 		RepairAttempts: c.LLM.RepairAttempts,
 		Concurrency:    c.LLM.Concurrency,
 		Depth:          c.LLM.Depth,
-	}, nil
+		RateLimit:      c.LLM.RateLimit,
+		BackoffBase:    c.LLM.BackoffBase,
+		BackoffMax:     c.LLM.BackoffMax,
+	}
 }
 
 func (c *Config) params(p PhaseConfig) llm.Params {

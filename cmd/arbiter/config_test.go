@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,5 +114,71 @@ func TestConfigShowRedactsKey(t *testing.T) {
 	code, out, _ = arbiter(t, "config", "show", "--base-url", "http://127.0.0.1:11434/v1")
 	if code != 0 || !strings.Contains(out, "endpoint: http://127.0.0.1:11434/v1") {
 		t.Errorf("config show --base-url: exit %d\n%s", code, out)
+	}
+}
+
+// TestConfigClientKeys: llm.rate_limit and the backoff bounds, named by the
+// client's messages, are settable in every layer and reach the client; a bad
+// value is an error naming the key.
+func TestConfigClientKeys(t *testing.T) {
+	cleanEnv(t)
+	c, err := loadConfig("", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.LLM.RateLimit != 0 || c.LLM.BackoffBase != 500*time.Millisecond || c.LLM.BackoffMax != 20*time.Second {
+		t.Errorf("defaults: %+v", c.LLM)
+	}
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	os.WriteFile(file, []byte("llm:\n  base_url: http://x/v1\n  rate_limit: 2.5\n  backoff_base: 1s\n"), 0o644)
+	t.Setenv("ARBITER_LLM_BACKOFF_MAX", "45s")
+	c, err = loadConfig(file, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := c.clientConfig()
+	if err != nil || cc.RateLimit != 2.5 || cc.BackoffBase != time.Second || cc.BackoffMax != 45*time.Second {
+		t.Errorf("client config %+v, %v", cc, err)
+	}
+	for _, tc := range []struct{ env, value, want string }{
+		{"ARBITER_LLM_RATE_LIMIT", "-1", "config llm.rate_limit must not be negative"},
+		{"ARBITER_LLM_BACKOFF_BASE", "0s", "config llm.backoff_base: must be positive, got 0s"},
+		{"ARBITER_LLM_BACKOFF_BASE", "1m", "config llm.backoff_base 1m0s is larger than llm.backoff_max 45s"},
+		{"ARBITER_LLM_DEPTH", "-2", "config llm.depth must not be negative"},
+		{"ARBITER_LLM_BASE_URL", "ftp://x", `config llm.base_url "ftp://x" must be an http:// or https:// URL`},
+	} {
+		t.Run(tc.env+"="+tc.value, func(t *testing.T) {
+			t.Setenv(tc.env, tc.value)
+			_, err := loadConfig("", nil, nil)
+			if err == nil || exitCode(err) != ExitUsage || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestConfigShowJSONDurations: --json prints durations as the text view
+// does ("60s"), not as nanoseconds.
+func TestConfigShowJSONDurations(t *testing.T) {
+	cleanEnv(t)
+	code, out, errOut := arbiter(t, "config", "show", "--json", "--timeout", "90s")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var shown struct {
+		Config struct {
+			LLM map[string]any `json:"llm"`
+			Run map[string]any `json:"run"`
+		} `json:"config"`
+	}
+	if err := json.Unmarshal([]byte(out), &shown); err != nil {
+		t.Fatal(err)
+	}
+	llmKeys, run := shown.Config.LLM, shown.Config.Run
+	if llmKeys["timeout"] != "1m30s" || llmKeys["backoff_base"] != "500ms" || llmKeys["backoff_max"] != "20s" || run["phase_timeout"] != "0s" {
+		t.Errorf("durations in --json: llm %v, run %v", llmKeys, run)
+	}
+	if llmKeys["rate_limit"] != 0.0 || llmKeys["model"] != "gpt-4o-mini" {
+		t.Errorf("other keys lost: %v", llmKeys)
 	}
 }
