@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/arbiter-sim/arbiter/schemas"
 )
 
 // printer renders validation messages.
@@ -177,15 +178,5 @@ func (sc *schemaCache) get(raw json.RawMessage) (*jsonschema.Schema, error) {
 // compileSchema compiles a self-contained schema; $refs to files or the
 // network are refused.
 func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(jsonschema.SchemeURLLoader{})
-	const loc = "mem:///request.schema.json"
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(loc)
+	return schemas.Compile("mem:///request.schema.json", raw)
 }

@@ -235,14 +235,5 @@ func compile(s *jsonschema.Schema) (*sjs.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := sjs.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		return nil, err
-	}
-	c := sjs.NewCompiler()
-	const url = "mem://schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(url)
+	return schemas.Compile("mem://schema.json", b)
 }
