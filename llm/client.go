@@ -87,7 +87,11 @@ func (c *Client) Complete(ctx context.Context, req Request) (res Result) {
 		res.Err = err
 		return res
 	}
-	schema, err := c.schemas.get(req.Schema)
+	accept := req.Schema
+	if req.Accept != nil {
+		accept = req.Accept
+	}
+	schema, err := c.schemas.get(accept)
 	if err != nil {
 		res.Err = &Error{Kind: KindBadRequest, Err: err,
 			Message: fmt.Sprintf("schema %s of %s does not compile: %v", req.SchemaName, req.EntityKey, err)}

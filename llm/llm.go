@@ -35,7 +35,12 @@ type Request struct {
 	System     string
 	User       string
 	SchemaName string          // json_schema name sent, e.g. "MasterOutput"
-	Schema     json.RawMessage // strict JSON Schema the answer must satisfy
+	Schema     json.RawMessage // strict JSON Schema sent with the request
+	// Accept is the schema an answer must satisfy to be returned, when it is
+	// looser than Schema because the caller checks some parts on its own (the
+	// arbiter's answer: its envelope here, each character's update in
+	// phases). Nil means Schema.
+	Accept json.RawMessage
 }
 
 // Usage counts tokens as the server reported them.

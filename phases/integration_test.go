@@ -56,6 +56,16 @@ func realResolution(t *testing.T) (*world.Simulation, *world.State, []Outcome[Ma
 // TestPhase2aRespectsWorldLogic are seed 004's integration tests, on one run.
 func TestPhase2aRealLLM(t *testing.T) {
 	sim, st, res := realResolution(t)
+	t.Run("no location fell back", func(t *testing.T) {
+		for _, o := range res {
+			if o.Fallback {
+				t.Errorf("%s fell back: %v", o.ID, o.Call.Err)
+			}
+			for _, e := range o.Skipped {
+				t.Errorf("%s: %v", o.ID, e)
+			}
+		}
+	})
 	t.Run("all locations get a valid MasterOutput", func(t *testing.T) {
 		for _, loc := range sim.Locations {
 			out, ok := Values(res)[loc.ID]

@@ -20,10 +20,13 @@ func IntentionRequest(env Env, st *world.State, id string) (llm.Request, error) 
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("intention prompt for %s: %w", id, err)
 	}
+	log := env.logger().With("phase", PhaseIntention, "tick", st.Tick+1, "entity", IntentionKey(id))
+	log.Debug("Phase 1: context for "+id, "location", st.Characters[id].Location, "memories", len(st.Characters[id].Memory))
 	system, user, err := renderPair(env.Prompts, IntentionSystemTemplate, IntentionUserTemplate, data)
 	if err != nil {
 		return llm.Request{}, err
 	}
+	log.Debug("Phase 1: prompts rendered for "+id, "system_chars", len(system), "user_chars", len(user))
 	return llm.Request{
 		EntityKey:  IntentionKey(id),
 		Phase:      PhaseIntention,

@@ -109,7 +109,12 @@ func (n *Narrative) Step(ctx context.Context, t *runner.Tick, s, in any) (any, e
 	}
 
 	t.Enter(runner.StateApply)
-	next, applyErrs := Apply(n.Sim, st, Values(outputs))
+	var applyErrs []ApplyError
+	for _, o := range outputs {
+		applyErrs = append(applyErrs, o.Skipped...)
+	}
+	next, worldErrs := Apply(n.Sim, st, Values(outputs))
+	applyErrs = append(applyErrs, worldErrs...)
 	for _, ae := range applyErrs {
 		t.Log().Error("update skipped: "+ae.Error(), "phase", "apply",
 			"tick", ae.Tick, "location", ae.LocationID, "character", ae.CharacterID, "reason", ae.Reason)

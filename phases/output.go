@@ -137,6 +137,26 @@ func ResolutionSchema(tick int, locationID string, present, reachable []string) 
 	return b, nil
 }
 
+// ResolutionEnvelope is the schema an arbiter answer must match for the
+// client to return it (llm.Request.Accept): ResolutionSchema's tick and
+// location_id, but any characters object, each update then read on its own
+// by ParseMasterOutput, and moment and description optional. One bad update
+// thus costs the location that update, not its whole resolution.
+func ResolutionEnvelope(tick int, locationID string) (json.RawMessage, error) {
+	root, err := envelope(MasterOutput{})
+	if err != nil {
+		return nil, err
+	}
+	t := prop(root, "tick")
+	t.Enum, t.Minimum = []any{tick}, ""
+	prop(root, "location_id").Enum = []any{locationID}
+	b, err := json.Marshal(root)
+	if err != nil {
+		return nil, fmt.Errorf("resolution envelope for %s: %w", locationID, err)
+	}
+	return b, nil
+}
+
 func prop(s *jsonschema.Schema, name string) *jsonschema.Schema {
 	p, ok := s.Properties.Get(name)
 	if !ok {
@@ -166,20 +186,38 @@ func ParseIntention(data []byte) (IntentionResponse, error) {
 	return out, err
 }
 
-// ParseMasterOutput decodes an arbiter answer: one JSON object, no unknown or
-// missing field, no trailing data, valid against the generic MasterOutput
-// schema (the per-request limits, such as who is present and where they may
-// go, are the request schema's and the world's to check). Characters is never
-// nil on success.
-func ParseMasterOutput(data []byte) (MasterOutput, error) {
-	var out MasterOutput
-	if err := parse(data, masterValidator, &out); err != nil {
-		return MasterOutput{}, err
+// ParseMasterOutput reads an arbiter answer as seed 004 allows it, in two
+// steps. The envelope first: one JSON object with tick, location_id,
+// characters (an object) and location, no unknown field, no trailing data;
+// location's moment and description may be left out, which keeps them. An
+// envelope that fails is an error wrapping ErrOutput. Then each character's
+// update on its own against the CharacterUpdate schema: the valid ones are
+// in Characters (never nil), the others in skipped, by character id, each
+// with its reason. Who is present and where they may go are the world's to
+// check (Apply).
+func ParseMasterOutput(data []byte) (out MasterOutput, skipped map[string]error, err error) {
+	var env struct {
+		Tick       int                        `json:"tick"`
+		LocationID string                     `json:"location_id"`
+		Characters map[string]json.RawMessage `json:"characters"`
+		Location   LocationUpdate             `json:"location"`
 	}
-	if out.Characters == nil {
-		out.Characters = CharacterUpdates{}
+	if err := parse(data, envelopeValidator, &env); err != nil {
+		return MasterOutput{}, nil, err
 	}
-	return out, nil
+	out = MasterOutput{Tick: env.Tick, LocationID: env.LocationID, Characters: CharacterUpdates{}, Location: env.Location}
+	for _, id := range sortedKeys(env.Characters) {
+		var u CharacterUpdate
+		if err := parse(env.Characters[id], characterValidator, &u); err != nil {
+			if skipped == nil {
+				skipped = map[string]error{}
+			}
+			skipped[id] = err
+			continue
+		}
+		out.Characters[id] = u
+	}
+	return out, skipped, nil
 }
 
 func parse(data []byte, validator func() (*sjs.Schema, error), out any) error {
@@ -213,22 +251,38 @@ var (
 		}
 		return compile(s)
 	})
-	// masterValidator checks the generic MasterOutput: characters is a map of
-	// CharacterUpdate, which JSON Schema can say even though strict mode cannot.
-	masterValidator = sync.OnceValues(func() (*sjs.Schema, error) {
-		s, err := schemas.Reflect(MasterOutput{})
+	// envelopeValidator checks an arbiter answer but for its characters'
+	// updates: characters is any object (characterValidator checks each
+	// value), and location's fields may be left out.
+	envelopeValidator = sync.OnceValues(func() (*sjs.Schema, error) {
+		s, err := envelope(MasterOutput{})
 		if err != nil {
 			return nil, err
 		}
-		character, err := schemas.Reflect(CharacterUpdate{})
+		return compile(s)
+	})
+	characterValidator = sync.OnceValues(func() (*sjs.Schema, error) {
+		s, err := schemas.Reflect(CharacterUpdate{})
 		if err != nil {
 			return nil, err
 		}
-		chars := prop(s, "characters")
-		chars.Extras, chars.AdditionalProperties = nil, character
 		return compile(s)
 	})
 )
+
+// envelope is the schema of an arbiter answer that leaves each character's
+// update to be checked on its own and location's fields optional.
+func envelope(mo MasterOutput) (*jsonschema.Schema, error) {
+	s, err := schemas.Reflect(mo)
+	if err != nil {
+		return nil, err
+	}
+	chars := prop(s, "characters")
+	chars.Properties, chars.Required, chars.Extras, chars.AdditionalProperties = nil, nil, nil, nil
+	loc := prop(s, "location")
+	loc.Required, loc.Extras = nil, nil
+	return s, nil
+}
 
 func compile(s *jsonschema.Schema) (*sjs.Schema, error) {
 	b, err := json.Marshal(s)

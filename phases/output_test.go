@@ -61,7 +61,7 @@ func TestCharacterUpdateCreation(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("json = %s, want %s", b, want)
 	}
-	mo, err := ParseMasterOutput([]byte(`{"tick":1,"location_id":"common","characters":{"ada":` + want + `},"location":{"moment":null,"description":null}}`))
+	mo, _, err := ParseMasterOutput([]byte(`{"tick":1,"location_id":"common","characters":{"ada":` + want + `},"location":{"moment":null,"description":null}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,8 +88,12 @@ func TestCharacterUpdateMemoryEntryRequired(t *testing.T) {
 			if err := validate(t, s, answer); err == nil {
 				t.Error("request schema accepted it")
 			}
-			if _, err := ParseMasterOutput([]byte(answer)); !errors.Is(err, ErrOutput) {
-				t.Errorf("ParseMasterOutput = %v, want ErrOutput", err)
+			mo, skipped, err := ParseMasterOutput([]byte(answer))
+			if err != nil {
+				t.Fatalf("the envelope is valid, yet: %v", err)
+			}
+			if _, ok := mo.Characters["ada"]; ok || !errors.Is(skipped["ada"], ErrOutput) {
+				t.Errorf("ada's update kept (%v) or not reported as skipped (%v)", mo.Characters, skipped)
 			}
 		})
 	}
@@ -116,7 +120,7 @@ func TestLocationUpdateOptionalFields(t *testing.T) {
 			if string(b) != tt.json {
 				t.Errorf("json = %s, want %s", b, tt.json)
 			}
-			mo, err := ParseMasterOutput([]byte(`{"tick":1,"location_id":"x","characters":{},"location":` + tt.json + `}`))
+			mo, _, err := ParseMasterOutput([]byte(`{"tick":1,"location_id":"x","characters":{},"location":` + tt.json + `}`))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,14 +129,30 @@ func TestLocationUpdateOptionalFields(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ParseMasterOutput([]byte(`{"tick":1,"location_id":"x","characters":{},"location":{"moment":null}}`)); err == nil {
-		t.Error("a location update without description (not even null) was accepted")
+	// Seed 004: moment and description default to None; left out, they
+	// keep the current values.
+	for _, loc := range []string{`{"moment":null}`, `{"description":"Ruins."}`, `{}`} {
+		mo, _, err := ParseMasterOutput([]byte(`{"tick":1,"location_id":"x","characters":{},"location":` + loc + `}`))
+		if err != nil {
+			t.Errorf("location %s: %v", loc, err)
+		}
+		if loc == `{}` && (mo.Location.Moment != nil || mo.Location.Description != nil) {
+			t.Errorf("location {} = %+v, want both nil", mo.Location)
+		}
+	}
+	// The schema sent still requires both, nullable, as strict mode needs.
+	sent, err := ResolutionSchema(1, "x", nil, []string{"x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validate(t, validator(t, sent), `{"tick":1,"location_id":"x","characters":{},"location":{}}`); err == nil {
+		t.Error("the request schema does not require moment and description")
 	}
 }
 
 func TestMasterOutputCreation(t *testing.T) {
 	t.Parallel()
-	mo, err := ParseMasterOutput([]byte(validMaster))
+	mo, _, err := ParseMasterOutput([]byte(validMaster))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +172,7 @@ func TestMasterOutputCreation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := ParseMasterOutput(b)
+	again, _, err := ParseMasterOutput(b)
 	if err != nil || !reflect.DeepEqual(again, want) {
 		t.Errorf("round trip = %+v, %v", again, err)
 	}
@@ -161,7 +181,7 @@ func TestMasterOutputCreation(t *testing.T) {
 func TestMasterOutputEmptyCharacters(t *testing.T) {
 	t.Parallel()
 	const answer = `{"tick":2,"location_id":"cellar","characters":{},"location":{"moment":"Rain drips.","description":null}}`
-	mo, err := ParseMasterOutput([]byte(answer))
+	mo, _, err := ParseMasterOutput([]byte(answer))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,20 +339,47 @@ func TestParseIntention(t *testing.T) {
 func TestParseMasterOutputRejects(t *testing.T) {
 	t.Parallel()
 	tests := map[string]string{
-		"unknown field":        strings.Replace(validMaster, `"tick": 3,`, `"tick": 3, "notes": "x",`, 1),
-		"unknown nested field": strings.Replace(validMaster, `"hiding"}`, `"hiding", "mood": "x"}`, 1),
-		"characters null":      strings.Replace(validMaster, `"characters": {`, `"characters": null, "x": {`, 1),
-		"missing location":     `{"tick": 1, "location_id": "x", "characters": {}}`,
-		"tick as string":       strings.Replace(validMaster, `"tick": 3`, `"tick": "3"`, 1),
-		"tick zero":            strings.Replace(validMaster, `"tick": 3`, `"tick": 0`, 1),
-		"trailing data":        validMaster + `{}`,
-		"truncated":            validMaster[:len(validMaster)/2],
+		"unknown field":    strings.Replace(validMaster, `"tick": 3,`, `"tick": 3, "notes": "x",`, 1),
+		"characters null":  strings.Replace(validMaster, `"characters": {`, `"characters": null, "x": {`, 1),
+		"missing location": `{"tick": 1, "location_id": "x", "characters": {}}`,
+		"tick as string":   strings.Replace(validMaster, `"tick": 3`, `"tick": "3"`, 1),
+		"tick zero":        strings.Replace(validMaster, `"tick": 3`, `"tick": 0`, 1),
+		"trailing data":    validMaster + `{}`,
+		"truncated":        validMaster[:len(validMaster)/2],
 	}
 	for name, in := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if _, err := ParseMasterOutput([]byte(in)); !errors.Is(err, ErrOutput) {
+			if _, _, err := ParseMasterOutput([]byte(in)); !errors.Is(err, ErrOutput) {
 				t.Errorf("ParseMasterOutput = %v, want ErrOutput", err)
+			}
+		})
+	}
+}
+
+// Seed 004 per character: an update that breaks its schema is skipped on its
+// own and named; the envelope and the other updates stand.
+func TestParseMasterOutputSkipsBadUpdates(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"unknown nested field": strings.Replace(validMaster, `"hiding"}`, `"hiding", "mood": "x"}`, 1),
+		"missing field":        strings.Replace(validMaster, `"internal_state": "ashamed", `, ``, 1),
+		"wrong type":           strings.Replace(validMaster, `"location": "cellar"`, `"location": 7`, 1),
+		"not an object":        strings.Replace(validMaster, `"bo": {`, `"bo": "fled", "x": {`, 1),
+		"too long":             strings.Replace(validMaster, `"I fled to the cellar."`, `"`+strings.Repeat("x", 301)+`"`, 1),
+	}
+	for name, in := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			mo, skipped, err := ParseMasterOutput([]byte(in))
+			if err != nil {
+				t.Fatalf("envelope rejected: %v", err)
+			}
+			if _, ok := mo.Characters["ada"]; !ok {
+				t.Error("ada's valid update was dropped")
+			}
+			if _, ok := mo.Characters["bo"]; ok || !errors.Is(skipped["bo"], ErrOutput) {
+				t.Errorf("bo kept = %v, skipped = %v; want bo skipped with ErrOutput", ok, skipped)
 			}
 		})
 	}
@@ -345,7 +392,7 @@ func FuzzParseMasterOutput(f *testing.F) {
 	f.Add([]byte(`[{}]`))
 	f.Add([]byte(`{"tick":1,"location_id":"x","characters":{"\u0000":{"memory_entry":"\ud800","location":"","internal_state":"","external_intent":""}},"location":{"moment":null,"description":null}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		mo, err := ParseMasterOutput(data)
+		mo, skipped, err := ParseMasterOutput(data)
 		if err != nil {
 			if !errors.Is(err, ErrOutput) {
 				t.Fatalf("error %v does not wrap ErrOutput", err)
@@ -359,12 +406,20 @@ func FuzzParseMasterOutput(f *testing.F) {
 			if u.MemoryEntry == "" {
 				t.Fatalf("character %q: empty memory_entry accepted", id)
 			}
+			if _, both := skipped[id]; both {
+				t.Fatalf("character %q both kept and skipped", id)
+			}
+		}
+		for id, e := range skipped {
+			if !errors.Is(e, ErrOutput) {
+				t.Fatalf("skipped %q: %v does not wrap ErrOutput", id, e)
+			}
 		}
 		b, err := json.Marshal(mo)
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := ParseMasterOutput(b)
+		again, _, err := ParseMasterOutput(b)
 		if err != nil {
 			t.Fatalf("re-parse of %s: %v", b, err)
 		}

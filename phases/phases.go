@@ -48,6 +48,10 @@ type Outcome[T any] struct {
 	Value    T
 	Fallback bool
 	Call     llm.Result
+	// Skipped are the parts of a usable answer that were not (an arbiter's
+	// update of one character that does not match its schema, or that is
+	// missing), reported as apply errors.
+	Skipped []ApplyError
 }
 
 // Values maps each outcome's entity id to its value.

@@ -27,13 +27,21 @@ func ResolutionRequest(env Env, st *world.State, loc *world.Location, present []
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("resolution prompt for %s: %w", loc.ID, err)
 	}
+	log := env.logger().With("phase", PhaseResolution, "tick", tick, "entity", ResolutionKey(loc.ID))
+	log.Debug("Phase 2a: context for "+loc.ID, "characters", present, "intentions", len(IntentionsAt(intentions, present)),
+		"connections", loc.Connections)
 	system, user, err := renderPair(env.Prompts, ResolutionSystemTemplate, ResolutionUserTemplate, data)
 	if err != nil {
 		return llm.Request{}, err
 	}
+	log.Debug("Phase 2a: prompts rendered for "+loc.ID, "system_chars", len(system), "user_chars", len(user))
 	schema, err := ResolutionSchema(tick, loc.ID, present, reachableFrom(loc))
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("resolution schema for %s: %w", loc.ID, err)
+	}
+	accept, err := ResolutionEnvelope(tick, loc.ID)
+	if err != nil {
+		return llm.Request{}, err
 	}
 	return llm.Request{
 		EntityKey:  ResolutionKey(loc.ID),
@@ -44,6 +52,7 @@ func ResolutionRequest(env Env, st *world.State, loc *world.Location, present []
 		User:       user,
 		SchemaName: "MasterOutput",
 		Schema:     schema,
+		Accept:     accept,
 	}, nil
 }
 
@@ -68,9 +77,10 @@ func Resolution(ctx context.Context, env Env, st *world.State, intentions map[st
 	for i, loc := range env.Sim.Locations {
 		o := Outcome[MasterOutput]{ID: loc.ID, Call: results[i]}
 		if o.Call.Err == nil {
-			mo, err := ParseMasterOutput(o.Call.Output)
+			mo, skipped, err := ParseMasterOutput(o.Call.Output)
 			if err == nil {
 				o.Value = mo
+				o.Skipped = readUpdates(env, st, loc.ID, groups[loc.ID], &o.Value, skipped)
 				out[i] = o
 				continue
 			}
@@ -83,6 +93,33 @@ func Resolution(ctx context.Context, env Env, st *world.State, intentions map[st
 		out[i] = o
 	}
 	return out, nil
+}
+
+// readUpdates reports the updates of an arbiter answer that were skipped for
+// not matching their schema, and gives each character present that the
+// answer left out the fallback update (it stays as it is, with
+// FallbackMemory), reporting that too: only what is missing falls back.
+func readUpdates(env Env, st *world.State, locationID string, present []string, mo *MasterOutput, skipped map[string]error) []ApplyError {
+	var errs []ApplyError
+	for _, id := range sortedKeys(skipped) {
+		errs = append(errs, ApplyError{Tick: mo.Tick, LocationID: locationID, CharacterID: id,
+			Reason: fmt.Sprintf("update skipped: %v", skipped[id])})
+	}
+	fb := Fallback(st, locationID)
+	for _, id := range present {
+		if _, ok := mo.Characters[id]; ok {
+			continue
+		}
+		if _, bad := skipped[id]; bad {
+			continue
+		}
+		mo.Characters[id] = fb.Characters[id]
+		errs = append(errs, ApplyError{Tick: mo.Tick, LocationID: locationID, CharacterID: id,
+			Reason: "no update from the arbiter; kept as is (fallback)"})
+		env.logger().Warn(fmt.Sprintf("Phase 2a: %s: no update for %s, fallback", locationID, id),
+			"phase", PhaseResolution, "tick", mo.Tick, "entity", ResolutionKey(locationID))
+	}
+	return errs
 }
 
 // GroupByLocation maps every location id to the sorted ids of the characters

@@ -1,8 +1,11 @@
 package phases
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -329,6 +332,115 @@ func TestResolutionMaxTokensFitsTheCrowd(t *testing.T) {
 	for _, c := range results(res) {
 		if got := c.Request.Params.MaxTokens; got != want[c.Request.EntityKey] {
 			t.Errorf("%s: max_tokens %d, want %d", c.Request.EntityKey, got, want[c.Request.EntityKey])
+		}
+	}
+}
+
+// Seed 004, read per character: an answer whose envelope is valid keeps its
+// valid updates; an invalid one is skipped and reported, a missing one falls
+// back, and the location does not fall back as a whole.
+func TestExecuteOneBadUpdateKeepsTheRest(t *testing.T) {
+	tests := []struct {
+		name, bo string
+		reason   string // of bo's report
+	}{
+		{"unreachable destination", `"bo": {"memory_entry": "I ran.", "location": "cellar", "internal_state": "scared", "external_intent": "running"}`, ""},
+		{"missing field", `"bo": {"memory_entry": "I ran.", "location": "hall", "external_intent": "running"}`, "internal_state"},
+		{"not an object", `"bo": "ran away"`, "want object"},
+		{"missing", ``, "no update"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			chars := `"ada": {"memory_entry": "I cooked.", "location": "garden", "internal_state": "proud", "external_intent": "serving"}`
+			if tt.bo != "" {
+				chars += ", " + tt.bo
+			}
+			hall := openaitest.Content(`{"tick": 1, "location_id": "hall", "characters": {` + chars + `, "zed": {"memory_entry": "?", "location": "hall", "internal_state": "", "external_intent": ""}}, "location": {"moment": "Soup.", "description": null}}`)
+			env, _, logs := testEnv(t, answerFor(map[string]openaitest.Reply{"hall": hall}, openaitest.FromSchema(nil)))
+			st := env.Sim.InitialState()
+			res, err := Resolution(context.Background(), env, st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fallbacks(res)["hall"] {
+				t.Fatalf("hall fell back as a whole: %v", results(res)[2].Err)
+			}
+			var hallOut Outcome[MasterOutput]
+			for _, o := range res {
+				if o.ID == "hall" {
+					hallOut = o
+				}
+			}
+			if got := hallOut.Value.Characters["ada"]; got.MemoryEntry != "I cooked." || got.Location != "garden" {
+				t.Errorf("ada's valid update lost: %+v", got)
+			}
+			next, applyErrs := Apply(env.Sim, st, Values(res))
+			all := append(slices.Clone(hallOut.Skipped), applyErrs...)
+			if ada := next.Characters["ada"]; ada.Location != "garden" || ada.InternalState != "proud" {
+				t.Errorf("ada after apply = %+v, want her update applied", ada)
+			}
+			if bo := next.Characters["bo"]; bo.Location != "hall" || bo.InternalState != "greedy" {
+				t.Errorf("bo after apply = %+v, want unchanged", bo)
+			}
+			var boReasons, zedReasons []string
+			for _, e := range all {
+				switch e.CharacterID {
+				case "bo":
+					boReasons = append(boReasons, e.Reason)
+				case "zed":
+					zedReasons = append(zedReasons, e.Reason)
+				}
+			}
+			if len(boReasons) != 1 || !strings.Contains(boReasons[0], cmp.Or(tt.reason, "not reachable")) {
+				t.Errorf("bo's reports = %q, want one naming %q", boReasons, cmp.Or(tt.reason, "not reachable"))
+			}
+			if len(zedReasons) != 1 {
+				t.Errorf("zed (unknown id) reports = %q, want one", zedReasons)
+			}
+			if tt.name == "missing" && !strings.Contains(logs.String(), "bo") {
+				t.Errorf("a missing update was not logged:\n%s", logs.String())
+			}
+			if got := next.Locations["hall"].Moment; got != "Soup." {
+				t.Errorf("hall moment = %q, want the arbiter's", got)
+			}
+		})
+	}
+}
+
+// Seed 004: moment and description are optional (str | None = None); an
+// answer that leaves them out keeps the current values.
+func TestExecuteLocationUpdateMayOmitFields(t *testing.T) {
+	cellar := openaitest.Content(`{"tick": 1, "location_id": "cellar", "characters": {}, "location": {}}`)
+	env, _, _ := testEnv(t, answerFor(map[string]openaitest.Reply{"cellar": cellar}, openaitest.FromSchema(nil)))
+	st := env.Sim.InitialState()
+	res, err := Resolution(context.Background(), env, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fallbacks(res)["cellar"] {
+		t.Fatalf("cellar fell back: %v", results(res)[0].Err)
+	}
+	next, _ := Apply(env.Sim, st, Values(res))
+	if next.Locations["cellar"] != st.Locations["cellar"] {
+		t.Errorf("cellar = %+v, want unchanged %+v", next.Locations["cellar"], st.Locations["cellar"])
+	}
+}
+
+// Seed 004's logging: DEBUG for context assembly and prompt rendering.
+func TestResolutionLogsContextAndRenderingAtDebug(t *testing.T) {
+	env, _, _ := testEnv(t, openaitest.FromSchema(nil))
+	logs := &bytes.Buffer{}
+	env.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if _, err := Resolution(context.Background(), env, env.Sim.InitialState(), map[string]string{"ada": "cook"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`level=DEBUG msg="Phase 2a: context for hall" phase=resolution tick=1 entity=resolution:hall characters="[ada bo]" intentions=1`,
+		`level=DEBUG msg="Phase 2a: prompts rendered for hall"`,
+		`level=DEBUG msg="Phase 2a: context for cellar" phase=resolution tick=1 entity=resolution:cellar characters=[] intentions=0`,
+	} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("no %q in:\n%s", want, logs.String())
 		}
 	}
 }
