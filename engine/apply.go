@@ -1,0 +1,153 @@
+package engine
+
+import "fmt"
+
+// apply applies standard effects in order. An effect whose source was
+// destroyed after it was resolved is dropped, unless it persists: a
+// ONCE_ONLY_AUTOMATIC or UPON_DESTRUCTION effect, or a power marked
+// persistsIfSourceDestroyed.
+func (e *Engine) apply(s *State, effs []Effect) {
+	for _, ef := range effs {
+		if src := s.Ship(ef.Source); src != nil && src.Destroyed && !e.persists(src, ef) {
+			e.trace(Trace{Step: StepDropped, Turn: s.Turn, Phase: e.phase, Player: ef.Owner, Ship: ef.Source, Def: src.Def, Power: ef.Power, Timing: ef.Timing, Effect: ef.Type, Amount: ef.Amount})
+			continue
+		}
+		e.applyOne(s, ef)
+	}
+}
+
+func (e *Engine) persists(src *Ship, ef Effect) bool {
+	switch ef.Timing {
+	case OnceOnly, UponDestruction:
+		return true
+	}
+	def, _ := e.cat.Get(src.Def)
+	return ef.Power >= 0 && ef.Power < len(def.Powers) && def.Powers[ef.Power].Persists
+}
+
+func (e *Engine) applyOne(s *State, ef Effect) {
+	owner := s.Player(ef.Owner)
+	t := Trace{Step: StepApplied, Turn: s.Turn, Phase: e.phase, Player: ef.Owner, Ship: ef.Source, Power: ef.Power, Timing: ef.Timing, Effect: ef.Type}
+	switch ef.Type {
+	case Heal:
+		healed := ef.Amount * e.Modifiers(s).HealingMultiplier(ef.Owner)
+		before := owner.Health
+		owner.Health = min(owner.MaxHealth, owner.Health+healed)
+		t.Amount = owner.Health - before
+	case GainLines:
+		owner.Lines += ef.Amount
+		t.Amount = ef.Amount
+	case SetDice:
+		if _, forced := e.Modifiers(s).DiceOverride(ef.Owner); !forced {
+			owner.Dice = ef.Amount
+		}
+		t.Amount = owner.Dice
+	case BuildShip:
+		for range ef.Amount {
+			e.create(s, ef.Owner, ef.Ship)
+		}
+		t.Amount = ef.Amount
+	case DealDamage:
+		t.Amount, t.Target = ef.Amount, ef.Target
+		if ef.Target != "" && ef.Target != TargetOpponent {
+			e.trace(t)
+			e.damage(s, s.Ship(ef.Target), ef.Amount)
+			return
+		}
+		them := s.Opponent(ef.Owner)
+		them.Health = max(0, them.Health-ef.Amount)
+		t.Target = ""
+	}
+	e.trace(t)
+}
+
+// create puts a new ship of definition def into play for player.
+func (e *Engine) create(s *State, player, def string) *Ship {
+	d, _ := e.cat.Get(def)
+	s.Seq++
+	sh := &Ship{ID: fmt.Sprintf("%s-%d", player, s.Seq), Def: def, Owner: player, Built: s.Turn, Health: d.Health, Charges: d.Charges}
+	s.Ships = append(s.Ships, sh)
+	e.trace(Trace{Step: StepBuilt, Turn: s.Turn, Phase: e.phase, Player: player, Ship: sh.ID, Def: def})
+	return sh
+}
+
+// damage deals n damage to ship sh; lethal damage destroys it unless a
+// passive protects it (it then stays at 1 health).
+func (e *Engine) damage(s *State, sh *Ship, n int) {
+	if sh == nil || sh.Destroyed || s.doomed[sh.ID] {
+		return
+	}
+	sh.Health -= n
+	if sh.Health > 0 {
+		return
+	}
+	if e.Modifiers(s).Protected(sh.ID) {
+		sh.Health = 1
+		e.trace(Trace{Step: StepProtected, Turn: s.Turn, Phase: e.phase, Player: sh.Owner, Ship: sh.ID, Def: sh.Def})
+		return
+	}
+	e.destroy(s, sh)
+}
+
+// destroy follows Rule 4: mark the ship for destruction, fire its
+// UPON_DESTRUCTION powers and apply their effects, then mark it destroyed
+// (which takes it out of the fleet; it stays in State.Ships with its usage).
+func (e *Engine) destroy(s *State, sh *Ship) {
+	if s.doomed == nil {
+		s.doomed = map[string]bool{}
+	}
+	s.doomed[sh.ID] = true
+	defer delete(s.doomed, sh.ID)
+	sh.Health = 0
+	e.trace(Trace{Step: StepMarked, Turn: s.Turn, Phase: e.phase, Player: sh.Owner, Ship: sh.ID, Def: sh.Def})
+	def, _ := e.cat.Get(sh.Def)
+	var queue []Effect
+	for pi, pw := range def.Powers {
+		if pw.Timing != UponDestruction {
+			continue
+		}
+		effs, err := e.fire(s, sh, pi, pw)
+		if err != nil {
+			e.fail(err)
+			continue
+		}
+		queue = append(queue, effs...)
+	}
+	e.apply(s, queue)
+	sh.Destroyed, sh.DestroyedOn = true, s.Turn
+	e.trace(Trace{Step: StepDestroyed, Turn: s.Turn, Phase: e.phase, Player: sh.Owner, Ship: sh.ID, Def: sh.Def})
+}
+
+// Destroy destroys ship id now, as lethal damage would (Rule 4), unless a
+// passive protects it; it reports whether the ship was destroyed.
+func (e *Engine) Destroy(s *State, id string) bool {
+	sh := s.Ship(id)
+	if sh == nil || sh.Destroyed {
+		return false
+	}
+	e.damage(s, sh, sh.Health)
+	return sh.Destroyed
+}
+
+// built fires the UPON_SHIP_BUILT hooks of player's other ships in play.
+func (e *Engine) built(s *State, player string, ship *Ship) {
+	var queue []Effect
+	for _, sh := range s.Fleet(player) {
+		if sh == ship {
+			continue
+		}
+		def, _ := e.cat.Get(sh.Def)
+		for pi, pw := range def.Powers {
+			if pw.Timing != UponBuild {
+				continue
+			}
+			effs, err := e.fire(s, sh, pi, pw)
+			if err != nil {
+				e.fail(err)
+				continue
+			}
+			queue = append(queue, effs...)
+		}
+	}
+	e.apply(s, queue)
+}

@@ -1,0 +1,267 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// EffectType is what a power does.
+type EffectType string
+
+// The standard effects, and the two that resolve into them.
+const (
+	Heal       EffectType = "HEAL"        // heal the owner by Amount (times the healing multiplier)
+	DealDamage EffectType = "DEAL_DAMAGE" // damage the opponent, or the target ship, by Amount
+	GainLines  EffectType = "GAIN_LINES"  // the owner gains Amount lines
+	BuildShip  EffectType = "BUILD_SHIP"  // the owner gets Amount ships of definition Ship
+	SetDice    EffectType = "SET_DICE"    // the owner's dice show Amount (a dice override wins)
+	// Conditional picks one standard effect by a condition on the state.
+	Conditional EffectType = "CONDITIONAL"
+	// Custom asks a handler of the game for standard effects.
+	Custom EffectType = "CUSTOM"
+)
+
+var standard = []EffectType{Heal, DealDamage, GainLines, BuildShip, SetDice}
+
+// Standard reports whether e is one of the standard effects that the engine
+// applies itself.
+func (e EffectType) Standard() bool { return slices.Contains(standard, e) }
+
+// Target values of Logic.Target for DEAL_DAMAGE.
+const (
+	TargetOpponent = "opponent" // the opposing player (the default)
+	TargetChosen   = "chosen"   // a ship or the opponent, chosen when the charge is declared
+)
+
+// Conditions of a CONDITIONAL power.
+const (
+	DiceAtLeast         = "dice_at_least"         // the owner's dice show at least Value
+	HealthBelowOpponent = "health_below_opponent" // the owner has less health than the opponent
+)
+
+// Definition is one kind of ship, as authored in a game's catalog.
+type Definition struct {
+	ID      string  `yaml:"id" json:"id"`
+	Cost    int     `yaml:"cost" json:"cost"`
+	Health  int     `yaml:"health" json:"health"`
+	Charges int     `yaml:"charges" json:"charges,omitempty"`
+	Token   bool    `yaml:"token" json:"token,omitempty"` // made by other ships' powers only, never built by a player
+	Text    string  `yaml:"text" json:"text"`             // what the ship does, for people and models
+	Powers  []Power `yaml:"powers" json:"powers"`
+}
+
+// Power is one power of a definition. Its index in Definition.Powers is its
+// identity: usage is recorded by index.
+type Power struct {
+	Phase      Phase      `yaml:"phase" json:"phase"`
+	Timing     Timing     `yaml:"timing" json:"timing"`
+	Effect     EffectType `yaml:"effectType" json:"effectType"`
+	BaseAmount *int       `yaml:"baseAmount" json:"baseAmount,omitempty"`
+	Logic      Logic      `yaml:"specialLogic" json:"specialLogic"`
+	// Persists keeps the power's effect when its ship is destroyed after the
+	// effect was queued and before it applied (a simultaneous exchange of
+	// fire). ONCE_ONLY_AUTOMATIC and UPON_DESTRUCTION effects always persist.
+	Persists bool `yaml:"persistsIfSourceDestroyed" json:"persistsIfSourceDestroyed,omitempty"`
+}
+
+// Amount is the power's base amount, 0 when it has none.
+func (p Power) Amount() int {
+	if p.BaseAmount == nil {
+		return 0
+	}
+	return *p.BaseAmount
+}
+
+// Logic is a power's special logic: the parameters of its effect, of its
+// condition or custom handler, and the values its passive queries return.
+type Logic struct {
+	Target string `yaml:"target" json:"target,omitempty"` // DEAL_DAMAGE: opponent (default) or chosen
+	Ship   string `yaml:"ship" json:"ship,omitempty"`     // BUILD_SHIP: the definition built
+
+	// Passive queries.
+	DiceOverride       int  `yaml:"diceOverride" json:"diceOverride,omitempty"`             // the owner's dice always show this
+	RerollAtOrBelow    int  `yaml:"rerollAtOrBelow" json:"rerollAtOrBelow,omitempty"`       // the owner rerolls a die showing this or less, once
+	HealingMultiplier  int  `yaml:"healingMultiplier" json:"healingMultiplier,omitempty"`   // the owner's healing is multiplied by this
+	ProtectsOtherShips bool `yaml:"protectsOtherShips" json:"protectsOtherShips,omitempty"` // the owner's other ships cannot be destroyed
+	CostReduction      int  `yaml:"costReduction" json:"costReduction,omitempty"`           // the owner's ships cost this much less (at least 1)
+
+	Condition *Condition `yaml:"condition" json:"condition,omitempty"` // CONDITIONAL
+	CustomID  string     `yaml:"customLogicId" json:"customLogicId,omitempty"`
+}
+
+func (l Logic) queries() bool {
+	return l.DiceOverride != 0 || l.RerollAtOrBelow != 0 || l.HealingMultiplier != 0 || l.ProtectsOtherShips || l.CostReduction != 0
+}
+
+// Condition is the branch of a CONDITIONAL power: Then when it holds, else
+// Else. Both are standard effects.
+type Condition struct {
+	When  string  `yaml:"when" json:"when"`
+	Value int     `yaml:"value" json:"value,omitempty"`
+	Then  Outcome `yaml:"then" json:"then"`
+	Else  Outcome `yaml:"else" json:"else"`
+}
+
+// Outcome is one standard effect of a condition.
+type Outcome struct {
+	Effect EffectType `yaml:"effectType" json:"effectType"`
+	Amount int        `yaml:"amount" json:"amount"`
+	Ship   string     `yaml:"ship" json:"ship,omitempty"`
+}
+
+// PassiveBaseAmount is the seed's error text for a PASSIVE power with a
+// baseAmount (Rule 10).
+const PassiveBaseAmount = "PASSIVE powers must not have baseAmount (they are queries, not effects)"
+
+// DefinitionError is one problem of a definition: Power is the index of the
+// power at fault, -1 for the ship itself.
+type DefinitionError struct {
+	Ship  string
+	Power int
+	Msg   string
+}
+
+func (e *DefinitionError) Error() string {
+	if e.Power < 0 {
+		return fmt.Sprintf("ship %q: %s", e.Ship, e.Msg)
+	}
+	return fmt.Sprintf("ship %q power %d: %s", e.Ship, e.Power, e.Msg)
+}
+
+// Catalog is a checked set of definitions, in authored order.
+type Catalog struct {
+	defs  []Definition
+	index map[string]int
+}
+
+// NewCatalog checks every definition (see Validate) and returns the catalog;
+// the error joins every *DefinitionError found. custom lists the custom
+// logic ids the game handles.
+func NewCatalog(defs []Definition, custom []string) (*Catalog, error) {
+	c := &Catalog{defs: slices.Clone(defs), index: make(map[string]int, len(defs))}
+	var errs []error
+	for i, d := range c.defs {
+		if _, dup := c.index[d.ID]; dup {
+			errs = append(errs, &DefinitionError{Ship: d.ID, Power: -1, Msg: "defined twice"})
+			continue
+		}
+		c.index[d.ID] = i
+	}
+	for _, d := range c.defs {
+		for _, e := range Validate(d, c.has, custom) {
+			errs = append(errs, e)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+func (c *Catalog) has(id string) bool { _, ok := c.index[id]; return ok }
+
+// Get returns definition id.
+func (c *Catalog) Get(id string) (*Definition, bool) {
+	i, ok := c.index[id]
+	if !ok {
+		return nil, false
+	}
+	return &c.defs[i], true
+}
+
+// Definitions returns the definitions in authored order.
+func (c *Catalog) Definitions() []Definition { return slices.Clone(c.defs) }
+
+// Validate lists the problems of definition d: the phase/timing matrix
+// (Allowed), a PASSIVE power with a baseAmount (Rule 10), effects that are
+// not known or do not fit their timing, a CONDITIONAL whose branches are not
+// standard effects, a CUSTOM power without a known handler, ships that do not
+// exist. exists tells whether a definition id exists; custom lists the known
+// custom logic ids.
+func Validate(d Definition, exists func(string) bool, custom []string) []*DefinitionError {
+	var errs []*DefinitionError
+	bad := func(power int, format string, args ...any) {
+		errs = append(errs, &DefinitionError{Ship: d.ID, Power: power, Msg: fmt.Sprintf(format, args...)})
+	}
+	if d.ID == "" {
+		bad(-1, "missing id")
+	}
+	if d.Cost < 1 && !d.Token {
+		bad(-1, "cost %d: a ship players build costs at least 1 line", d.Cost)
+	}
+	if d.Health < 1 {
+		bad(-1, "health %d: a ship has at least 1 health", d.Health)
+	}
+	if d.Charges < 0 {
+		bad(-1, "charges %d must not be negative", d.Charges)
+	}
+	hasCharge := false
+	for i, p := range d.Powers {
+		if err := Allowed(p.Phase, p.Timing); err != nil {
+			bad(i, "%v", err)
+		}
+		if p.Timing == Passive {
+			if p.BaseAmount != nil {
+				bad(i, PassiveBaseAmount)
+			}
+			if p.Effect != "" {
+				bad(i, "PASSIVE powers have no effectType (they are queries, not effects); put what they change in specialLogic")
+			}
+			if !p.Logic.queries() {
+				bad(i, "PASSIVE power changes nothing: set one of diceOverride, rerollAtOrBelow, healingMultiplier, protectsOtherShips, costReduction in specialLogic")
+			}
+			if p.Logic.DiceOverride != 0 && (p.Logic.DiceOverride < 1 || p.Logic.DiceOverride > 6) {
+				bad(i, "diceOverride %d is not a die face (1 to 6)", p.Logic.DiceOverride)
+			}
+			continue
+		}
+		if p.Logic.queries() {
+			bad(i, "%s power has passive settings (diceOverride, healingMultiplier, ...): only PASSIVE powers are queried", p.Timing)
+		}
+		if p.Timing == Charge {
+			hasCharge = true
+		}
+		switch {
+		case p.Effect.Standard():
+			if p.BaseAmount == nil || *p.BaseAmount < 1 {
+				bad(i, "%s needs a baseAmount of at least 1", p.Effect)
+			}
+			if p.Effect == BuildShip && !exists(p.Logic.Ship) {
+				bad(i, "BUILD_SHIP builds ship %q, which is not in the catalog", p.Logic.Ship)
+			}
+			if p.Effect == DealDamage && p.Logic.Target != "" && p.Logic.Target != TargetOpponent && p.Logic.Target != TargetChosen {
+				bad(i, "DEAL_DAMAGE target %q must be %s or %s", p.Logic.Target, TargetOpponent, TargetChosen)
+			}
+			if p.Logic.Target == TargetChosen && p.Timing != Charge {
+				bad(i, "only CHARGE powers choose their target")
+			}
+		case p.Effect == Conditional:
+			c := p.Logic.Condition
+			if c == nil {
+				bad(i, "CONDITIONAL needs specialLogic.condition")
+				break
+			}
+			if c.When != DiceAtLeast && c.When != HealthBelowOpponent {
+				bad(i, "condition %q must be %s or %s", c.When, DiceAtLeast, HealthBelowOpponent)
+			}
+			for _, o := range []Outcome{c.Then, c.Else} {
+				if !o.Effect.Standard() {
+					bad(i, "CONDITIONAL resolves into standard effects only, not %q", o.Effect)
+				} else if o.Effect == BuildShip && !exists(o.Ship) {
+					bad(i, "BUILD_SHIP builds ship %q, which is not in the catalog", o.Ship)
+				}
+			}
+		case p.Effect == Custom:
+			if !slices.Contains(custom, p.Logic.CustomID) {
+				bad(i, "CUSTOM logic %q has no handler (known: %v)", p.Logic.CustomID, custom)
+			}
+		default:
+			bad(i, "unknown effectType %q", p.Effect)
+		}
+	}
+	if hasCharge && d.Charges < 1 {
+		bad(-1, "has a CHARGE power but no charges")
+	}
+	return errs
+}

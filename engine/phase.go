@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Phase is when in a turn a power is checked (seed 003's ShipPowerPhase).
+type Phase string
+
+// The scheduled phases, in turn order.
+const (
+	DiceRoll                Phase = "DICE_ROLL"
+	LineGeneration          Phase = "LINE_GENERATION"
+	ShipsThatBuild          Phase = "SHIPS_THAT_BUILD"
+	Drawing                 Phase = "DRAWING"
+	EndOfBuild              Phase = "END_OF_BUILD"
+	FirstStrike             Phase = "FIRST_STRIKE"
+	SimultaneousDeclaration Phase = "SIMULTANEOUS_DECLARATION"
+	ConditionalResponse     Phase = "CONDITIONAL_RESPONSE"
+	Automatic               Phase = "AUTOMATIC"
+)
+
+// The phases that are not phases: hooks and modifiers, never scheduled.
+const (
+	Event            Phase = "EVENT"
+	DiceManipulation Phase = "DICE_MANIPULATION"
+	PassivePhase     Phase = "PASSIVE"
+)
+
+// Scheduled lists the iterable phases in the order a turn plays them.
+var Scheduled = []Phase{DiceRoll, LineGeneration, ShipsThatBuild, Drawing, EndOfBuild,
+	FirstStrike, SimultaneousDeclaration, ConditionalResponse, Automatic}
+
+var hooks = []Phase{Event, DiceManipulation, PassivePhase}
+
+// Iterable reports whether p is a scheduled phase (EVENT, DICE_MANIPULATION
+// and PASSIVE are not).
+func (p Phase) Iterable() bool { return slices.Contains(Scheduled, p) }
+
+func (p Phase) known() bool { return p.Iterable() || slices.Contains(hooks, p) }
+
+// Timing is how often and under which conditions a power fires (seed 003's
+// PowerTiming).
+type Timing string
+
+// The timings.
+const (
+	// Continuous fires every turn during its phase while the ship is alive.
+	Continuous Timing = "CONTINUOUS"
+	// OnceOnly fires once, during its phase of the turn the ship was built,
+	// even if the ship was destroyed before the phase resolved.
+	OnceOnly Timing = "ONCE_ONLY_AUTOMATIC"
+	// UponDestruction fires when the ship is destroyed, before it is marked
+	// destroyed. Its phase is EVENT.
+	UponDestruction Timing = "UPON_DESTRUCTION"
+	// UponBuild fires when its owner builds another ship. Its phase is EVENT.
+	UponBuild Timing = "UPON_SHIP_BUILT"
+	// Passive never fires: it is a rule modifier, queried by validators.
+	Passive Timing = "PASSIVE"
+	// Charge fires when the owner spends one of the ship's charges in its
+	// phase (FIRST_STRIKE or SIMULTANEOUS_DECLARATION).
+	Charge Timing = "CHARGE"
+)
+
+// Timings lists every timing, in the order of the matrix.
+var Timings = []Timing{Continuous, OnceOnly, UponDestruction, UponBuild, Passive, Charge}
+
+// Allowed reports whether a power of timing tm may have phase p: the seed's
+// phase/timing matrix, completed for the phases it does not list. A nil
+// error means the combination is meaningful; otherwise the error says why
+// not, and a catalog holding it does not load.
+func Allowed(p Phase, tm Timing) error {
+	if !p.known() {
+		return fmt.Errorf("unknown phase %q", p)
+	}
+	if !slices.Contains(Timings, tm) {
+		return fmt.Errorf("unknown timing %q", tm)
+	}
+	switch tm {
+	case UponDestruction, UponBuild:
+		if p != Event {
+			return fmt.Errorf("%s powers are event hooks: their phase must be EVENT, not %s", tm, p)
+		}
+		return nil
+	case Passive:
+		switch p {
+		case DiceRoll, DiceManipulation, ShipsThatBuild, Automatic, PassivePhase:
+			return nil
+		}
+		return fmt.Errorf("PASSIVE powers are queried in DICE_ROLL, DICE_MANIPULATION, SHIPS_THAT_BUILD, AUTOMATIC or PASSIVE, not %s", p)
+	case Charge:
+		if p == FirstStrike || p == SimultaneousDeclaration {
+			return nil
+		}
+		return fmt.Errorf("CHARGE powers are declared in FIRST_STRIKE or SIMULTANEOUS_DECLARATION, not %s", p)
+	}
+	// CONTINUOUS and ONCE_ONLY_AUTOMATIC run in scheduled phases only.
+	if !p.Iterable() {
+		return fmt.Errorf("%s is not a phase (it is never scheduled): a %s power there would never run", p, tm)
+	}
+	switch p {
+	case FirstStrike, SimultaneousDeclaration:
+		return fmt.Errorf("%s holds declared charges only, not %s powers", p, tm)
+	}
+	if tm == OnceOnly && slices.Index(Scheduled, p) < slices.Index(Scheduled, ShipsThatBuild) {
+		return fmt.Errorf("ONCE_ONLY_AUTOMATIC in %s could never fire: ships are built after it", p)
+	}
+	return nil
+}
