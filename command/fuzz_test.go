@@ -21,6 +21,10 @@ func FuzzParse(f *testing.F) {
 		"```\nCREATE PALETTE YES\n\n\nNO:\n```",
 		"CREATE",
 		"> 1. - CREATE PERIOD : = - FIRST",
+		"CREATE PALETTE YES: Magic NO: Space MAYBE: Time",
+		"CREATE PALETTE\nYES: a\nAB CD: b\nprose\nNO: c",
+		"CRATE PERIOD X FIRST TONE light DESCRIPTION y",
+		"Here: CREATE PERIOD X FIRST TONE light\nDESCRIPTION y\nWhy?",
 	} {
 		f.Add(s)
 	}

@@ -85,11 +85,13 @@ type Spec struct {
 type Grammar struct {
 	specs    []*Spec
 	starters map[string]bool // first words of the phrases, upper case
+	// fieldWords are the first words of every field keyword, upper case.
+	fieldWords map[string]bool
 }
 
 // NewGrammar checks the specs and returns their grammar.
 func NewGrammar(specs ...Spec) (*Grammar, error) {
-	g := &Grammar{starters: map[string]bool{}}
+	g := &Grammar{starters: map[string]bool{}, fieldWords: map[string]bool{}}
 	var errs []error
 	for i := range specs {
 		s := specs[i]
@@ -103,6 +105,11 @@ func NewGrammar(specs ...Spec) (*Grammar, error) {
 			}
 		}
 		g.starters[s.phrase[0]] = true
+		for _, kw := range s.keywords {
+			if len(kw) > 0 {
+				g.fieldWords[kw[0]] = true
+			}
+		}
 		g.specs = append(g.specs, &s)
 	}
 	if len(g.specs) == 0 && len(errs) == 0 {

@@ -40,10 +40,13 @@ func (g *Grammar) Parse(msg string) []Statement {
 		toks := tokenize(l.text)
 		spec, phraseLen := g.match(toks)
 		switch {
-		case spec == nil && g.unknown(toks):
+		case spec == nil && (g.unknown(toks) || g.misspelt(toks)):
 			out = append(out, g.unknownStatement(l, toks))
 			i++
 		case spec == nil:
+			if st, ok := g.midLine(l, toks); ok {
+				out = append(out, st)
+			}
 			i++
 		case spec.Items != nil:
 			var st Statement
@@ -51,7 +54,7 @@ func (g *Grammar) Parse(msg string) []Statement {
 			out = append(out, st)
 		default:
 			j := i + 1
-			for j < len(lines) && !lines[j].blank && !g.starts(lines[j]) {
+			for j < len(lines) && !lines[j].blank && !g.starts(lines[j]) && !question(lines[j]) {
 				j++
 			}
 			out = append(out, g.fieldStatement(spec, lines[i:j], phraseLen, &budget))
@@ -107,17 +110,87 @@ func (g *Grammar) unknownStatement(l line, toks []token) Statement {
 	if len(toks) > 1 && !toks[1].sep {
 		end = toks[1].end
 	}
-	var phrases []string
+	var phrases, all []string
 	for _, s := range g.specs {
+		all = append(all, strings.Join(s.phrase, " "))
 		if s.phrase[0] == toks[0].word {
 			phrases = append(phrases, strings.Join(s.phrase, " "))
 		}
+	}
+	if len(phrases) == 0 {
+		phrases = all
 	}
 	return Statement{Line: l.n, EndLine: l.n, Text: l.text, Err: &Error{
 		Kind: Malformed, Line: l.n,
 		Reason: fmt.Sprintf("Unknown command %q (use %s)", l.text[:end], valuesList(phrases)),
 	}}
 }
+
+// misspelt reports whether a line that matches no phrase is shaped like a
+// command all the same (seed 001: a command-shaped line never vanishes): a
+// first word in capitals, "CRATE PERIOD" or "MAKE EVENT", followed by at
+// least two field keywords of the grammar in capitals (TONE, DESCRIPTION).
+func (g *Grammar) misspelt(toks []token) bool {
+	if len(toks) < 3 || toks[0].quoted || toks[0].sep || !toks[0].upper || len(toks[0].word) < 2 {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, t := range toks[1:] {
+		if t.upper && !t.quoted && !t.sep && g.fieldWords[t.word] {
+			seen[t.word] = true
+		}
+	}
+	return len(seen) >= 2
+}
+
+// midLine reports a command phrase in capitals that starts after other text
+// on its line and is followed by a field keyword of its command in capitals
+// ("Here it is: CREATE PERIOD X FIRST ..."): it is neither read, for a
+// command starts its line, nor left for conversation.
+func (g *Grammar) midLine(l line, toks []token) (Statement, bool) {
+	for i := 1; i < len(toks); i++ {
+		spec, n := g.match(toks[i:])
+		if spec == nil {
+			continue
+		}
+		upper := true
+		for _, t := range toks[i : i+n] {
+			upper = upper && t.upper
+		}
+		if !upper || !spec.hasKeywordIn(toks[i+n:]) {
+			continue
+		}
+		phrase := strings.Join(spec.phrase, " ")
+		return Statement{Spec: spec, Line: l.n, EndLine: l.n, Text: l.text, Err: &Error{
+			Kind: Malformed, Line: l.n,
+			Reason: fmt.Sprintf("%s comes after other text: a command must start its own line (put %s at the start of a line)", phrase, phrase),
+		}}, true
+	}
+	return Statement{}, false
+}
+
+// hasKeywordIn reports whether one of the spec's field keywords, or item
+// kinds, is among toks in capitals.
+func (s *Spec) hasKeywordIn(toks []token) bool {
+	for i, t := range toks {
+		if !t.upper || t.quoted || t.sep {
+			continue
+		}
+		for _, kw := range s.keywords {
+			if len(kw) > 0 && i+len(kw) <= len(toks) && kw[0] == t.word {
+				return true
+			}
+		}
+		if s.Items != nil && s.Items.kind(t) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// question reports whether a line is a question, which ends the text of the
+// command above it: it is addressed to the other player.
+func question(l line) bool { return strings.HasSuffix(l.text, "?") }
 
 // fieldStatement reads a command made of fields over its lines.
 func (g *Grammar) fieldStatement(spec *Spec, lines []line, phraseLen int, budget *int) Statement {
@@ -158,10 +231,12 @@ func (g *Grammar) itemStatement(spec *Spec, lines []line, i int, toks []token, p
 			cmd = readings[0]
 		}
 	case rest < len(toks): // "CREATE PALETTE YES: Magic exists" holds a first item
-		item, err := parseItem(spec, head.text[toks[rest].start:], head.n)
-		cmd.Items = append(cmd.Items, item)
-		if err != nil {
-			errs = append(errs, err)
+		for _, text := range splitItems(head.text[toks[rest].start:]) {
+			item, err := parseItem(spec, text, head.n)
+			cmd.Items = append(cmd.Items, item)
+			if err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 
@@ -179,13 +254,15 @@ func (g *Grammar) itemStatement(spec *Spec, lines []line, i int, toks []token, p
 			}
 			break
 		}
-		if g.starts(l) || !(l.bullet || startsWithKind(spec.Items, l)) {
+		if g.starts(l) || !(l.bullet || startsWithKind(spec.Items, l) || itemShaped(l)) {
 			break
 		}
-		item, err := parseItem(spec, l.text, l.n)
-		cmd.Items = append(cmd.Items, item)
-		if err != nil {
-			errs = append(errs, err)
+		for _, text := range splitItems(l.text) {
+			item, err := parseItem(spec, text, l.n)
+			cmd.Items = append(cmd.Items, item)
+			if err != nil {
+				errs = append(errs, err)
+			}
 		}
 		texts = append(texts, l.text)
 		st.EndLine = l.n
@@ -196,7 +273,7 @@ func (g *Grammar) itemStatement(spec *Spec, lines []line, i int, toks []token, p
 	// An item line further down, after other text and before the next
 	// command, would be dropped without a word: say where it is instead.
 	for k := j; k < len(lines) && !g.starts(lines[k]); k++ {
-		if lines[k].bullet && startsWithKind(spec.Items, lines[k]) {
+		if lines[k].bullet && (startsWithKind(spec.Items, lines[k]) || itemShaped(lines[k])) || upperKind(spec.Items, lines[k]) {
 			errs = append(errs, &Error{Kind: Malformed, Line: lines[k].n, Reason: fmt.Sprintf(
 				"The %s on line %d is not under %s: other text comes between (put every %s directly below it)",
 				spec.Items.noun(), lines[k].n, strings.Join(spec.phrase, " "), spec.Items.noun())})
@@ -214,6 +291,49 @@ func (g *Grammar) itemStatement(spec *Spec, lines []line, i int, toks []token, p
 		st.Readings = []Command{cmd}
 	}
 	return st, j
+}
+
+// itemShaped reports whether a line is written as an item, whatever its
+// kind: one to three words in capitals and a separator ("MAYBE: Time
+// travel"), so that an item of a wrong kind is reported, not dropped.
+func itemShaped(l line) bool {
+	toks := tokenize(l.text)
+	for k := 0; k < len(toks) && k < 4; k++ {
+		t := toks[k]
+		if t.sep {
+			return k > 0
+		}
+		if t.quoted || !t.upper || len(t.word) < 2 {
+			return false
+		}
+	}
+	return false
+}
+
+// upperKind reports whether a line starts with an item kind in capitals
+// and a separator ("NO: Space travel").
+func upperKind(it *Items, l line) bool {
+	toks := tokenize(l.text)
+	return len(toks) > 1 && toks[0].upper && it.kind(toks[0]) != "" && toks[1].sep
+}
+
+// splitItems cuts the text of an item line where another item starts on
+// the same line: a word in capitals followed by a separator ("YES: Magic
+// NO: Space travel" is two items), so that items written on one line are
+// read one by one, and a wrong kind among them is reported.
+func splitItems(text string) []string {
+	toks := tokenize(text)
+	var out []string
+	from := 0
+	for i := 1; i+1 < len(toks); i++ {
+		t := toks[i]
+		if t.quoted || t.sep || !t.upper || len(t.word) < 2 || !toks[i+1].sep || toks[i-1].sep {
+			continue
+		}
+		out = append(out, strings.TrimSpace(text[from:t.start]))
+		from = t.start
+	}
+	return append(out, strings.TrimSpace(text[from:]))
 }
 
 // startsWithKind reports whether a line starts with one of the item kinds.
