@@ -1,0 +1,312 @@
+package duel
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/arbiter-sim/arbiter/engine"
+	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/store"
+)
+
+// Errors of Step. Each wraps runner.ErrRefused: the turn is not played and
+// nothing is recorded.
+var (
+	ErrGameOver   = refusal("the game is over")
+	ErrNeedPerson = refusal("a person's seat has no chooser")
+)
+
+type refused struct{ msg string }
+
+func refusal(msg string) error { return &refused{msg} }
+
+func (e *refused) Error() string        { return e.msg }
+func (e *refused) Is(target error) bool { return target == runner.ErrRefused }
+
+// personError is a person's choice that the rules refuse: both
+// runner.ErrRefused (the turn is played again) and engine.ErrInvalidChoice.
+type personError struct{ err error }
+
+func (e *personError) Error() string { return e.err.Error() }
+func (e *personError) Unwrap() []error {
+	return []error{e.err, runner.ErrRefused}
+}
+
+// Step plays one whole turn (the nine phases) from s, a *State. in is nil,
+// or Seats with the Chooser of every person seat.
+func (g *Game) Step(ctx context.Context, t *runner.Tick, s, in any) (any, error) {
+	cur := s.(*State)
+	var people Seats
+	switch m := in.(type) {
+	case nil:
+	case Seats:
+		people = m
+	default:
+		return nil, fmt.Errorf("a duel takes duel.Seats as its move, not %T: %w", in, runner.ErrRefused)
+	}
+	next, err := g.play(ctx, cur, &seats{g: g, t: t, people: people})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range next.Log.Rejected {
+		t.Record.ApplyErrors = append(t.Record.ApplyErrors, store.ApplyError{LocationID: "duel", CharacterID: strings.SplitN(r, ":", 2)[0], Reason: r})
+	}
+	return next, nil
+}
+
+// play plays the next turn on a copy of cur with the seats' choices.
+func (g *Game) play(ctx context.Context, cur *State, se *seats) (*State, error) {
+	if cur.Over() {
+		return nil, fmt.Errorf("%w after turn %d (%s); `arbiter reset` starts a new one", ErrGameOver, cur.Board.Turn, resultText(cur.Result))
+	}
+	for _, p := range []string{P1, P2} {
+		if g.Seats[p] == SeatPerson && se.people[p] == nil {
+			return nil, fmt.Errorf("seat %s: %w (play it with `arbiter play --seat %s`)", p, ErrNeedPerson, p)
+		}
+	}
+	next := cur.clone()
+	pcg := new(rand.PCG)
+	if err := pcg.UnmarshalBinary(next.RNG); err != nil {
+		return nil, fmt.Errorf("random state: %w", err)
+	}
+	rng := rand.New(pcg)
+	eng, err := engine.New(g.cat, engine.Scheduled, custom)
+	if err != nil {
+		return nil, err
+	}
+	log := &TurnLog{Turn: next.Board.Turn + 1, Events: []string{}, Choices: []string{}, Rejected: []string{}}
+	eng.Observer = func(tr engine.Trace) {
+		if line := describe(tr); line != "" {
+			log.Events = append(log.Events, line)
+		}
+		if g.observe != nil {
+			g.observe(tr)
+		}
+	}
+	se.eng, se.log = eng, log
+	if err := eng.Turn(ctx, next.Board, se, func() int { return rng.IntN(6) + 1 }); err != nil {
+		return nil, err
+	}
+	if next.RNG, err = pcg.MarshalBinary(); err != nil {
+		return nil, err
+	}
+	next.Result = g.result(next.Board)
+	if next.Result != "" {
+		log.Events = append(log.Events, "game over: "+resultText(next.Result))
+	}
+	next.Log = log
+	return next, nil
+}
+
+// result decides the game after a turn: a player at 0 health loses (both:
+// a draw); after the last turn the healthier player wins (equal: a draw).
+func (g *Game) result(b *engine.State) string {
+	p1, p2 := b.Player(P1).Health, b.Player(P2).Health
+	switch {
+	case p1 <= 0 && p2 <= 0:
+		return "draw"
+	case p1 <= 0:
+		return P2
+	case p2 <= 0:
+		return P1
+	case b.Turn < g.MaxTurns:
+		return ""
+	case p1 > p2:
+		return P1
+	case p2 > p1:
+		return P2
+	}
+	return "draw"
+}
+
+func resultText(r string) string {
+	if r == "draw" {
+		return "a draw"
+	}
+	return r + " won"
+}
+
+// describe is the turn log's line for a step of the engine, "" for steps
+// not worth a line.
+func describe(tr engine.Trace) string {
+	switch tr.Step {
+	case engine.StepRolled:
+		return fmt.Sprintf("%s rolls %d", tr.Player, tr.Amount)
+	case engine.StepRerolled:
+		return fmt.Sprintf("%s rerolls a %d", tr.Player, tr.Amount)
+	case engine.StepBuilt:
+		return fmt.Sprintf("%s: %s %s comes into play", tr.Phase, tr.Player, tr.Ship+" "+tr.Def)
+	case engine.StepFired:
+		return fmt.Sprintf("%s: %s %s fires power %d (%s %s)", tr.Phase, tr.Ship, tr.Def, tr.Power, tr.Timing, tr.Effect)
+	case engine.StepApplied:
+		switch {
+		case tr.Effect == engine.DealDamage && tr.Target != "":
+			return fmt.Sprintf("%s: %d damage to %s", tr.Phase, tr.Amount, tr.Target)
+		case tr.Effect == engine.DealDamage:
+			return fmt.Sprintf("%s: %d damage to %s's opponent", tr.Phase, tr.Amount, tr.Player)
+		case tr.Effect == engine.Heal:
+			return fmt.Sprintf("%s: %s heals %d", tr.Phase, tr.Player, tr.Amount)
+		case tr.Effect == engine.GainLines:
+			return fmt.Sprintf("%s: %s gains %d lines", tr.Phase, tr.Player, tr.Amount)
+		}
+	case engine.StepProtected:
+		return fmt.Sprintf("%s: %s %s survives at 1 health (protected)", tr.Phase, tr.Ship, tr.Def)
+	case engine.StepDestroyed:
+		return fmt.Sprintf("%s: %s %s is destroyed", tr.Phase, tr.Ship, tr.Def)
+	case engine.StepDropped:
+		return fmt.Sprintf("%s: %s %s was destroyed before its %s applied", tr.Phase, tr.Ship, tr.Def, tr.Effect)
+	}
+	return ""
+}
+
+// seats is the engine's Decider for one turn: each seat's choices, by kind.
+type seats struct {
+	g      *Game
+	t      *runner.Tick // nil outside the runner: then no seat may be a model
+	people Seats
+	eng    *engine.Engine
+	log    *TurnLog
+}
+
+func (se *seats) reject(seat, msg string) {
+	se.log.Rejected = append(se.log.Rejected, seat+": "+msg)
+}
+
+func (se *seats) Build(ctx context.Context, b *engine.State, seat string, opts []engine.BuildOption) (string, error) {
+	var ship string
+	switch se.g.Seats[seat] {
+	case SeatPerson:
+		c, err := se.people[seat].Build(ctx, se.g.buildView(b, seat, opts))
+		if err != nil {
+			return "", err
+		}
+		ship = normalShip(c.Ship)
+		if err := se.g.checkBuild(se.eng, b, seat, ship); err != nil {
+			return "", &personError{err}
+		}
+	case SeatModel:
+		var err error
+		if ship, err = se.modelBuild(ctx, b, seat, opts); err != nil {
+			return "", err
+		}
+	default:
+		ship = botBuild(b, seat, opts)
+	}
+	choice := ship
+	if choice == "" {
+		choice = "none"
+	}
+	se.log.Choices = append(se.log.Choices, fmt.Sprintf("%s builds %s", seat, choice))
+	return ship, nil
+}
+
+func (se *seats) Declare(ctx context.Context, b *engine.State, phase engine.Phase, seat string, opts []engine.ChargeOption) ([]engine.Declaration, error) {
+	if len(opts) == 0 {
+		// Nothing to declare: ready at once, no one is asked.
+		return nil, nil
+	}
+	var decls []engine.Declaration
+	switch se.g.Seats[seat] {
+	case SeatPerson:
+		c, err := se.people[seat].Charges(ctx, chargeView(b, phase, seat, opts))
+		if err != nil {
+			return nil, err
+		}
+		if err := checkCharges(se.eng, b, phase, seat, c.Fire); err != nil {
+			return nil, &personError{err}
+		}
+		decls = c.Fire
+	case SeatModel:
+		var err error
+		if decls, err = se.modelCharges(ctx, b, phase, seat, opts); err != nil {
+			return nil, err
+		}
+	default:
+		decls = botCharges(b, opts)
+	}
+	for _, d := range decls {
+		se.log.Choices = append(se.log.Choices, fmt.Sprintf("%s: %s fires %s at %s", phase, seat, d.Ship, cmpTarget(d.Target)))
+	}
+	return decls, nil
+}
+
+func cmpTarget(t string) string {
+	if t == "" {
+		return engine.TargetOpponent
+	}
+	return t
+}
+
+// normalShip reads "none" (any case) and "" as building nothing.
+func normalShip(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.EqualFold(s, "none") {
+		return ""
+	}
+	return s
+}
+
+// checkBuild is the build rule in the player's words, e.g.
+// build choice "Dreadnought": costs 6 lines, you have 4 (choose one of: Defender, Orbital, none)
+func (g *Game) checkBuild(eng *engine.Engine, b *engine.State, seat, ship string) error {
+	err := eng.CheckBuild(b, seat, ship)
+	if err == nil {
+		return nil
+	}
+	names := []string{}
+	for _, o := range eng.BuildOptions(b, seat) {
+		names = append(names, o.Def)
+	}
+	names = append(names, "none")
+	return fmt.Errorf("build choice %q: %w (choose one of: %s)", ship, err, strings.Join(names, ", "))
+}
+
+// checkCharges is the charge rule in the player's words.
+func checkCharges(eng *engine.Engine, b *engine.State, phase engine.Phase, seat string, decls []engine.Declaration) error {
+	if err := eng.CheckDeclarations(b, phase, seat, decls); err != nil {
+		return fmt.Errorf("charge declaration: %w", err)
+	}
+	return nil
+}
+
+// botBuild is the bot's build: the dearest ship it can afford, the first
+// in catalog order among equals; a Defender instead when its health is
+// below half and it can afford one.
+func botBuild(b *engine.State, seat string, opts []engine.BuildOption) string {
+	if len(opts) == 0 {
+		return ""
+	}
+	me := b.Player(seat)
+	if me.Health*2 < me.MaxHealth {
+		if i := slices.IndexFunc(opts, func(o engine.BuildOption) bool { return o.Def == "Defender" }); i >= 0 {
+			return opts[i].Def
+		}
+	}
+	best := opts[0]
+	for _, o := range opts[1:] {
+		if o.Cost > best.Cost {
+			best = o
+		}
+	}
+	return best.Def
+}
+
+// botCharges is the bot's declaration: every charge, each at the weakest
+// enemy ship it would destroy, else at the opponent.
+func botCharges(b *engine.State, opts []engine.ChargeOption) []engine.Declaration {
+	out := make([]engine.Declaration, 0, len(opts))
+	for _, o := range opts {
+		target, weakest := engine.TargetOpponent, 0
+		for _, id := range o.Targets[1:] {
+			sh := b.Ship(id)
+			if sh.Health <= o.Amount && (weakest == 0 || sh.Health < weakest) {
+				target, weakest = id, sh.Health
+			}
+		}
+		out = append(out, engine.Declaration{Ship: o.Ship, Target: target})
+	}
+	return out
+}
