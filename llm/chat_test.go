@@ -101,7 +101,7 @@ func TestChatFailures(t *testing.T) {
 		{"empty", openaitest.Content(""), &Error{Kind: KindUnknown}, 1, "answer is empty"},
 		{"tool call", openaitest.ToolCalls(openaitest.Tool("1", "f", "{}")), &Error{Kind: KindUnknown}, 1, "answer is a tool call instead of a message"},
 		{"401", openaitest.Status(401, "invalid_request_error", "invalid_api_key", "bad key"), ErrAuth, 1, "401 unauthorized"},
-		{"500 until MaxAttempts", openaitest.Status(500, "server_error", "", "boom"), ErrServer, 3, "500 internal server error"},
+		{"500 until MaxAttempts", openaitest.Status(500, "server_error", "", "boom"), ErrServer, 2, "500 internal server error"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -100,9 +100,10 @@ func (c *Client) Complete(ctx context.Context, req Request) (res Result) {
 	log := c.log.With("entity", req.EntityKey, "phase", req.Phase, "tick", req.Tick)
 
 	msgs := c.messages(req)
+	repair := -1 // index in res.Recoveries of the last repair asked for
 	for {
 		res.Messages = msgs
-		ans, n, usage, callErr := c.send(ctx, log, req, msgs)
+		ans, n, usage, callErr := c.send(ctx, log, &res.Recoveries, req, msgs)
 		res.Attempts += n
 		res.Usage = res.Usage.Add(usage)
 		if callErr != nil {
@@ -112,6 +113,9 @@ func (c *Client) Complete(ctx context.Context, req Request) (res Result) {
 		}
 		res.Raw = ans.content
 		out, bad := checkAnswer(schema, req.SchemaName, ans)
+		if repair >= 0 { // the answer after a repair tells whether it held
+			res.Recoveries[repair].Success = bad == nil
+		}
 		if bad == nil {
 			res.Output = out
 			return res
@@ -122,6 +126,8 @@ func (c *Client) Complete(ctx context.Context, req Request) (res Result) {
 			return res
 		}
 		res.Repairs++
+		repair = len(res.Recoveries)
+		res.Recoveries = append(res.Recoveries, Recovery{Strategy: StrategyRepair, Err: bad})
 		log.Info("model answer rejected, asking for a repair", "kind", bad.Kind.String(),
 			"repair", res.Repairs, "error", bad.Message)
 		msgs = append(slices.Clip(msgs),
@@ -176,7 +182,7 @@ func Messages(req Request, hist []Exchange, depth int) []Message {
 
 // send makes one chat completion with retries and returns the first choice,
 // the attempts made and the usage of every answer received.
-func (c *Client) send(ctx context.Context, log *slog.Logger, req Request, msgs []Message) (answer, int, Usage, *Error) {
+func (c *Client) send(ctx context.Context, log *slog.Logger, recs *[]Recovery, req Request, msgs []Message) (answer, int, Usage, *Error) {
 	cr := openai.ChatCompletionRequest{
 		Model:       req.Params.Model,
 		Messages:    make([]openai.ChatCompletionMessage, len(msgs)),
@@ -194,7 +200,7 @@ func (c *Client) send(ctx context.Context, log *slog.Logger, req Request, msgs [
 	for i, m := range msgs {
 		cr.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
 	}
-	resp, n, usage, err := c.create(ctx, log, cr)
+	resp, n, usage, err := c.create(ctx, log, recs, cr)
 	if err != nil {
 		return answer{}, n, usage, err
 	}
@@ -211,7 +217,7 @@ func (c *Client) send(ctx context.Context, log *slog.Logger, req Request, msgs [
 // the same retries and errors as Complete.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
 	var list openai.ModelsList
-	_, err := c.retry(ctx, c.log, func(ctx context.Context) error {
+	_, err := c.retry(ctx, c.log, nil, func(ctx context.Context) error {
 		var err error
 		list, err = c.oa.ListModels(ctx)
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -252,11 +253,11 @@ func TestCompleteTransientRetries(t *testing.T) {
 		{name: "connection dropped", replies: []openaitest.Reply{openaitest.Disconnect(), ok},
 			wantWaits: []time.Duration{time.Millisecond}, attempts: 2},
 		{name: "500 until MaxAttempts", replies: []openaitest.Reply{openaitest.Status(500, "server_error", "", "boom")},
-			wantWaits: []time.Duration{time.Millisecond, 2 * time.Millisecond}, wantKind: KindServer, attempts: 3},
+			wantWaits: []time.Duration{time.Millisecond}, wantKind: KindServer, attempts: 2},
 		{name: "connection dropped until MaxAttempts", replies: []openaitest.Reply{openaitest.Disconnect()},
-			wantWaits: []time.Duration{time.Millisecond, 2 * time.Millisecond}, wantKind: KindConnection, attempts: 3},
+			wantWaits: []time.Duration{time.Millisecond}, wantKind: KindConnection, attempts: 2},
 		{name: "429 until MaxAttempts", replies: []openaitest.Reply{rateLimited},
-			wantWaits: []time.Duration{time.Millisecond, 2 * time.Millisecond}, wantKind: KindRateLimit, attempts: 3},
+			wantWaits: []time.Duration{time.Millisecond}, wantKind: KindRateLimit, attempts: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -277,7 +278,7 @@ func TestCompleteTransientRetries(t *testing.T) {
 				if e.Kind != tt.wantKind || e.Attempts != tt.attempts || !e.Transient() {
 					t.Errorf("kind %v attempts %d transient %v; want %v %d true", e.Kind, e.Attempts, e.Transient(), tt.wantKind, tt.attempts)
 				}
-				if !strings.Contains(e.Error(), "3 attempts") || !strings.Contains(e.Error(), srv.URL) {
+				if !strings.Contains(e.Error(), fmt.Sprintf("%d attempts", tt.attempts)) || !strings.Contains(e.Error(), srv.URL) {
 					t.Errorf("Error() = %q, want attempts and URL", e.Error())
 				}
 			}
@@ -437,7 +438,7 @@ func TestCompleteConnectionRefused(t *testing.T) {
 	if e.Kind != KindConnection || !errors.Is(res.Err, ErrConnection) {
 		t.Fatalf("kind = %v, want connection: %v", e.Kind, e)
 	}
-	want := "connection refused to " + url + " (3 attempts; is the model server running?)"
+	want := "connection refused to " + url + " (2 attempts; is the model server running?)"
 	if e.Error() != want {
 		t.Errorf("Error() = %q\nwant      %q", e.Error(), want)
 	}
@@ -650,5 +651,52 @@ func TestRateLimitWaitPastDeadline(t *testing.T) {
 	}
 	if srv.CallCount() != 1 {
 		t.Errorf("server saw %d calls", srv.CallCount())
+	}
+}
+
+// Seed 002: a transient error is retried once by default; a 429 that says
+// when to come back is waited out as flow control, not counted as a retry,
+// up to RateLimitWaits. Each retry and repair is reported with its outcome.
+func TestCompleteRetriesOnceAndReportsRecoveries(t *testing.T) {
+	t.Parallel()
+	ok := openaitest.JSON(validAnswer)
+	wait := openaitest.Status(429, "rate_limit_error", "", "slow down").WithHeader("Retry-After", "1")
+	tests := []struct {
+		name     string
+		replies  []openaitest.Reply
+		attempts int
+		fail     bool
+		want     []string // strategy:success of each recovery
+	}{
+		{"500 then ok", []openaitest.Reply{openaitest.Status(500, "server_error", "", "boom"), ok}, 2, false, []string{"retry:true"}},
+		{"500 twice", []openaitest.Reply{openaitest.Status(500, "server_error", "", "boom")}, 2, true, []string{"retry:false"}},
+		{"Retry-After three times then ok", []openaitest.Reply{wait, wait, wait, ok}, 4, false, nil},
+		{"Retry-After past its bound", []openaitest.Reply{wait}, 5, true, []string{"retry:false"}},
+		{"repair", []openaitest.Reply{openaitest.Content("not JSON"), ok}, 2, false, []string{"repair:true"}},
+		{"repair fails", []openaitest.Reply{openaitest.Content("not JSON")}, 2, true, []string{"repair:false"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := openaitest.New(t, openaitest.Sequence(tt.replies...))
+			c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.BackoffMax = 2 * time.Second })
+			if c.Config().MaxAttempts != 2 || c.Config().RateLimitWaits != 3 {
+				t.Fatalf("defaults: max_attempts %d, rate_limit_waits %d; want 2 and 3", c.Config().MaxAttempts, c.Config().RateLimitWaits)
+			}
+			res := c.Complete(t.Context(), testRequest("go"))
+			if (res.Err != nil) != tt.fail || res.Attempts != tt.attempts {
+				t.Errorf("Err %v, attempts %d; want failure %v, %d attempts", res.Err, res.Attempts, tt.fail, tt.attempts)
+			}
+			var got []string
+			for _, r := range res.Recoveries {
+				if r.Err == nil {
+					t.Errorf("recovery %+v has no error", r)
+				}
+				got = append(got, fmt.Sprintf("%s:%v", r.Strategy, r.Success))
+			}
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("recoveries = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

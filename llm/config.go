@@ -20,7 +20,8 @@ type Config struct {
 	APIKey  string // may be empty when BaseURL is set (local servers)
 
 	Timeout        time.Duration // per HTTP attempt (default 2m)
-	MaxAttempts    int           // HTTP attempts per request sent, for transient errors (default 3)
+	MaxAttempts    int           // HTTP attempts per request sent, for transient errors (default 2: seed 002 retries once)
+	RateLimitWaits int           // 429s with a Retry-After waited out per request sent, not counted as attempts (default 3)
 	RepairAttempts int           // re-asks after invalid JSON or a schema mismatch (default 1)
 	Concurrency    int           // calls in flight in CreateBatch (default 4)
 	Depth          int           // history exchanges sent back per entity (default 3)
@@ -34,7 +35,8 @@ type Config struct {
 // Defaults of Config.
 const (
 	DefaultTimeout        = 2 * time.Minute
-	DefaultMaxAttempts    = 3
+	DefaultMaxAttempts    = 2
+	DefaultRateLimitWaits = 3
 	DefaultRepairAttempts = 1
 	DefaultConcurrency    = 4
 	DefaultDepth          = 3
@@ -49,6 +51,7 @@ func DefaultConfig() Config {
 		BaseURL:        DefaultBaseURL,
 		Timeout:        DefaultTimeout,
 		MaxAttempts:    DefaultMaxAttempts,
+		RateLimitWaits: DefaultRateLimitWaits,
 		RepairAttempts: DefaultRepairAttempts,
 		Concurrency:    DefaultConcurrency,
 		Depth:          DefaultDepth,
@@ -78,6 +81,7 @@ func (c Config) Validate() error {
 	}{
 		{"llm.timeout", int64(c.Timeout)},
 		{"llm.max_attempts", int64(c.MaxAttempts)},
+		{"llm.rate_limit_waits", int64(c.RateLimitWaits)},
 		{"llm.repair_attempts", int64(c.RepairAttempts)},
 		{"llm.concurrency", int64(c.Concurrency)},
 		{"llm.depth", int64(c.Depth)},

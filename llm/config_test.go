@@ -52,7 +52,7 @@ func TestNewFillsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := c.Config()
-	if got.BaseURL != "http://127.0.0.1:11434/v1" || got.Timeout != DefaultTimeout || got.MaxAttempts != 3 ||
+	if got.BaseURL != "http://127.0.0.1:11434/v1" || got.Timeout != DefaultTimeout || got.MaxAttempts != 2 ||
 		got.Concurrency != 4 || got.BackoffBase != DefaultBackoffBase || got.BackoffMax != DefaultBackoffMax ||
 		got.Depth != 2 || got.RepairAttempts != 0 || got.Logger == nil {
 		t.Errorf("Config() = %+v", got)

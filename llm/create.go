@@ -13,7 +13,7 @@ import (
 // usage; every kind of call (structured, plain chat, tools) goes through it.
 // It returns the response, the attempts made, the usage of every answer
 // received, and the classified error.
-func (c *Client) create(ctx context.Context, log *slog.Logger, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, Usage, *Error) {
+func (c *Client) create(ctx context.Context, log *slog.Logger, recs *[]Recovery, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, Usage, *Error) {
 	// max_tokens is what Ollama, vLLM and llama.cpp understand; OpenAI's
 	// reasoning models accept only max_completion_tokens.
 	if errors.Is(openai.NewReasoningValidator().Validate(cr), openai.ErrReasoningModelMaxTokensDeprecated) {
@@ -23,7 +23,7 @@ func (c *Client) create(ctx context.Context, log *slog.Logger, cr openai.ChatCom
 		resp  openai.ChatCompletionResponse
 		usage Usage
 	)
-	n, err := c.retry(ctx, log, func(ctx context.Context) error {
+	n, err := c.retry(ctx, log, recs, func(ctx context.Context) error {
 		r, err := c.oa.CreateChatCompletion(ctx, cr)
 		if err != nil {
 			return err

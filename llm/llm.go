@@ -71,7 +71,25 @@ type Result struct {
 	Latency  time.Duration   // wall time of the whole call, retries included
 	Usage    Usage           // summed over every attempt
 	Err      error           // *Error when the call failed
+	// Recoveries are the failures the call went past or tried to, in order:
+	// transient errors retried, answers sent back for repair. Err, when set,
+	// is the failure after the last of them.
+	Recoveries []Recovery
 }
+
+// Recovery is one failure of a call and what the client did about it
+// (seed 002: emitted as TOOL_FAILURE, then RECOVERY_ATTEMPT).
+type Recovery struct {
+	Strategy string // StrategyRetry or StrategyRepair
+	Err      *Error // the failure recovered from
+	Success  bool   // the attempt that followed got past it
+}
+
+// Recovery strategies of the client.
+const (
+	StrategyRetry  = "retry"
+	StrategyRepair = "repair"
+)
 
 // Exchange returns the history entry this result adds, and false when the call
 // failed (a failed call never enters history).

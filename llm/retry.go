@@ -21,11 +21,27 @@ import (
 // server's Retry-After (capped at BackoffMax) or an exponential backoff with
 // full jitter. It returns the number of tries made and the last failure.
 // This is the only place that retries.
-func (c *Client) retry(ctx context.Context, log *slog.Logger, call func(ctx context.Context) error) (int, *Error) {
+//
+// A 429 that says when to come back (Retry-After, up to BackoffMax) is flow
+// control, not a failure of the call: it is waited out up to
+// Config.RateLimitWaits times per request without counting as a try. Each
+// retry is added to recs (when not nil), with whether the try after it
+// succeeded.
+func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, call func(ctx context.Context) error) (int, *Error) {
+	var pending *Recovery // the retry whose outcome the next try tells
+	settle := func(ok bool) {
+		if pending != nil {
+			pending.Success = ok
+			*recs = append(*recs, *pending)
+			pending = nil
+		}
+	}
+	waits, tries := 0, 0
 	for n := 1; ; n++ {
 		if err := ctx.Err(); err != nil { // nothing is sent once the caller has given up
 			e := c.class.classify(ctx, err)
 			e.Attempts = n - 1
+			settle(false)
 			return n - 1, e
 		}
 		if err := c.limiter.Wait(ctx); err != nil {
@@ -36,6 +52,7 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, call func(ctx cont
 					Hint:    "raise llm.rate_limit or the phase deadline"}
 			}
 			e.Attempts = n - 1
+			settle(false)
 			return n - 1, e
 		}
 
@@ -44,6 +61,7 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, call func(ctx cont
 		err := call(actx)
 		cancel()
 		if err == nil {
+			settle(true)
 			return n, nil
 		}
 		e := c.class.classify(ctx, err)
@@ -52,7 +70,12 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, call func(ctx cont
 		if hasRA {
 			e.RetryAfter = ra
 		}
-		if !e.Transient() || n >= c.cfg.MaxAttempts || ctx.Err() != nil {
+		flow := e.Kind == KindRateLimit && hasRA && ra <= c.cfg.BackoffMax && waits < c.cfg.RateLimitWaits
+		if !flow {
+			settle(false)
+			tries++
+		}
+		if !e.Transient() || (!flow && tries >= c.cfg.MaxAttempts) || ctx.Err() != nil {
 			return n, e
 		}
 		if hasRA && ra > c.cfg.BackoffMax {
@@ -61,13 +84,23 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, call func(ctx cont
 			return n, e
 		}
 
-		d := c.backoff(n, ra, hasRA)
-		log.Warn("model call failed, retrying", "kind", e.Kind.String(), "attempt", n,
-			"max_attempts", c.cfg.MaxAttempts, "delay", d, "error", e.Error())
+		d := c.backoff(tries, ra, hasRA)
+		if flow {
+			waits++
+			log.Info("rate limited, waiting as the server asks (Retry-After)", "wait", waits,
+				"rate_limit_waits", c.cfg.RateLimitWaits, "delay", d)
+		} else {
+			if recs != nil {
+				pending = &Recovery{Strategy: StrategyRetry, Err: e}
+			}
+			log.Warn("model call failed, retrying", "kind", e.Kind.String(), "attempt", tries,
+				"max_attempts", c.cfg.MaxAttempts, "delay", d, "error", e.Error())
+		}
 		if werr := c.wait(ctx, d); werr != nil {
 			we := c.class.classify(ctx, werr)
 			we.Attempts = n
 			we.Message += " while waiting to retry after: " + e.Message
+			settle(false)
 			return n, we
 		}
 	}

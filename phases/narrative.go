@@ -16,6 +16,10 @@ import (
 	"github.com/arbiter-sim/arbiter/world"
 )
 
+// StrategyFallback names seed 004's recovery of a failed call in events:
+// the entity keeps its state.
+const StrategyFallback = "fallback"
+
 // Narrative is the narrative kind of simulation as the runner plays it: a
 // tick is INTENTION (one call per character), RESOLUTION (one arbiter call
 // per location), APPLY, then the runner's COMMIT. Its state is a
@@ -77,7 +81,7 @@ func (n *Narrative) Step(ctx context.Context, t *runner.Tick, s, in any) (any, e
 	rec := t.Record
 
 	var intentions []Outcome[string]
-	_, err := t.Phase(ctx, runner.Phase{Name: PhaseIntention, Calls: len(n.Sim.Characters), Strategy: "fallback_intention"},
+	_, err := t.Phase(ctx, runner.Phase{Name: PhaseIntention, Calls: len(n.Sim.Characters), Strategy: StrategyFallback},
 		func(ctx context.Context) ([]runner.Call, error) {
 			outs, err := Intention(ctx, n.env(n.Intention), st)
 			intentions = outs
@@ -91,7 +95,7 @@ func (n *Narrative) Step(ctx context.Context, t *runner.Tick, s, in any) (any, e
 	}
 
 	var outputs []Outcome[MasterOutput]
-	_, err = t.Phase(ctx, runner.Phase{Name: PhaseResolution, Calls: len(n.Sim.Locations), Strategy: "fallback_resolution", Final: true},
+	_, err = t.Phase(ctx, runner.Phase{Name: PhaseResolution, Calls: len(n.Sim.Locations), Strategy: StrategyFallback, Final: true},
 		func(ctx context.Context) ([]runner.Call, error) {
 			outs, err := Resolution(ctx, n.env(n.Resolution), st, Values(intentions))
 			outputs = outs

@@ -3,6 +3,8 @@ package runner
 import (
 	"strconv"
 	"strings"
+
+	"github.com/arbiter-sim/arbiter/llm"
 )
 
 // Event names of seed 002's EMIT protocol, plus the lifecycle events of a tick.
@@ -61,8 +63,10 @@ func errorEntry(tick int, errorType string) Event {
 	return stateEntry(tick, "ERROR", Field{"error_type", errorType})
 }
 
+// toolFailure is seed 002's TOOL_FAILURE; a model error's kind (rate_limit,
+// server, refusal, ...) is detail here, not an error type.
 func toolFailure(tick int, tool string, err error) Event {
-	return Event{Tick: tick, Name: ToolFailure, Fields: []Field{{"tool", tool}, {"error", err.Error()}}}
+	return Event{Tick: tick, Name: ToolFailure, Fields: []Field{{"tool", tool}, {"error", err.Error()}, {"kind", llm.KindOf(err).String()}}}
 }
 
 func recovery(tick int, strategy string, success bool) Event {

@@ -80,6 +80,11 @@ const (
 	StopError       = "error"
 )
 
+// Error types of seed 002's handlers that do not stop a run.
+const (
+	StopTimeout = "timeout" // a phase deadline passed: the partial results are used
+)
+
 // ErrStateMismatch is returned when the last committed state no longer fits
 // the simulation's files (a character or location was renamed or removed).
 var ErrStateMismatch = errors.New("run state does not fit the simulation files")

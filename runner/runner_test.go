@@ -25,7 +25,9 @@ type harness struct {
 	t      *testing.T
 	srv    *openaitest.Server
 	dbPath string
-	events []Event
+	// attempts is the client's llm.max_attempts; 0 means 1 (no retry).
+	attempts int
+	events   []Event
 	mu     sync.Mutex
 }
 
@@ -43,7 +45,7 @@ func (h *harness) runner(cfg Config) (*Runner, *store.Store) {
 	h.t.Cleanup(func() { st.Close() })
 	ccfg := llm.DefaultConfig()
 	ccfg.BaseURL, ccfg.APIKey = h.srv.URL, "test"
-	ccfg.MaxAttempts, ccfg.BackoffBase, ccfg.BackoffMax, ccfg.Timeout = 1, time.Millisecond, time.Millisecond, 5*time.Second
+	ccfg.MaxAttempts, ccfg.BackoffBase, ccfg.BackoffMax, ccfg.Timeout = max(h.attempts, 1), time.Millisecond, time.Millisecond, 5*time.Second
 	client, err := llm.New(ccfg)
 	if err != nil {
 		h.t.Fatal(err)
@@ -222,9 +224,7 @@ func TestQuorumFailureKeepsLastTick(t *testing.T) {
 	ev := h.eventLines()
 	for _, want := range []string{
 		`EMIT: TOOL_FAILURE tool=intention:ada error=`,
-		`EMIT: STATE_ENTRY state=ERROR error_type=server`,
-		`EMIT: RECOVERY_ATTEMPT strategy=fallback_intention success=true`,
-		`EMIT: RECOVERY_ATTEMPT strategy=fallback_resolution success=false`,
+		`EMIT: RECOVERY_ATTEMPT strategy=fallback success=false`,
 		`EMIT: STATE_ENTRY state=ERROR error_type=quorum_failure`,
 		`EMIT: "Insufficient model data"`,
 	} {
@@ -232,7 +232,7 @@ func TestQuorumFailureKeepsLastTick(t *testing.T) {
 			t.Errorf("events lack %q:\n%s", want, ev)
 		}
 	}
-	if strings.Contains(ev, "strategy=fallback_resolution success=true") {
+	if strings.Contains(ev, "strategy=fallback success=true") || strings.Contains(ev, "error_type=server") {
 		t.Errorf("a resolution fallback is reported as a recovery although the tick was dropped:\n%s", ev)
 	}
 	// Why the run stopped is kept for status, with the tick's events.
@@ -264,7 +264,7 @@ func TestQuorumFailureUnreachableEndpointFailsFast(t *testing.T) {
 	if strings.Contains(h.eventLines(), "state=RESOLUTION") {
 		t.Error("resolution ran although every intention call found the endpoint unreachable")
 	}
-	if !strings.Contains(h.eventLines(), "strategy=fallback_intention success=false") || strings.Contains(h.eventLines(), "success=true") {
+	if !strings.Contains(h.eventLines(), "strategy=fallback success=false") || strings.Contains(h.eventLines(), "success=true") {
 		t.Errorf("recoveries of a dropped tick must say success=false:\n%s", h.eventLines())
 	}
 	if lastTick(t, st) != 0 {
@@ -324,10 +324,15 @@ func TestPhaseDeadlineUsesPartialResults(t *testing.T) {
 		t.Errorf("last tick %d, fallbacks %d; want 1 and 1 (the cellar)", lastTick(t, st), rep.Ticks[0].Fallbacks)
 	}
 	ev := h.eventLines()
-	for _, want := range []string{"EMIT: STATE_ENTRY state=ERROR error_type=timeout", "Phase deadline reached, using partial results (2 of 3 calls answered)", "RECOVERY_ATTEMPT strategy=fallback_resolution success=true"} {
-		if !strings.Contains(ev, want) {
-			t.Errorf("events lack %q:\n%s", want, ev)
-		}
+	// Seed 002's order, each once: the failure, the timeout handler, the
+	// recovery.
+	inOrder(t, ev,
+		"EMIT: TOOL_FAILURE tool=resolution:cellar",
+		"EMIT: STATE_ENTRY state=ERROR error_type=timeout",
+		`EMIT: "Phase deadline reached, using partial results (2 of 3 calls answered)"`,
+		"EMIT: RECOVERY_ATTEMPT strategy=fallback success=true")
+	if n := strings.Count(ev, "error_type=timeout"); n != 1 {
+		t.Errorf("the timeout handler ran %d times, want once:\n%s", n, ev)
 	}
 }
 
@@ -369,12 +374,11 @@ func TestFailedCallsAreEmittedAndStored(t *testing.T) {
 		all = append(all, e.Line)
 	}
 	joined := strings.Join(all, "\n")
-	want := "EMIT: TOOL_FAILURE tool=resolution:cellar error=\"model refused: I won't narrate cellars\""
+	want := "EMIT: TOOL_FAILURE tool=resolution:cellar error=\"model refused: I won't narrate cellars\" kind=refusal"
 	i := strings.Index(joined, want)
-	j := strings.Index(joined, "EMIT: STATE_ENTRY state=ERROR error_type=refusal")
-	k := strings.Index(joined, "EMIT: RECOVERY_ATTEMPT strategy=fallback_resolution success=true")
-	if i < 0 || j < i || k < j {
-		t.Errorf("stored events lack failure, error state and recovery in that order:\n%s", joined)
+	k := strings.Index(joined, "EMIT: RECOVERY_ATTEMPT strategy=fallback success=true")
+	if i < 0 || k < i || strings.Contains(joined, "error_type=refusal") {
+		t.Errorf("stored events lack failure then recovery, or make refusal an error type:\n%s", joined)
 	}
 	calls, _ := st.Calls(context.Background(), 1)
 	var found bool
@@ -388,5 +392,60 @@ func TestFailedCallsAreEmittedAndStored(t *testing.T) {
 	}
 	if !found {
 		t.Error("no call record for the cellar")
+	}
+}
+
+// inOrder fails unless every want is in text, each after the one before.
+func inOrder(t *testing.T, text string, want ...string) {
+	t.Helper()
+	at := 0
+	for _, w := range want {
+		i := strings.Index(text[at:], w)
+		if i < 0 {
+			t.Errorf("no %q after byte %d of:\n%s", w, at, text)
+			return
+		}
+		at += i + len(w)
+	}
+}
+
+// Seed 002: log before recovering, always. A retry and a repair each emit
+// TOOL_FAILURE and then RECOVERY_ATTEMPT; the model error's kind is detail
+// on the TOOL_FAILURE line, never an error type.
+func TestRetriesAndRepairsAreEmitted(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	h := newHarness(t, func(c *openaitest.Call) openaitest.Reply {
+		loc := c.SchemaConst("location_id")
+		mu.Lock()
+		seen[loc]++
+		n := seen[loc]
+		mu.Unlock()
+		switch {
+		case loc == "cellar":
+			return openaitest.Status(500, "server_error", "", "the GPU caught fire")
+		case loc == "garden" && n == 1:
+			return openaitest.Content("not JSON")
+		}
+		return openaitest.FromSchema(nil)(c)
+	})
+	h.attempts = 2
+	r, _ := h.runner(Config{})
+	if _, err := r.Run(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	ev := h.eventLines()
+	inOrder(t, ev,
+		"EMIT: TOOL_FAILURE tool=resolution:cellar", "kind=server",
+		"EMIT: RECOVERY_ATTEMPT strategy=retry success=false",
+		"EMIT: TOOL_FAILURE tool=resolution:cellar", "kind=server")
+	inOrder(t, ev,
+		"EMIT: TOOL_FAILURE tool=resolution:garden", "kind=invalid_json",
+		"EMIT: RECOVERY_ATTEMPT strategy=repair success=true")
+	inOrder(t, ev, "kind=server\n", "EMIT: RECOVERY_ATTEMPT strategy=fallback success=true")
+	for _, bad := range []string{"error_type=server", "error_type=invalid_json"} {
+		if strings.Contains(ev, bad) {
+			t.Errorf("a model error kind is an error type (%s):\n%s", bad, ev)
+		}
 	}
 }

@@ -54,7 +54,17 @@ type Tick struct {
 	target  int
 	events  []Event
 	calls   []Call
-	stopped bool // a handler already ran and recorded the stop
+	stopped bool     // a handler already ran and recorded the stop
+	held    []string // strategies of the recoveries whose success the tick's end tells
+}
+
+// settle emits the held recoveries, which held when the tick goes on to
+// commit (success) and did not when it is dropped.
+func (t *Tick) settle(success bool) {
+	for _, s := range t.held {
+		t.emit(recovery(t.N, s, success))
+	}
+	t.held = nil
 }
 
 // Enter emits the entry into state (a step of the tick that is not a phase
@@ -102,10 +112,15 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 		down = endpointFailure(calls)
 		reason = fmt.Sprintf("every %s call failed and the endpoint is unusable", p.Name)
 	}
+	// A fallback holds only if the tick commits: those of an earlier phase
+	// are told when the tick's fate is known (settle), with this phase's.
 	for _, c := range calls {
 		if c.Result.Err != nil {
-			t.emit(recovery(t.N, p.Strategy, down == nil))
+			t.held = append(t.held, p.Strategy)
 		}
+	}
+	if down != nil || p.Final {
+		t.settle(down == nil)
 	}
 	if down != nil {
 		return nil, t.quorum(ctx, len(t.calls), down, reason)
@@ -132,6 +147,7 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 	}
 
 	// COMMIT
+	t.settle(true)
 	t.Enter(StateCommit)
 	rec := t.Record
 	if err := r.Game.Encode(rec, r.state, next); err != nil {
@@ -170,25 +186,28 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 	return next, tr, nil
 }
 
-// failures emits every failed call (seed 002: emit before recovery) and
-// returns how many failed. When the phase deadline passed it first runs the
-// timeout handler: the partial results are used.
+// failures emits, call by call, every failure the client recovered from or
+// tried to (TOOL_FAILURE, then RECOVERY_ATTEMPT strategy=retry|repair) and
+// the failure that ended a failed call (TOOL_FAILURE, its kind as detail;
+// Phase emits its fallback next): seed 002's emit before recovery. When the
+// phase deadline passed, the timeout handler then runs once: the partial
+// results are used. It returns how many calls failed.
 func (t *Tick) failures(calls []Call, deadline bool) int {
 	failed := 0
 	for _, c := range calls {
-		if c.Result.Err != nil {
+		key := c.Result.Request.EntityKey
+		for _, rc := range c.Result.Recoveries {
+			t.emit(toolFailure(t.N, key, rc.Err))
+			t.emit(recovery(t.N, rc.Strategy, rc.Success))
+		}
+		if err := c.Result.Err; err != nil {
 			failed++
+			t.emit(toolFailure(t.N, key, err))
 		}
 	}
 	if deadline && failed > 0 {
-		t.emit(errorEntry(t.N, "timeout"))
+		t.emit(errorEntry(t.N, StopTimeout))
 		t.emit(message(t.N, fmt.Sprintf("Phase deadline reached, using partial results (%d of %d calls answered)", len(calls)-failed, len(calls))))
-	}
-	for _, c := range calls {
-		if err := c.Result.Err; err != nil {
-			t.emit(toolFailure(t.N, c.Result.Request.EntityKey, err))
-			t.emit(errorEntry(t.N, llm.KindOf(err).String()))
-		}
 	}
 	return failed
 }
@@ -220,6 +239,7 @@ func (t *Tick) fail(ctx context.Context, errorType string, err error) error {
 }
 
 func (t *Tick) stop(ctx context.Context, reason string, err error) {
+	t.settle(false)
 	t.stopped = true
 	t.r.recordStop(ctx, t.N, reason, err, t.events)
 }

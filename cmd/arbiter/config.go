@@ -39,6 +39,7 @@ type LLMConfig struct {
 	Model          string        `mapstructure:"model" yaml:"model" json:"model"`
 	Timeout        time.Duration `mapstructure:"timeout" yaml:"timeout" json:"timeout"`
 	MaxAttempts    int           `mapstructure:"max_attempts" yaml:"max_attempts" json:"max_attempts"`
+	RateLimitWaits int           `mapstructure:"rate_limit_waits" yaml:"rate_limit_waits" json:"rate_limit_waits"`
 	RepairAttempts int           `mapstructure:"repair_attempts" yaml:"repair_attempts" json:"repair_attempts"`
 	Concurrency    int           `mapstructure:"concurrency" yaml:"concurrency" json:"concurrency"`
 	Depth          int           `mapstructure:"depth" yaml:"depth" json:"depth"`
@@ -95,6 +96,7 @@ var defaults = map[string]any{
 	"llm.model":                     "gpt-4o-mini",
 	"llm.timeout":                   "60s",
 	"llm.max_attempts":              llm.DefaultMaxAttempts,
+	"llm.rate_limit_waits":          llm.DefaultRateLimitWaits,
 	"llm.repair_attempts":           llm.DefaultRepairAttempts,
 	"llm.concurrency":               llm.DefaultConcurrency,
 	"llm.depth":                     llm.DefaultDepth,
@@ -196,6 +198,7 @@ func (c *Config) validate() error {
 	check(c.LLM.Model != "", "config llm.model: must not be empty")
 	check(c.LLM.Timeout > 0, "config llm.timeout: must be positive, got %s", c.LLM.Timeout)
 	check(c.LLM.MaxAttempts >= 1, "config llm.max_attempts: must be at least 1, got %d", c.LLM.MaxAttempts)
+	check(c.LLM.RateLimitWaits >= 0, "config llm.rate_limit_waits: must not be negative, got %d", c.LLM.RateLimitWaits)
 	check(c.LLM.Concurrency >= 1, "config llm.concurrency: must be at least 1, got %d", c.LLM.Concurrency)
 	check(c.LLM.BackoffBase > 0, "config llm.backoff_base: must be positive, got %s", c.LLM.BackoffBase)
 	lc := c.llmConfig(c.LLM.BaseURL)
@@ -253,6 +256,7 @@ func (c *Config) llmConfig(url string) llm.Config {
 		APIKey:         c.LLM.APIKey,
 		Timeout:        c.LLM.Timeout,
 		MaxAttempts:    c.LLM.MaxAttempts,
+		RateLimitWaits: c.LLM.RateLimitWaits,
 		RepairAttempts: c.LLM.RepairAttempts,
 		Concurrency:    c.LLM.Concurrency,
 		Depth:          c.LLM.Depth,
