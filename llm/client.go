@@ -93,7 +93,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (res Result) {
 	}
 	schema, err := c.schemas.get(accept)
 	if err != nil {
-		res.Err = &Error{Kind: KindBadRequest, Err: err,
+		res.Err = &Error{Kind: KindSchemaInvalid, Err: err,
 			Message: fmt.Sprintf("schema %s of %s does not compile: %v", req.SchemaName, req.EntityKey, err)}
 		return res
 	}

@@ -589,10 +589,10 @@ func TestCompleteBadRequestBeforeSending(t *testing.T) {
 	noModel.Params.Model = ""
 	badSchema := testRequest("go")
 	badSchema.Schema = json.RawMessage(`{"type": 12}`)
-	for _, req := range []Request{noModel, badSchema} {
-		res := c.Complete(t.Context(), req)
-		if KindOf(res.Err) != KindBadRequest || res.Attempts != 0 {
-			t.Errorf("err = %v, attempts = %d; want bad_request before sending", res.Err, res.Attempts)
+	for req, want := range map[*Request]Kind{&noModel: KindBadRequest, &badSchema: KindSchemaInvalid} {
+		res := c.Complete(t.Context(), *req)
+		if KindOf(res.Err) != want || res.Attempts != 0 {
+			t.Errorf("err = %v, attempts = %d; want %s before sending", res.Err, res.Attempts, want)
 		}
 	}
 	if !strings.Contains(c.Complete(t.Context(), noModel).Err.Error(), "set llm.model") {

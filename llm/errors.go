@@ -24,20 +24,21 @@ type Kind int
 // transient and retried with backoff; InvalidJSON and Schema may be repaired;
 // the others are final.
 const (
-	KindUnknown     Kind = iota // anything not classified below; final
-	KindTimeout                 // an attempt ran past Config.Timeout, or 408
-	KindRateLimit               // 429 other than insufficient_quota
-	KindQuota                   // 429 insufficient_quota: the account is out of credit
-	KindServer                  // 5xx
-	KindConnection              // refused, reset, closed early, DNS
-	KindCanceled                // the caller's context ended
-	KindRefusal                 // the model refused (message.refusal, content filter)
-	KindTruncated               // finish_reason=length
-	KindInvalidJSON             // the answer is not one JSON value
-	KindSchema                  // the answer does not match the request's schema
-	KindAuth                    // 401, 403
-	KindBadRequest              // 400, 422 and other 4xx; a request the client cannot send
-	KindNotFound                // 404: unknown model or wrong base URL
+	KindUnknown       Kind = iota // anything not classified below; final
+	KindTimeout                   // an attempt ran past Config.Timeout, or 408
+	KindRateLimit                 // 429 other than insufficient_quota
+	KindQuota                     // 429 insufficient_quota: the account is out of credit
+	KindServer                    // 5xx
+	KindConnection                // refused, reset, closed early, DNS
+	KindCanceled                  // the caller's context ended
+	KindRefusal                   // the model refused (message.refusal, content filter)
+	KindTruncated                 // finish_reason=length
+	KindInvalidJSON               // the answer is not one JSON value
+	KindSchema                    // the answer does not match the request's schema
+	KindAuth                      // 401, 403
+	KindBadRequest                // 400, 422 and other 4xx; a request the client cannot send
+	KindNotFound                  // 404: unknown model or wrong base URL
+	KindSchemaInvalid             // the request's schema does not compile, or the server refused it (400 on response_format)
 )
 
 var kindNames = [...]string{
@@ -55,6 +56,8 @@ var kindNames = [...]string{
 	KindAuth:        "auth",
 	KindBadRequest:  "bad_request",
 	KindNotFound:    "not_found",
+
+	KindSchemaInvalid: "schema_invalid",
 }
 
 // String returns the snake_case name used in logs and events, e.g. "rate_limit".
@@ -134,6 +137,8 @@ var (
 	ErrAuth        = sentinel(KindAuth, "model server rejected the credentials")
 	ErrBadRequest  = sentinel(KindBadRequest, "model server rejected the request")
 	ErrNotFound    = sentinel(KindNotFound, "model or endpoint not found")
+	// ErrSchemaInvalid: the request's schema, not the answer, is at fault.
+	ErrSchemaInvalid = sentinel(KindSchemaInvalid, "the request's schema is invalid")
 )
 
 func sentinel(k Kind, msg string) *Error { return &Error{Kind: k, Message: msg} }
@@ -166,7 +171,12 @@ func (c classifier) classify(parent context.Context, err error) *Error {
 		return &Error{Kind: KindCanceled, Err: err, Message: "call to " + c.baseURL + " canceled"}
 	}
 	if apiErr, ok := errors.AsType[*openai.APIError](err); ok && apiErr.HTTPStatusCode > 0 {
-		return c.status(apiErr.HTTPStatusCode, apiErr.Type, codeString(apiErr.Code), apiErr.Message, err)
+		e := c.status(apiErr.HTTPStatusCode, apiErr.Type, codeString(apiErr.Code), apiErr.Message, err)
+		if e.Kind == KindBadRequest && apiErr.Param != nil && strings.HasPrefix(*apiErr.Param, "response_format") {
+			e.Kind = KindSchemaInvalid
+			e.Hint = "the server refused the request's JSON schema"
+		}
+		return e
 	}
 	if reqErr, ok := errors.AsType[*openai.RequestError](err); ok && reqErr.HTTPStatusCode > 0 {
 		return c.status(reqErr.HTTPStatusCode, "", "", string(reqErr.Body), err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/world"
 )
 
@@ -37,11 +38,11 @@ func ResolutionRequest(env Env, st *world.State, loc *world.Location, present []
 	log.Debug("Phase 2a: prompts rendered for "+loc.ID, "system_chars", len(system), "user_chars", len(user))
 	schema, err := ResolutionSchema(tick, loc.ID, present, reachableFrom(loc))
 	if err != nil {
-		return llm.Request{}, fmt.Errorf("resolution schema for %s: %w", loc.ID, err)
+		return llm.Request{}, fmt.Errorf("%w: resolution schema for %s: %w", runner.ErrSchemaInvalid, loc.ID, err)
 	}
 	accept, err := ResolutionEnvelope(tick, loc.ID)
 	if err != nil {
-		return llm.Request{}, err
+		return llm.Request{}, fmt.Errorf("%w: %w", runner.ErrSchemaInvalid, err)
 	}
 	return llm.Request{
 		EntityKey:  ResolutionKey(loc.ID),

@@ -43,6 +43,13 @@ func (c *counter) Step(ctx context.Context, t *Tick, s, in any) (any, error) {
 		return nil, fmt.Errorf("move %d: moves are positive: %w", move, ErrRefused)
 	case move == 13:
 		return nil, errors.New("unlucky")
+	case move == 11:
+		_, err := t.Phase(ctx, Phase{Name: "ask", Calls: 1, Strategy: "none", Final: true}, func(ctx context.Context) ([]Call, error) {
+			return nil, fmt.Errorf("schema of ask:1: %w", ErrSchemaInvalid)
+		})
+		if err != nil {
+			return nil, err
+		}
 	case move == 7:
 		_, err := t.Phase(ctx, Phase{Name: "ask", Calls: 1, Strategy: "none", Final: true}, func(ctx context.Context) ([]Call, error) {
 			res := c.client.Complete(ctx, llm.Request{EntityKey: "ask:1", Phase: "ask", Params: llm.Params{Model: "m"},
@@ -142,5 +149,36 @@ func TestOtherKindRefused(t *testing.T) {
 	r2, _ := openCounter(t, "abacus", path, openaitest.FromSchema(nil))
 	if err := r2.Open(context.Background()); !errors.Is(err, ErrStateMismatch) || !strings.Contains(err.Error(), "counter") {
 		t.Errorf("Open by another kind = %v, want ErrStateMismatch naming counter", err)
+	}
+}
+
+// Seed 002's schema_invalid: a schema that cannot be built, or that the
+// server refuses, stops the run before (or instead of) paying for calls.
+func TestSchemaInvalidStopsTheRun(t *testing.T) {
+	refused := openaitest.Raw(400, "application/json",
+		`{"error":{"message":"Invalid schema for response_format 'S'","type":"invalid_request_error","param":"response_format","code":null}}`)
+	for _, tc := range []struct {
+		name string
+		move int
+	}{{"cannot be built", 11}, {"refused by the server", 7}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, events := openCounter(t, "counter", filepath.Join(t.TempDir(), "state.db"), openaitest.Always(refused))
+			_, err := r.Turn(context.Background(), tc.move)
+			var se *SchemaError
+			if !errors.As(err, &se) || !errors.Is(err, ErrSchemaInvalid) {
+				t.Fatalf("err = %v, want a SchemaError", err)
+			}
+			var lines []string
+			for _, e := range *events {
+				lines = append(lines, e.String())
+			}
+			got := strings.Join(lines, "\n")
+			if !strings.Contains(got, "EMIT: STATE_ENTRY state=ERROR error_type=schema_invalid\nEMIT: \"Invalid schema, cannot proceed\"") {
+				t.Errorf("events:\n%s", got)
+			}
+			if r.LastTick() != 0 {
+				t.Error("a tick committed")
+			}
+		})
 	}
 }

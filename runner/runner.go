@@ -38,6 +38,37 @@ type Runner struct {
 	last   int // last committed tick
 	state  any // the state after last
 	used   int // tokens spent by all runs, counted when a budget is set
+	// cost is the calls and tokens of the committed ticks per phase, from
+	// which a phase's expected cost is estimated when a budget is set.
+	cost map[string]*phaseCost
+}
+
+type phaseCost struct{ calls, tokens int }
+
+// expected estimates what n calls of phase will cost: n times the average
+// call of that phase so far, 0 when none was made yet.
+func (r *Runner) expected(phase string, n int) int {
+	c := r.cost[phase]
+	if c == nil || c.calls == 0 {
+		return 0
+	}
+	return (n*c.tokens + c.calls - 1) / c.calls
+}
+
+// spent counts the calls of a committed tick into the per-phase costs.
+func (r *Runner) spent(calls []Call) {
+	if r.cost == nil {
+		r.cost = map[string]*phaseCost{}
+	}
+	for _, c := range calls {
+		p := r.cost[c.Result.Request.Phase]
+		if p == nil {
+			p = &phaseCost{}
+			r.cost[c.Result.Request.Phase] = p
+		}
+		p.calls++
+		p.tokens += c.Result.Usage.Total()
+	}
 }
 
 // PhaseProgress reports the start (Done=false) or end of a phase.
@@ -78,6 +109,7 @@ const (
 	StopBudget      = "budget_exhausted"
 	StopInterrupted = "interrupted"
 	StopError       = "error"
+	StopSchema      = "schema_invalid"
 )
 
 // Error types of seed 002's handlers that do not stop a run.
@@ -108,13 +140,37 @@ func (e *QuorumError) Error() string {
 
 func (e *QuorumError) Unwrap() error { return e.Cause }
 
+// ErrSchemaInvalid marks a schema that cannot be built; a kind wraps it in
+// the error of a phase's run. It is llm.ErrSchemaInvalid, which also matches
+// a call whose schema did not compile or was refused by the server.
+var ErrSchemaInvalid = llm.ErrSchemaInvalid
+
+// SchemaError stops a run whose request schema is invalid (seed 002's
+// schema_invalid): the tick is not committed.
+type SchemaError struct {
+	Tick  int
+	Cause error
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("schema_invalid: tick %d not committed: %v", e.Tick, e.Cause)
+}
+
+func (e *SchemaError) Unwrap() error { return e.Cause }
+
 // BudgetError stops a run cleanly when the token budget is spent.
 type BudgetError struct {
 	Used, Budget int
 	Tick         int // last committed tick
+	// Needed is what the tick stopped in flight would have brought Used to,
+	// as estimated before its next phase; 0 when it never started.
+	Needed int
 }
 
 func (e *BudgetError) Error() string {
+	if e.Needed > e.Used {
+		return fmt.Sprintf("budget_exhausted: %d of %d tokens used, and tick %d would need about %d in all; stopped after tick %d (raise run.token_budget to go on)", e.Used, e.Budget, e.Tick+1, e.Needed, e.Tick)
+	}
 	return fmt.Sprintf("budget_exhausted: %d of %d tokens used; stopped after tick %d (raise run.token_budget to go on)", e.Used, e.Budget, e.Tick)
 }
 
@@ -153,6 +209,10 @@ func (r *Runner) Open(ctx context.Context) error {
 			return err
 		}
 		r.used = sum.Total.PromptTokens + sum.Total.CompletionTokens
+		r.cost = map[string]*phaseCost{}
+		for _, g := range sum.ByPhase {
+			r.cost[g.Key] = &phaseCost{calls: g.Calls, tokens: g.PromptTokens + g.CompletionTokens}
+		}
 	}
 	r.last, r.state, r.opened = last, st, true
 	return nil
@@ -206,11 +266,7 @@ func (r *Runner) step(ctx context.Context, in any, target int) (*TickReport, err
 	tick := r.last + 1
 	if r.Config.TokenBudget > 0 && r.used >= r.Config.TokenBudget {
 		var events []Event
-		r.emit(&events, errorEntry(tick, StopBudget))
-		r.emit(&events, message(tick, "Token budget exhausted"))
-		err := &BudgetError{Used: r.used, Budget: r.Config.TokenBudget, Tick: r.last}
-		r.recordStop(ctx, tick, StopBudget, err, events)
-		return nil, err
+		return nil, r.budgetExhausted(ctx, tick, &events, r.used)
 	}
 	next, tr, err := r.tick(ctx, in, target)
 	if err != nil {
@@ -221,6 +277,17 @@ func (r *Runner) step(ctx context.Context, in any, target int) (*TickReport, err
 	return tr, nil
 }
 
+// budgetExhausted runs the budget_exhausted handler: the tick in flight, if
+// any, is dropped, and the run stops cleanly after the last committed tick.
+// used is what the tick would have brought the total to.
+func (r *Runner) budgetExhausted(ctx context.Context, tick int, events *[]Event, used int) error {
+	r.emit(events, errorEntry(tick, StopBudget))
+	r.emit(events, message(tick, "Token budget exhausted"))
+	err := &BudgetError{Used: r.used, Budget: r.Config.TokenBudget, Tick: r.last, Needed: used}
+	r.recordStop(ctx, tick, StopBudget, err, *events)
+	return err
+}
+
 func stopReason(err error) string {
 	switch {
 	case errors.Is(err, ErrInterrupted):
@@ -229,6 +296,8 @@ func stopReason(err error) string {
 		return StopQuorum
 	case errors.As(err, new(*BudgetError)):
 		return StopBudget
+	case errors.As(err, new(*SchemaError)):
+		return StopSchema
 	default:
 		return StopError
 	}

@@ -28,7 +28,7 @@ type harness struct {
 	// attempts is the client's llm.max_attempts; 0 means 1 (no retry).
 	attempts int
 	events   []Event
-	mu     sync.Mutex
+	mu       sync.Mutex
 }
 
 func newHarness(t *testing.T, h openaitest.Handler) *harness {
@@ -345,8 +345,13 @@ func TestBudgetExhaustedStopsCleanly(t *testing.T) {
 	if !errors.As(err, &be) {
 		t.Fatalf("err = %v, want a BudgetError", err)
 	}
-	if rep.Stop != StopBudget || lastTick(t, st) != 2 || be.Used != 2*perTick {
-		t.Errorf("stop %q, last tick %d, used %d; want budget_exhausted after tick 2 with %d used", rep.Stop, lastTick(t, st), be.Used, 2*perTick)
+	// Seed 002 checks the budget before each phase with the phase's
+	// expected cost: tick 2 would pass the budget, so it does not start.
+	if rep.Stop != StopBudget || lastTick(t, st) != 1 || be.Used != perTick || be.Tick != 1 {
+		t.Errorf("stop %q, last tick %d, used %d, tick %d; want budget_exhausted after tick 1 with %d used", rep.Stop, lastTick(t, st), be.Used, be.Tick, perTick)
+	}
+	if h.srv.CallCount() != 6 {
+		t.Errorf("%d calls, want the 6 of tick 1 only", h.srv.CallCount())
 	}
 	if !strings.Contains(h.eventLines(), "error_type=budget_exhausted") {
 		t.Errorf("no budget event:\n%s", h.eventLines())
@@ -448,4 +453,22 @@ func TestRetriesAndRepairsAreEmitted(t *testing.T) {
 			t.Errorf("a model error kind is an error type (%s):\n%s", bad, ev)
 		}
 	}
+}
+
+// The budget is checked before each phase: a tick whose resolution would
+// pass it stops after its intentions, not after paying for the resolution.
+func TestBudgetCheckedBeforeEachPhase(t *testing.T) {
+	h := newHarness(t, openaitest.FromSchema(nil))
+	perCall := openaitest.DefaultUsage.PromptTokens + openaitest.DefaultUsage.CompletionTokens
+	r, st := h.runner(Config{TokenBudget: 6*perCall + 4*perCall})
+	_, err := r.Run(context.Background(), 3)
+	var be *BudgetError
+	if !errors.As(err, &be) {
+		t.Fatalf("err = %v, want a BudgetError", err)
+	}
+	// Tick 2: its intentions (3 calls) fit, its resolution (3 more) would not.
+	if lastTick(t, st) != 1 || h.srv.CallCount() != 9 {
+		t.Errorf("last tick %d, %d calls; want 1 and 9 (tick 2 stopped before its resolution)", lastTick(t, st), h.srv.CallCount())
+	}
+	inOrder(t, h.eventLines(), "EMIT: STATE_ENTRY state=INTENTION", "EMIT: STATE_ENTRY state=ERROR error_type=budget_exhausted", `EMIT: "Token budget exhausted"`)
 }

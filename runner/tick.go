@@ -58,6 +58,15 @@ type Tick struct {
 	held    []string // strategies of the recoveries whose success the tick's end tells
 }
 
+// usage is the tokens of the tick's calls so far.
+func (t *Tick) usage() int {
+	n := 0
+	for _, c := range t.calls {
+		n += c.Result.Usage.Total()
+	}
+	return n
+}
+
 // settle emits the held recoveries, which held when the tick goes on to
 // commit (success) and did not when it is dropped.
 func (t *Tick) settle(success bool) {
@@ -84,6 +93,15 @@ func (t *Tick) emit(ev Event) { t.r.emit(&t.events, ev) }
 // that cannot be built), and Step should return the error as it is.
 func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context) ([]Call, error)) ([]Call, error) {
 	r := t.r
+	if b := r.Config.TokenBudget; b > 0 {
+		need := r.used + t.usage() + r.expected(p.Name, p.Calls)
+		if need > b || r.used >= b {
+			t.settle(false)
+			err := r.budgetExhausted(ctx, t.N, &t.events, need)
+			t.stopped = true
+			return nil, err
+		}
+	}
 	t.emit(stateEntry(t.N, strings.ToUpper(p.Name)))
 	r.phase(PhaseProgress{Tick: t.N, LastTick: t.target, Phase: p.Name, Calls: p.Calls})
 	pctx, cancel := r.phaseContext(ctx)
@@ -91,6 +109,9 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 	calls, err := run(pctx)
 	deadline := pctx.Err() != nil
 	cancel()
+	if errors.Is(err, ErrSchemaInvalid) {
+		return nil, t.schemaInvalid(ctx, err)
+	}
 	if err != nil {
 		return nil, t.fail(ctx, "prompt_invalid", err)
 	}
@@ -100,6 +121,11 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 	failed := t.failures(calls, deadline)
 	r.phase(PhaseProgress{Tick: t.N, LastTick: t.target, Phase: p.Name, Calls: len(calls), Failed: failed, Done: true, Elapsed: time.Since(start)})
 	t.calls = append(t.calls, calls...)
+	for _, c := range calls {
+		if errors.Is(c.Result.Err, ErrSchemaInvalid) {
+			return nil, t.schemaInvalid(ctx, c.Result.Err)
+		}
+	}
 
 	var down error // why the tick is dropped
 	reason := "no model call of the tick succeeded"
@@ -175,6 +201,7 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 		}
 		return nil, nil, t.fail(ctx, "commit_failed", err)
 	}
+	r.spent(t.calls)
 	// Only now, with the tick stored, do its exchanges enter the history.
 	if r.Client != nil {
 		r.Client.History().Commit(results...)
@@ -219,6 +246,17 @@ func (t *Tick) quorum(ctx context.Context, calls int, cause error, reason string
 	t.emit(message(t.N, "Insufficient model data"))
 	err := &QuorumError{Tick: t.N, Calls: calls, Cause: cause, Reason: reason}
 	t.stop(ctx, StopQuorum, err)
+	return err
+}
+
+// schemaInvalid runs the schema_invalid handler: a request's schema cannot
+// be built or the server refused it, so no call of the tick can succeed; the
+// tick is dropped and the run returns with the schema's error.
+func (t *Tick) schemaInvalid(ctx context.Context, cause error) error {
+	t.emit(errorEntry(t.N, StopSchema))
+	t.emit(message(t.N, "Invalid schema, cannot proceed"))
+	err := &SchemaError{Tick: t.N, Cause: cause}
+	t.stop(ctx, StopSchema, err)
 	return err
 }
 
