@@ -345,7 +345,9 @@ func TestChecklist(t *testing.T) {
 			t.Errorf("ran without charges")
 		}
 		r.place("p2", "Fast", r.s.Turn)
-		r.d.declare = func(_ *State, _ Phase, _ string, opts []ChargeOption) []Declaration { return []Declaration{{Ship: opts[0].Ship}} }
+		r.d.declare = func(_ *State, _ Phase, _ string, opts []ChargeOption) []Declaration {
+			return []Declaration{{Ship: opts[0].Ship}}
+		}
 		r.turn()
 		if r.fired("p1-1") != 1 {
 			t.Errorf("did not run after a charge")

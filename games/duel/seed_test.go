@@ -1,0 +1,146 @@
+package duel
+
+import (
+	"testing"
+
+	"github.com/arbiter-sim/arbiter/engine"
+)
+
+// The four test cases of seed 003, on the duel's own catalog.
+
+// Test 1: Zenith destroyed by a Guardian charge makes 3 Xenites before it
+// is removed.
+func TestZenithDestructionMakesThreeXenitesBeforeRemoval(t *testing.T) {
+	t.Parallel()
+	g := newGame(t, map[string]any{"seats": people("person", "person")})
+	st := g.Initial()
+	guardian := give(st, P1, "Guardian", 5, 3)
+	zenith := give(st, P2, "Zenith", 4, 0)
+	var xenitesAtFire, xenitesAtRemoval = -1, -1
+	zenithAliveAtFire := false
+	var next *State
+	count := func() int {
+		n := 0
+		for _, sh := range next.Board.Ships {
+			if sh.Owner == P2 && sh.Def == "Xenite" && !sh.Destroyed {
+				n++
+			}
+		}
+		return n
+	}
+	g.observe = func(tr engine.Trace) {
+		if tr.Ship != zenith.ID {
+			return
+		}
+		switch {
+		case tr.Step == engine.StepFired && tr.Timing == engine.UponDestruction:
+			xenitesAtFire = count()
+			zenithAliveAtFire = !next.Board.Ship(zenith.ID).Destroyed
+		case tr.Step == engine.StepDestroyed:
+			xenitesAtRemoval = count()
+		}
+	}
+	fire := chooser{charges: func(v ChargeView) ChargeChoice {
+		return ChargeChoice{Fire: []engine.Declaration{{Ship: guardian.ID, Target: zenith.ID}}}
+	}}
+	// The observer reads the board being played, so the engine's turn is
+	// played here on a clone we hold.
+	next = st.clone()
+	eng, err := engine.New(g.cat, engine.Scheduled, custom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Observer = g.observe
+	se := &seats{g: g, people: Seats{P1: fire, P2: chooser{}}, eng: eng, log: &TurnLog{}}
+	if err := eng.Turn(t.Context(), next.Board, se, func() int { return 1 }); err != nil {
+		t.Fatal(err)
+	}
+	if xenitesAtFire != 0 || !zenithAliveAtFire {
+		t.Errorf("when its power fired: %d Xenites, Zenith alive %v; want 0 and alive", xenitesAtFire, zenithAliveAtFire)
+	}
+	if xenitesAtRemoval != 3 {
+		t.Errorf("%d Xenites when the Zenith was marked destroyed, want 3", xenitesAtRemoval)
+	}
+	if !next.Board.Ship(zenith.ID).Destroyed || count() != 3 {
+		t.Errorf("after the turn: Zenith destroyed %v, %d Xenites", next.Board.Ship(zenith.ID).Destroyed, count())
+	}
+}
+
+// Test 2: an Orbital built on turn 1 gains 1 line on turn 1 and none on
+// turn 2.
+func TestOrbitalFiresOnBuildTurnOnly(t *testing.T) {
+	t.Parallel()
+	g := newGame(t, map[string]any{"seats": people("person", "person")})
+	built := false
+	orbital := chooser{build: func(v BuildView) BuildChoice {
+		if built {
+			return BuildChoice{}
+		}
+		built = true
+		return BuildChoice{Ship: "Orbital"}
+	}}
+	gained := map[int]int{}
+	g.observe = func(tr engine.Trace) {
+		if tr.Step == engine.StepApplied && tr.Ship != "" && tr.Effect == engine.GainLines {
+			gained[tr.Turn] += tr.Amount
+		}
+	}
+	st := g.Initial()
+	st = turn(t, g, st, Seats{P1: orbital, P2: chooser{}})
+	st = turn(t, g, st, Seats{P1: orbital, P2: chooser{}})
+	if gained[1] != 1 || gained[2] != 0 {
+		t.Errorf("Orbital gained %d lines on turn 1 and %d on turn 2, want 1 and 0", gained[1], gained[2])
+	}
+	if u := st.Board.Ship("p1-1").Usage; len(u) != 1 || u[0].Turn != 1 {
+		t.Errorf("usage %+v, want one firing on turn 1", u)
+	}
+}
+
+// Test 3: with a Leviathan in play its owner's dice always show 6.
+func TestLeviathanForcesSix(t *testing.T) {
+	t.Parallel()
+	g := newGame(t, map[string]any{"seats": people("person", "person"), "seed": 3})
+	st := g.Initial()
+	give(st, P1, "Leviathan", 10, 0)
+	other := map[int]bool{}
+	for range 12 { // the Leviathan's 2 damage a turn ends the game on turn 15
+		st = turn(t, g, st, Seats{P1: chooser{}, P2: chooser{}})
+		if d := st.Board.Player(P1).Dice; d != 6 {
+			t.Fatalf("turn %d: p1 rolled %d with a Leviathan", st.Board.Turn, d)
+		}
+		other[st.Board.Player(P2).Dice] = true
+	}
+	if len(other) < 3 {
+		t.Errorf("p2 rolled only %v in 12 turns: the dice are not rolled", other)
+	}
+}
+
+// Test 4: a Science Vessel doubles a Defender's healing, 6 instead of 3.
+func TestScienceVesselDoublesDefenderHealingToSix(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		vessel  bool
+		healing int
+	}{{"with a Science Vessel", true, 6}, {"without", false, 3}} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newGame(t, map[string]any{"seats": people("person", "person")})
+			st := g.Initial()
+			st.Board.Player(P1).Health = 20
+			defender := give(st, P1, "Defender", 4, 0)
+			if tt.vessel {
+				give(st, P1, "Science Vessel", 3, 0)
+			}
+			healed := -1
+			g.observe = func(tr engine.Trace) {
+				if tr.Step == engine.StepApplied && tr.Ship == defender.ID && tr.Effect == engine.Heal {
+					healed = tr.Amount
+				}
+			}
+			st = turn(t, g, st, Seats{P1: chooser{}, P2: chooser{}})
+			if healed != tt.healing || st.Board.Player(P1).Health != 20+tt.healing {
+				t.Errorf("Defender healed %d (health %d), want %d", healed, st.Board.Player(P1).Health, tt.healing)
+			}
+		})
+	}
+}
