@@ -249,6 +249,9 @@ func (c classifier) status(code int, errType, apiCode, msg string, err error) *E
 	case code == http.StatusForbidden:
 		e.Kind = KindAuth
 		e.Hint = "check OPENAI_API_KEY and its access to the model"
+	case apiCode == "context_length_exceeded":
+		e.Kind = KindBadRequest
+		e.Hint = "the request is longer than the model's context window"
 	case code == http.StatusNotFound:
 		e.Kind = KindNotFound
 		e.Hint = "check llm.model and llm.base_url"

@@ -69,7 +69,7 @@ made; a chronicle.json saved by an earlier version is imported the first time.`,
 	f.String("chat-model", "", "model of the chat when it differs from llm.model (chronicle.model)")
 	f.Float32("temperature", 0, "sampling temperature of the model's messages (chronicle.temperature, default 0.8)")
 	f.Int("max-tokens", 0, "longest model message, in tokens (chronicle.max_tokens, default 1000)")
-	f.Int("window", 0, "latest messages sent to the model each turn, 0 for all (chronicle.window, default 40)")
+	f.Int("window", 0, "latest messages sent to the model each turn, 0 for all (chronicle.window, default 0: the whole conversation)")
 	return cmd
 }
 

@@ -112,7 +112,7 @@ var defaults = map[string]any{
 	"chronicle.model":               "",
 	"chronicle.temperature":         0.8,
 	"chronicle.max_tokens":          1000,
-	"chronicle.window":              40,
+	"chronicle.window":              0, // seed 001: everything goes into the conversation
 	"run.phase_timeout":             "0s",
 	"run.token_budget":              0,
 }

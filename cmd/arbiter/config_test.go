@@ -27,6 +27,11 @@ func TestConfigYAMLMatchesDefaults(t *testing.T) {
 	if *fromFile != *builtIn {
 		t.Errorf("config.yaml and the built-in defaults differ:\nfile:     %+v\nbuilt-in: %+v", *fromFile, *builtIn)
 	}
+	// Seed 001: the model sees the whole conversation; seed 002: one retry.
+	if builtIn.Chronicle.Window != 0 || builtIn.LLM.MaxAttempts != 2 || builtIn.LLM.RateLimitWaits != 3 {
+		t.Errorf("chronicle.window %d, llm.max_attempts %d, llm.rate_limit_waits %d; want 0, 2, 3",
+			builtIn.Chronicle.Window, builtIn.LLM.MaxAttempts, builtIn.LLM.RateLimitWaits)
+	}
 }
 
 func TestConfigPrecedence(t *testing.T) {

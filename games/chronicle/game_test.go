@@ -686,3 +686,20 @@ func TestWindowLeavesOutEarlyMessages(t *testing.T) {
 		t.Errorf("the request does not end with the timeline: %q", last)
 	}
 }
+
+// Seed 001 sends the whole conversation; when it outgrows the model's
+// context, the error says so and how to send less.
+func TestReplyTooLongForTheContextSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	dir := newSim(t)
+	_, client := model(t, openaitest.Always(openaitest.Status(400, "invalid_request_error", "context_length_exceeded",
+		"This model's maximum context length is 8192 tokens.")))
+	g := openGame(t, dir)
+	if _, _, err := g.Say("Hello"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := g.Reply(t.Context(), client, params)
+	if !errors.As(err, new(*runner.QuorumError)) || !strings.Contains(err.Error(), "chronicle.window") {
+		t.Errorf("Reply = %v, want a quorum failure naming chronicle.window", err)
+	}
+}

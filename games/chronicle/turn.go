@@ -112,6 +112,9 @@ func (g *Game) ask(ctx context.Context, t *runner.Tick, s *State) error {
 			call.Recovered = cutWithText(res)
 			return []runner.Call{call}, nil
 		})
+	if le, ok := errors.AsType[*llm.Error](err); ok && le.Code == "context_length_exceeded" {
+		return fmt.Errorf("%w; the whole conversation (%d messages) no longer fits: set chronicle.window (--window N) to send only the latest N messages", err, len(s.Messages))
+	}
 	if err != nil {
 		return err
 	}
