@@ -334,3 +334,25 @@ func TestInterpretPaletteDuringPlay(t *testing.T) {
 		t.Errorf("palette = %+v", after.Palette)
 	}
 }
+
+// Seed 001 through the chronicle's grammar: every hole of issue 10 rejects
+// the whole message with the seed's error and leaves the timeline as it was.
+func TestInterpretAllOrNothingHoles(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, msg, want string }{
+		{"palette without bullets", "CREATE PALETTE\nYES: Magic exists\nMAYBE: Time travel", `Invalid palette item type "MAYBE" (must be YES or NO)`},
+		{"palette on one line", "CREATE PALETTE YES: Magic exists NO: Space travel MAYBE: Time travel", `Invalid palette item type "MAYBE"`},
+		{"item after prose", "CREATE PALETTE\n- YES: Magic exists\nAlso:\nNO: Space travel", "not under CREATE PALETTE"},
+		{"misspelt verb", "CRATE PERIOD Dusk AFTER The Golden Age TONE dark DESCRIPTION The end.", `Unknown command "CRATE PERIOD"`},
+		{"after prose", "Here: CREATE PERIOD Dusk AFTER The Golden Age TONE dark DESCRIPTION The end.", "must start its own line"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tl := playTimeline()
+			cmds, after, err := Interpret(tl, tc.msg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || cmds != nil || !reflect.DeepEqual(after, tl) {
+				t.Errorf("Interpret = %v, %v; want nothing applied and an error containing %q", cmds, err, tc.want)
+			}
+		})
+	}
+}
