@@ -5,11 +5,14 @@
 //
 // A Game (narrative, chronicle, ...) says what one tick does; the runner owns
 // everything around it. Each phase of model calls runs through Tick.Phase:
-// failures are emitted before recovery (TOOL_FAILURE, STATE_ENTRY state=ERROR
-// error_type=..., RECOVERY_ATTEMPT strategy=... success=...), and known error
-// types have handlers: a phase deadline uses the partial results
-// (error_type=timeout); a tick in which no model call succeeded stops with the
-// last committed tick kept (quorum_failure); a spent token budget stops
-// cleanly between ticks (budget_exhausted); an interrupt stops between ticks
-// or rolls back the tick in flight. Anything else returns with a summary.
+// every failure is emitted before its recovery (TOOL_FAILURE with the model
+// error's kind as detail, then RECOVERY_ATTEMPT strategy=retry|repair|
+// fallback success=...), and the ERROR states are seed 002's handlers
+// (STATE_ENTRY state=ERROR error_type=...): a phase deadline uses the
+// partial results (timeout); a tick in which no model call succeeded stops
+// with the last committed tick kept (quorum_failure); a request schema that
+// cannot be built or is refused stops the run (schema_invalid); a token
+// budget that the next phase would pass stops cleanly before it
+// (budget_exhausted); an interrupt stops between ticks or rolls back the
+// tick in flight. Anything else returns with a summary (DEFAULT).
 package runner
