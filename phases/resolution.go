@@ -3,6 +3,7 @@ package phases
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/prompts"
@@ -104,7 +105,7 @@ func readUpdates(env Env, st *world.State, locationID string, present []string, 
 	var errs []ApplyError
 	for _, id := range sortedKeys(skipped) {
 		errs = append(errs, ApplyError{Tick: mo.Tick, LocationID: locationID, CharacterID: id,
-			Reason: fmt.Sprintf("update skipped: %v", skipped[id])})
+			Reason: "update skipped: " + strings.Join(strings.Fields(skipped[id].Error()), " ")})
 	}
 	fb := Fallback(st, locationID)
 	for _, id := range present {
