@@ -211,10 +211,7 @@ func TestMatrixColumnContinuous(t *testing.T) {
 
 func TestMatrixColumnOnceOnly(t *testing.T) {
 	t.Parallel()
-	for _, p := range []Phase{Drawing, EndOfBuild, ConditionalResponse, Automatic} {
-		if p == ConditionalResponse {
-			continue // runs only after charges: see TestChecklist
-		}
+	for _, p := range []Phase{Drawing, EndOfBuild, Automatic} {
 		t.Run(string(p), func(t *testing.T) { checkOnceOnly(t, p) })
 	}
 	for _, p := range []Phase{DiceRoll, LineGeneration, Event, PassivePhase} {

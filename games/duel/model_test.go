@@ -173,8 +173,7 @@ func TestModelCharges(t *testing.T) {
 			st := g.Initial()
 			give(st, P1, "Guardian", 5, 3)
 			tb := openTable(t, t.TempDir(), g, client)
-			_ = tb
-			// Play the turn through a Tick of a runner whose state is st.
+			// Play the turn through a runner whose state is st.
 			r := &runner.Runner{Game: fixedStart{g, st}, Store: tb.st, Client: client}
 			if _, err := r.Turn(context.Background(), Seats{P2: chooser{}}); err != nil {
 				t.Fatal(err)
