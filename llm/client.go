@@ -38,11 +38,14 @@ func New(cfg Config) (*Client, error) {
 	cfg = cfg.withDefaults()
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 
-	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.MaxIdleConnsPerHost = max(cfg.Concurrency, 2)
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = max(cfg.Concurrency, 2)
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
-	oc.HTTPClient = headerCapture{next: &http.Client{Transport: transport}}
+	secrets := NewSecrets(cfg)
+	shown := RedactURL(cfg.BaseURL)
+	oc.HTTPClient = transport{next: &http.Client{Transport: tr}, secrets: secrets,
+		limit: cfg.responseLimit(0), baseURL: shown}
 
 	limit, burst := rate.Inf, 0
 	if cfg.RateLimit > 0 {
@@ -51,7 +54,7 @@ func New(cfg Config) (*Client, error) {
 	return &Client{
 		cfg:     cfg,
 		oa:      openai.NewClientWithConfig(oc),
-		class:   classifier{baseURL: cfg.BaseURL, timeout: cfg.Timeout},
+		class:   classifier{baseURL: shown, secrets: secrets, timeout: cfg.Timeout},
 		history: NewHistory(cfg.Depth),
 		limiter: rate.NewLimiter(limit, burst),
 		log:     cfg.Logger,
@@ -62,6 +65,9 @@ func New(cfg Config) (*Client, error) {
 
 // Config returns the configuration in use, defaults filled in.
 func (c *Client) Config() Config { return c.cfg }
+
+// Secrets returns the scrubber of the client's credentials.
+func (c *Client) Secrets() Secrets { return c.class.secrets }
 
 // History returns the per-entity history that Complete sends back.
 func (c *Client) History() *History { return c.history }

@@ -28,6 +28,10 @@ type Config struct {
 	BackoffBase    time.Duration // first retry delay before jitter (default 500ms)
 	BackoffMax     time.Duration // cap of any retry delay, Retry-After included (default 20s)
 	RateLimit      float64       // requests per second over the whole client; 0 = unlimited
+	// MaxResponseBytes is the largest body read from the server; a larger
+	// answer fails its call (KindOversized). 0: a few times the largest
+	// answer the request's max_tokens allows (see responseLimit).
+	MaxResponseBytes int64
 
 	Logger *slog.Logger // retries and repairs are logged here; discarded when nil
 }
@@ -67,9 +71,9 @@ func (c Config) Validate() error {
 		u, err := url.Parse(c.BaseURL)
 		switch {
 		case err != nil:
-			errs = append(errs, fmt.Errorf("llm.base_url %q is not a URL: %w", c.BaseURL, err))
+			errs = append(errs, fmt.Errorf("llm.base_url %q is not a URL", RedactURL(c.BaseURL)))
 		case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
-			errs = append(errs, fmt.Errorf("llm.base_url %q must be an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1", c.BaseURL))
+			errs = append(errs, fmt.Errorf("llm.base_url %q must be an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1", RedactURL(c.BaseURL)))
 		}
 	}
 	if (c.BaseURL == "" || c.BaseURL == DefaultBaseURL) && c.APIKey == "" {
@@ -87,6 +91,7 @@ func (c Config) Validate() error {
 		{"llm.depth", int64(c.Depth)},
 		{"llm.backoff_base", int64(c.BackoffBase)},
 		{"llm.backoff_max", int64(c.BackoffMax)},
+		{"llm.max_response_bytes", c.MaxResponseBytes},
 	} {
 		if f.v < 0 {
 			errs = append(errs, fmt.Errorf("%s must not be negative", f.key))

@@ -23,7 +23,8 @@ func (c *Client) create(ctx context.Context, log *slog.Logger, recs *[]Recovery,
 		resp  openai.ChatCompletionResponse
 		usage Usage
 	)
-	n, err := c.retry(ctx, log, recs, func(ctx context.Context) error {
+	limit := c.cfg.responseLimit(max(cr.MaxTokens, cr.MaxCompletionTokens))
+	n, err := c.retry(withLimit(ctx, limit), log, recs, func(ctx context.Context) error {
 		r, err := c.oa.CreateChatCompletion(ctx, cr)
 		if err != nil {
 			return err

@@ -39,6 +39,7 @@ const (
 	KindBadRequest                // 400, 422 and other 4xx; a request the client cannot send
 	KindNotFound                  // 404: unknown model or wrong base URL
 	KindSchemaInvalid             // the request's schema does not compile, or the server refused it (400 on response_format)
+	KindOversized                 // the answer's body is over the limit (Config.MaxResponseBytes)
 )
 
 var kindNames = [...]string{
@@ -58,6 +59,7 @@ var kindNames = [...]string{
 	KindNotFound:    "not_found",
 
 	KindSchemaInvalid: "schema_invalid",
+	KindOversized:     "oversized",
 }
 
 // String returns the snake_case name used in logs and events, e.g. "rate_limit".
@@ -139,6 +141,8 @@ var (
 	ErrNotFound    = sentinel(KindNotFound, "model or endpoint not found")
 	// ErrSchemaInvalid: the request's schema, not the answer, is at fault.
 	ErrSchemaInvalid = sentinel(KindSchemaInvalid, "the request's schema is invalid")
+	// ErrOversized: the server sent more than the client reads.
+	ErrOversized = sentinel(KindOversized, "answer larger than the limit")
 )
 
 func sentinel(k Kind, msg string) *Error { return &Error{Kind: k, Message: msg} }
@@ -153,13 +157,18 @@ func KindOf(err error) Kind {
 
 // classifier turns transport and API errors into *Error, naming the endpoint.
 type classifier struct {
-	baseURL string
+	baseURL string // redacted
+	secrets Secrets
 	timeout time.Duration // per attempt
 }
 
 // classify explains err, the failure of one attempt made under parent. It
 // never looks at error strings.
 func (c classifier) classify(parent context.Context, err error) *Error {
+	return c.secrets.scrubError(c.explain(parent, err))
+}
+
+func (c classifier) explain(parent context.Context, err error) *Error {
 	if e, ok := errors.AsType[*Error](err); ok {
 		return e
 	}

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // retry runs call until it succeeds, fails for good, or has been tried
@@ -163,27 +161,6 @@ func (r *retryAfter) get() (time.Duration, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.d, r.set
-}
-
-// headerCapture is the HTTP client given to go-openai. It records the
-// Retry-After of 429 and 503 answers in the attempt's holder.
-type headerCapture struct {
-	next openai.HTTPDoer
-}
-
-func (h headerCapture) Do(req *http.Request) (*http.Response, error) {
-	resp, err := h.next.Do(req)
-	if err != nil {
-		return resp, err
-	}
-	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-		if hold, ok := req.Context().Value(retryAfterKey{}).(*retryAfter); ok {
-			if d, ok := parseRetryAfter(resp.Header, time.Now()); ok {
-				hold.put(d)
-			}
-		}
-	}
-	return resp, nil
 }
 
 // parseRetryAfter reads retry-after-ms (sent by OpenAI) or Retry-After in

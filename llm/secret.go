@@ -1,0 +1,94 @@
+package llm
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// Redacted stands in for a secret removed from text.
+const Redacted = "[redacted]"
+
+// minSecret is the shortest value scrubbed: anything shorter ("-", "x") is
+// indistinguishable from ordinary text and would mangle every message.
+const minSecret = 4
+
+// Secrets removes the credentials of a Config from text: the API key and the
+// user information of the base URL (user:password@), in every form they take
+// there. It is the one scrubber of the program: the client applies it to
+// every byte the server sends and every error it makes, and the commands to
+// what they print and store. The zero value scrubs nothing.
+type Secrets struct {
+	r *strings.Replacer
+}
+
+// NewSecrets returns the scrubber of cfg's credentials.
+func NewSecrets(cfg Config) Secrets {
+	var values []string
+	add := func(v string) {
+		if len(v) >= minSecret {
+			values = append(values, v)
+		}
+	}
+	add(cfg.APIKey)
+	if u, err := url.Parse(cfg.BaseURL); err == nil && u.User != nil {
+		// The longest forms first, so "user:pass" goes whole rather than
+		// leaving the user behind.
+		if i := strings.Index(cfg.BaseURL, "@"); i > 0 {
+			if j := strings.Index(cfg.BaseURL, "://"); j >= 0 && j+3 < i {
+				add(cfg.BaseURL[j+3 : i])
+			}
+		}
+		add(u.User.String())
+		if p, ok := u.User.Password(); ok {
+			add(p)
+			add(url.QueryEscape(p))
+		}
+		add(u.User.Username())
+	}
+	if len(values) == 0 {
+		return Secrets{}
+	}
+	// strings.Replacer prefers the earlier of two matches at one position.
+	slices.SortStableFunc(values, func(a, b string) int { return len(b) - len(a) })
+	pairs := make([]string, 0, 2*len(values))
+	for _, v := range values {
+		pairs = append(pairs, v, Redacted)
+	}
+	return Secrets{r: strings.NewReplacer(pairs...)}
+}
+
+// Scrub returns text with every secret replaced by Redacted.
+func (s Secrets) Scrub(text string) string {
+	if s.r == nil {
+		return text
+	}
+	return s.r.Replace(text)
+}
+
+// Empty reports whether there is nothing to scrub.
+func (s Secrets) Empty() bool { return s.r == nil }
+
+// scrubError scrubs what a *Error says, in place, and returns it.
+func (s Secrets) scrubError(e *Error) *Error {
+	if e == nil || s.r == nil {
+		return e
+	}
+	e.Message, e.Hint, e.Code = s.Scrub(e.Message), s.Scrub(e.Hint), s.Scrub(e.Code)
+	return e
+}
+
+// RedactURL returns raw with its user information (user:password@) replaced
+// by Redacted, for printing an endpoint; other text is returned as is.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	i := strings.Index(raw, "://")
+	j := strings.Index(raw, "@")
+	if i < 0 || j < i {
+		return raw
+	}
+	return raw[:i+3] + Redacted + raw[j:]
+}

@@ -1,0 +1,102 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// hugeServer answers every chat completion with a valid envelope whose
+// content is n bytes long, optionally without a Content-Length.
+func hugeServer(t *testing.T, n int, chunked bool) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		head := `{"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"`
+		tail := `"}}]}`
+		w.Header().Set("Content-Type", "application/json")
+		if !chunked {
+			w.Header().Set("Content-Length", itoa(len(head)+n+len(tail)))
+		}
+		w.Write([]byte(head))
+		chunk := []byte(strings.Repeat("a", 64<<10))
+		for left := n; left > 0; left -= len(chunk) {
+			if left < len(chunk) { // last piece
+				chunk = chunk[:left]
+			}
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+		w.Write([]byte(tail))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestOversizedAnswerRefused(t *testing.T) {
+	for _, chunked := range []bool{false, true} {
+		srv := hugeServer(t, 10<<20, chunked)
+		c, _ := newTestClient(t, srv.URL, nil)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		res := c.Complete(context.Background(), testRequest("hello")) // max_tokens 256: limit 256 KiB
+		runtime.ReadMemStats(&after)
+		if !errors.Is(res.Err, ErrOversized) {
+			t.Fatalf("chunked=%v: want ErrOversized, got %v", chunked, res.Err)
+		}
+		if res.Attempts != 1 {
+			t.Errorf("chunked=%v: an oversized answer is final, got %d attempts", chunked, res.Attempts)
+		}
+		if !strings.Contains(res.Err.Error(), "262144 bytes") || !strings.Contains(res.Err.Error(), "llm.max_response_bytes") {
+			t.Errorf("error should name the limit and its key: %v", res.Err)
+		}
+		if res.Raw != "" {
+			t.Errorf("nothing of a refused answer is kept, got %d bytes", len(res.Raw))
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
+			t.Errorf("chunked=%v: a refused 10 MB answer allocated %d bytes", chunked, alloc)
+		}
+	}
+}
+
+func TestAnswerUnderLimitAccepted(t *testing.T) {
+	t.Parallel()
+	srv := hugeServer(t, 100<<10, true)
+	c, _ := newTestClient(t, srv.URL, nil)
+	res := c.Chat(context.Background(), ChatRequest{Params: Params{Model: "m", MaxTokens: 2048}, Messages: []Message{{Role: "user", Content: "hi"}}})
+	if res.Err != nil || len(res.Content) != 100<<10 {
+		t.Fatalf("a 100 KiB answer under a 256 KiB limit: err %v (%v), %d bytes", res.Err, errors.Unwrap(res.Err), len(res.Content))
+	}
+	c, _ = newTestClient(t, srv.URL, func(cfg *Config) { cfg.MaxResponseBytes = 50 << 10 })
+	res = c.Chat(context.Background(), ChatRequest{Params: Params{Model: "m", MaxTokens: 2048}, Messages: []Message{{Role: "user", Content: "hi"}}})
+	if !errors.Is(res.Err, ErrOversized) {
+		t.Fatalf("llm.max_response_bytes 50 KiB: want ErrOversized, got %v", res.Err)
+	}
+}
+
+func TestResponseLimit(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		cfg       Config
+		maxTokens int
+		want      int64
+	}{
+		{Config{}, 0, DefaultMaxResponseBytes},
+		{Config{}, 400, 256 << 10},
+		{Config{}, 2048, 2048 * 128},
+		{Config{}, 16000, 16000 * 128},
+		{Config{MaxResponseBytes: 1000}, 2048, 1000},
+	} {
+		if got := tc.cfg.responseLimit(tc.maxTokens); got != tc.want {
+			t.Errorf("limit(%+v, %d) = %d, want %d", tc.cfg.MaxResponseBytes, tc.maxTokens, got, tc.want)
+		}
+	}
+}
