@@ -80,15 +80,15 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 		w.exec("calls", `INSERT INTO calls (tick, phase, entity_key, request_json, raw_response, parsed_output,
 			latency_ms, prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			rec.Tick, c.Phase, c.EntityKey, c.Request, c.Raw, c.Output,
-			c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.Attempts, c.Repairs, c.ErrorKind, c.Error, c.Fallback)
+			rec.Tick, c.Phase, c.EntityKey, bounded(s.clean(c.Request), MaxStoredRequest), bounded(s.clean(c.Raw), MaxStoredRaw), c.Output,
+			c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.Attempts, c.Repairs, c.ErrorKind, s.clean(c.Error), c.Fallback)
 	}
 	for i, line := range rec.Events {
-		w.exec("events", "INSERT INTO events (tick, seq, line) VALUES (?, ?, ?)", rec.Tick, i+1, line)
+		w.exec("events", "INSERT INTO events (tick, seq, line) VALUES (?, ?, ?)", rec.Tick, i+1, s.clean(line))
 	}
 	for i, e := range rec.ApplyErrors {
 		w.exec("apply_errors", "INSERT INTO apply_errors (tick, seq, location_id, character_id, reason) VALUES (?, ?, ?, ?, ?)",
-			rec.Tick, i+1, e.LocationID, e.CharacterID, e.Reason)
+			rec.Tick, i+1, e.LocationID, e.CharacterID, s.clean(e.Reason))
 	}
 	for _, h := range rec.History {
 		w.exec("history", `INSERT INTO history (entity_key, seq, tick, user, assistant)

@@ -43,6 +43,8 @@ type Store struct {
 	db   *sql.DB
 	path string
 	now  func() time.Time // clock of committed_at; replaced in tests
+
+	scrub scrubber // see SetScrub
 }
 
 // Open opens the database at path, creating the file and its schema when

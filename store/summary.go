@@ -33,7 +33,11 @@ func (s *Store) Summary(ctx context.Context) (Summary, error) {
 
 // RecordStop stores why a run stopped short, in a transaction of its own.
 func (s *Store) RecordStop(ctx context.Context, st Stop) error {
-	events, err := json.Marshal(st.Events)
+	lines := make([]string, len(st.Events))
+	for i, l := range st.Events {
+		lines[i] = s.clean(l)
+	}
+	events, err := json.Marshal(lines)
 	if err != nil {
 		return err
 	}
@@ -41,7 +45,7 @@ func (s *Store) RecordStop(ctx context.Context, st Stop) error {
 		st.StoppedAt = s.now()
 	}
 	_, err = s.db.ExecContext(ctx, "INSERT INTO stops (tick, reason, error, events, stopped_at) VALUES (?, ?, ?, ?, ?)",
-		st.Tick, st.Reason, st.Error, string(events), st.StoppedAt.UTC().Format(time.RFC3339Nano))
+		st.Tick, st.Reason, s.clean(st.Error), string(events), st.StoppedAt.UTC().Format(time.RFC3339Nano))
 	if err != nil {
 		return fmt.Errorf("record stop at tick %d: %w", st.Tick, err)
 	}
