@@ -1,0 +1,212 @@
+package conquest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/arbiter-sim/arbiter/world"
+)
+
+// Seats: who plays a player.
+const (
+	SeatModel  = "model"  // a model agent with tools
+	SeatBot    = "bot"    // the built-in deterministic strategy
+	SeatPerson = "person" // a person at the terminal (arbiter play)
+)
+
+// Setup is a game as simulation.yaml's settings describe it.
+type Setup struct {
+	Seed     uint64
+	MaxTurns int
+	Stars    int // stars on a generated map
+	Width    int
+	Height   int
+	Seats    map[string]string // player id -> seat
+	Players  []string          // sorted
+}
+
+var playerID = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+
+// setupKeys are the settings a conquest simulation reads.
+var setupKeys = []string{"seed", "max_turns", "stars", "width", "height", "seats"}
+
+// ReadSetup reads the settings of a conquest simulation: seed (default 1),
+// max_turns (default 50), stars (default 10), width and height of the map
+// (default 10), and seats, a map of player id to model, bot or person
+// (2 to 6 players). Every problem names simulation.yaml and the key.
+func ReadSetup(sim *world.Simulation) (Setup, error) {
+	file := filepath.Join(sim.Dir, "simulation.yaml")
+	set := Setup{Seed: 1, MaxTurns: 50, Stars: 10, Width: 10, Height: 10}
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: settings.%s: %s", file, key, fmt.Sprintf(format, args...)))
+	}
+	for k := range sim.Settings {
+		if !slices.Contains(setupKeys, k) {
+			bad(k, "unknown setting (a conquest reads %s)", strings.Join(setupKeys, ", "))
+		}
+	}
+	whole := func(key string, lo, hi int, dst *int) {
+		v, ok := sim.Settings[key]
+		if !ok {
+			return
+		}
+		n, isInt := v.(int)
+		if !isInt || n < lo || n > hi {
+			bad(key, "want a whole number from %d to %d, got %v", lo, hi, v)
+			return
+		}
+		*dst = n
+	}
+	var seed int
+	whole("seed", 0, math.MaxInt32, &seed)
+	if _, ok := sim.Settings["seed"]; ok {
+		set.Seed = uint64(seed)
+	}
+	whole("max_turns", 1, 10000, &set.MaxTurns)
+	whole("stars", 2, 26, &set.Stars)
+	whole("width", 2, 100, &set.Width)
+	whole("height", 2, 100, &set.Height)
+	seats, ok := sim.Settings["seats"].(map[string]any)
+	if !ok {
+		bad("seats", "want a map of player id to model, bot or person, e.g. {p1: model, p2: bot}")
+	}
+	set.Seats = map[string]string{}
+	for p, v := range seats {
+		seat, _ := v.(string)
+		switch {
+		case !playerID.MatchString(p):
+			bad("seats", "player id %q must match [a-z][a-z0-9_-]*", p)
+		case seat != SeatModel && seat != SeatBot && seat != SeatPerson:
+			bad("seats."+p, "want model, bot or person, got %v", v)
+		default:
+			set.Seats[p] = seat
+			set.Players = append(set.Players, p)
+		}
+	}
+	slices.Sort(set.Players)
+	if ok && (len(seats) < 2 || len(seats) > 6) {
+		bad("seats", "a game has 2 to 6 players, got %d", len(seats))
+	}
+	if set.Stars < len(set.Players) {
+		bad("stars", "%d stars cannot give %d players a home each", set.Stars, len(set.Players))
+	}
+	if set.Stars > (set.Width/2+1)*(set.Height/2+1) {
+		bad("stars", "%d stars do not fit a %dx%d map two units apart", set.Stars, set.Width, set.Height)
+	}
+	return set, errors.Join(errs...)
+}
+
+// NewGame deals the start of a game: Stars stars with ids A, B, C, ... at
+// distinct points of the map at least two units apart, the players' homes
+// as far apart as can be (production HomeProduction, HomeShips ships each),
+// the other stars neutral with production 1 to 3 and as many defenders
+// plus 0 to 2. Everything is drawn from the seed.
+func NewGame(set Setup) *State {
+	s := &State{MaxTurns: set.MaxTurns, Players: slices.Clone(set.Players), Fleets: []Fleet{}, Errors: []OrderError{}, Passed: []Pass{}, Rand: newRand(set.Seed)}
+	for len(s.Stars) < set.Stars {
+		x, y := s.Rand.IntN(set.Width), s.Rand.IntN(set.Height)
+		if slices.ContainsFunc(s.Stars, func(o Star) bool { return math.Hypot(float64(o.X-x), float64(o.Y-y)) < 2 }) {
+			continue
+		}
+		id := string(rune('A' + len(s.Stars)))
+		prod := 1 + s.Rand.IntN(3)
+		s.Stars = append(s.Stars, Star{ID: id, X: x, Y: y, Production: prod, Ships: map[string]int{}, Garrison: prod + s.Rand.IntN(3)})
+	}
+	for i, h := range homes(s.Stars, len(s.Players)) {
+		st := &s.Stars[h]
+		st.Owner, st.Production, st.Garrison = s.Players[i], HomeProduction, 0
+		st.Ships[s.Players[i]] = HomeShips
+	}
+	return s
+}
+
+// homes picks n stars spread out: the two farthest apart, then each next
+// the star farthest from those already picked.
+func homes(stars []Star, n int) []int {
+	dist := func(i, j int) float64 {
+		return math.Hypot(float64(stars[i].X-stars[j].X), float64(stars[i].Y-stars[j].Y))
+	}
+	var picked []int
+	best := -1.0
+	for i := range stars {
+		for j := i + 1; j < len(stars); j++ {
+			if d := dist(i, j); d > best {
+				best, picked = d, []int{i, j}
+			}
+		}
+	}
+	for len(picked) < n {
+		far, farD := -1, -1.0
+		for i := range stars {
+			if slices.Contains(picked, i) {
+				continue
+			}
+			d := math.Inf(1)
+			for _, p := range picked {
+				d = min(d, dist(i, p))
+			}
+			if d > farD {
+				far, farD = i, d
+			}
+		}
+		picked = append(picked, far)
+	}
+	return picked[:n]
+}
+
+// ReadState reads a game state as `arbiter export` writes it for a
+// conquest. A file with only turn, players and stars (id, owner, x, y,
+// production, ships) is enough: the rest defaults. Star ids must be unique,
+// owners must be players and ship counts whole numbers of at least 0.
+func ReadState(data []byte) (*State, error) {
+	var s State
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("not a conquest game state: %w", err)
+	}
+	if len(s.Players) == 0 {
+		return nil, errors.New(`not a conquest game state: "players" lists no player ids`)
+	}
+	var errs []error
+	seen := map[string]bool{}
+	for i := range s.Stars {
+		st := &s.Stars[i]
+		switch {
+		case st.ID == "" || seen[st.ID]:
+			errs = append(errs, fmt.Errorf("stars[%d]: id %q is empty or repeated", i, st.ID))
+		case st.Owner != "" && !s.HasPlayer(st.Owner):
+			errs = append(errs, fmt.Errorf("stars[%d] (%s): owner %q is not one of the players (%s)", i, st.ID, st.Owner, strings.Join(s.Players, ", ")))
+		}
+		seen[st.ID] = true
+		if st.Ships == nil {
+			st.Ships = map[string]int{}
+		}
+		for p, n := range st.Ships {
+			if n < 0 || !s.HasPlayer(p) {
+				errs = append(errs, fmt.Errorf("stars[%d] (%s): ships[%q] = %d: want a player id and a count of at least 0", i, st.ID, p, n))
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if s.Fleets == nil {
+		s.Fleets = []Fleet{}
+	}
+	if s.Errors == nil {
+		s.Errors = []OrderError{}
+	}
+	if s.Passed == nil {
+		s.Passed = []Pass{}
+	}
+	sortStars(s.Stars)
+	return &s, nil
+}

@@ -1,0 +1,168 @@
+package conquest
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+)
+
+// Star is a star of the map. Owner is a player id, "" when neutral. Ships
+// are the ships stationed there per player; Garrison the neutral defenders.
+type Star struct {
+	ID         string         `json:"id"`
+	Name       string         `json:"name,omitempty"`
+	X          int            `json:"x"`
+	Y          int            `json:"y"`
+	Production int            `json:"production"`
+	Owner      string         `json:"owner"`
+	Ships      map[string]int `json:"ships"`
+	Garrison   int            `json:"garrison"`
+}
+
+// Fleet is a fleet in flight: it left From on turn Sent and reaches To at
+// the movement step of turn Arrives.
+type Fleet struct {
+	Owner   string `json:"owner"`
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Ships   int    `json:"ships"`
+	Sent    int    `json:"sent"`
+	Arrives int    `json:"arrives"`
+}
+
+// OrderError is one recorded order failure of a turn: Index is the order's
+// place in the player's list, or -1 when the whole set was rejected
+// (Order is then nil).
+type OrderError struct {
+	Turn   int    `json:"turn"`
+	Player string `json:"player"`
+	Index  int    `json:"index"`
+	Order  *Order `json:"order"`
+	Reason string `json:"reason"` // the problem alone, e.g. "Not enough ships at A: have 5, need 7"
+	Error  string `json:"error"`  // as recorded: "Order 0: A -> B with 7 ships: Not enough ships at A: have 5, need 7"
+}
+
+// All reports whether the error rejected the player's whole order set.
+func (e OrderError) All() bool { return e.Index < 0 }
+
+// Result is how a finished game ended: Winner is "" for a draw.
+type Result struct {
+	Turn   int    `json:"turn"`
+	Winner string `json:"winner"`
+	Reason string `json:"reason"`
+}
+
+// State is a game after Turn turns (0: the start). Its JSON is what
+// `arbiter export` prints and what `arbiter conquest check-orders` reads.
+type State struct {
+	Turn     int      `json:"turn"`
+	MaxTurns int      `json:"max_turns"`
+	Players  []string `json:"players"`
+	Stars    []Star   `json:"stars"`
+	Fleets   []Fleet  `json:"fleets"`
+	// Errors are the order errors of every turn so far, in order.
+	Errors []OrderError `json:"order_errors"`
+	// Passed lists, per turn, the model seats whose turn passed because
+	// they used every tool iteration without submitting.
+	Passed []Pass   `json:"passed_turns"`
+	Result *Result  `json:"result"`
+	Rand   Rand     `json:"rand"`
+	Log    []string `json:"log"` // what happened in the last turn, for people
+}
+
+// Pass records a model seat that did not submit its orders in time.
+type Pass struct {
+	Turn   int    `json:"turn"`
+	Player string `json:"player"`
+	Reason string `json:"reason"`
+}
+
+// Star returns the star with id, or nil.
+func (s *State) Star(id string) *Star {
+	for i := range s.Stars {
+		if s.Stars[i].ID == id {
+			return &s.Stars[i]
+		}
+	}
+	return nil
+}
+
+// HasPlayer reports whether p plays this game.
+func (s *State) HasPlayer(p string) bool { return slices.Contains(s.Players, p) }
+
+// Over reports whether the game has ended.
+func (s *State) Over() bool { return s.Result != nil }
+
+// clone returns a deep copy that a turn may change.
+func (s *State) clone() *State {
+	c := *s
+	c.Players = slices.Clone(s.Players)
+	c.Stars = make([]Star, len(s.Stars))
+	for i, st := range s.Stars {
+		st.Ships = maps.Clone(st.Ships)
+		if st.Ships == nil {
+			st.Ships = map[string]int{}
+		}
+		c.Stars[i] = st
+	}
+	c.Fleets = slices.Clone(s.Fleets)
+	c.Errors = slices.Clone(s.Errors)
+	c.Passed = slices.Clone(s.Passed)
+	c.Log = nil
+	c.Rand = s.Rand.clone()
+	if s.Result != nil {
+		r := *s.Result
+		c.Result = &r
+	}
+	return &c
+}
+
+// ErrorsOf returns the order errors of player at turn.
+func (s *State) ErrorsOf(player string, turn int) []OrderError {
+	var out []OrderError
+	for _, e := range s.Errors {
+		if e.Player == player && e.Turn == turn {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Score is what a player holds: stars owned and ships (stationed and in
+// flight).
+type Score struct {
+	Player string `json:"player"`
+	Stars  int    `json:"stars"`
+	Ships  int    `json:"ships"`
+	Errors int    `json:"order_errors"`
+}
+
+// Scores returns every player's score, in player order.
+func (s *State) Scores() []Score {
+	out := make([]Score, len(s.Players))
+	for i, p := range s.Players {
+		out[i].Player = p
+		for _, st := range s.Stars {
+			if st.Owner == p {
+				out[i].Stars++
+			}
+			out[i].Ships += st.Ships[p]
+		}
+		for _, f := range s.Fleets {
+			if f.Owner == p {
+				out[i].Ships += f.Ships
+			}
+		}
+		for _, e := range s.Errors {
+			if e.Player == p {
+				out[i].Errors++
+			}
+		}
+	}
+	return out
+}
+
+// sortStars keeps the stars in id order.
+func sortStars(stars []Star) {
+	slices.SortFunc(stars, func(a, b Star) int { return cmp.Compare(a.ID, b.ID) })
+}
