@@ -16,7 +16,7 @@ import (
 
 // defaults are the default templates; their file names are the template names.
 //
-//go:embed phase1_*.md phase2a_*.md chronicle_*.md duel_*.md
+//go:embed phase1_*.md phase2a_*.md chronicle_*.md duel_*.md conquest_*.md
 var defaults embed.FS
 
 // OverrideDir is the folder of a simulation whose files override the defaults.

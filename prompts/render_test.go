@@ -84,7 +84,7 @@ func TestNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"chronicle_system.md", "duel_build.md", "duel_charges.md", "duel_system.md", "phase1_intention_system.md", "phase1_intention_user.md", "phase2a_resolution_system.md", "phase2a_resolution_user.md"}
+	want := []string{"chronicle_system.md", "conquest_system.md", "duel_build.md", "duel_charges.md", "duel_system.md", "phase1_intention_system.md", "phase1_intention_user.md", "phase2a_resolution_system.md", "phase2a_resolution_user.md"}
 	if got := r.Names(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Names = %q, want %q", got, want)
 	}
@@ -151,7 +151,7 @@ func TestNoOverrideFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Names()) != 8 {
+	if len(r.Names()) != 9 {
 		t.Errorf("Names = %q", r.Names())
 	}
 }

@@ -33,3 +33,10 @@ type Game interface {
 // message that does not exist, a phase change that is not allowed yet). It
 // is the player's mistake, not a stop: the game goes on from where it was.
 var ErrRefused = errors.New("refused")
+
+// Ender is a Game that can end, as a won game does. Run stops before a
+// tick when Over says the state after the last one is final, and reports
+// how it ended.
+type Ender interface {
+	Over(state any) (over bool, how string)
+}

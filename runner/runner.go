@@ -99,7 +99,8 @@ type Report struct {
 	LastTick  int          `json:"last_tick"`  // last committed tick after the run
 	Ticks     []TickReport `json:"ticks"`
 	Usage     llm.Usage    `json:"usage"`
-	Stop      string       `json:"stop"` // completed | quorum_failure | budget_exhausted | interrupted | error
+	Stop      string       `json:"stop"`            // completed | game_over | quorum_failure | budget_exhausted | interrupted | error
+	Ended     string       `json:"ended,omitempty"` // how the game ended, when Stop is game_over
 }
 
 // Stop reasons of a run.
@@ -109,7 +110,9 @@ const (
 	StopBudget      = "budget_exhausted"
 	StopInterrupted = "interrupted"
 	StopError       = "error"
-	StopSchema      = "schema_invalid"
+	// StopGameOver: the game has ended (won or drawn); there is no next turn.
+	StopGameOver = "game_over"
+	StopSchema   = "schema_invalid"
 )
 
 // Error types of seed 002's handlers that do not stop a run.
@@ -236,6 +239,12 @@ func (r *Runner) Run(ctx context.Context, n int) (*Report, error) {
 	rep := &Report{FirstTick: r.last + 1, LastTick: r.last, Stop: StopCompleted}
 	target := r.last + n
 	for r.last < target {
+		if e, ok := r.Game.(Ender); ok {
+			if over, how := e.Over(r.state); over {
+				rep.Stop, rep.Ended = StopGameOver, how
+				return rep, nil
+			}
+		}
 		tr, err := r.step(ctx, nil, target)
 		if err != nil {
 			rep.Stop = stopReason(err)

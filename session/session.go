@@ -19,6 +19,8 @@ import (
 	"slices"
 
 	"github.com/arbiter-sim/arbiter/games/chronicle"
+	"github.com/arbiter-sim/arbiter/games/conquest"
+	"github.com/arbiter-sim/arbiter/games/duel"
 	"github.com/arbiter-sim/arbiter/internal/filelock"
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/phases"
@@ -56,11 +58,18 @@ type Settings struct {
 	Depth                       int
 	Intention, Resolution, Chat llm.Params
 	Window                      int // chronicle messages sent each turn (0: all)
-	Run                         runner.Config
-	Logger                      *slog.Logger
-	OnEvent                     func(runner.Event)
-	OnPhase                     func(runner.PhaseProgress)
-	OnTick                      func(runner.TickReport)
+	// Game is the model seats' settings of conquest and duel; ForceShape
+	// sends a conquest seat's tool calls as a json_schema too (Ollama).
+	Game       llm.Params
+	ForceShape bool
+	// Person is the seat a person takes (arbiter play); a model client is
+	// built for a game only when another seat is a model.
+	Person  string
+	Run     runner.Config
+	Logger  *slog.Logger
+	OnEvent func(runner.Event)
+	OnPhase func(runner.PhaseProgress)
+	OnTick  func(runner.TickReport)
 }
 
 // InputError is a problem with what a person wrote: a simulation file, a
@@ -123,9 +132,22 @@ func Load(dir string, set Settings) (*Session, error) {
 		}
 		g.Window, g.Params = set.Window, set.Chat
 		s.Kind = g
+	case world.KindConquest:
+		g, err := conquest.Open(sim, pr)
+		if err != nil {
+			return nil, &InputError{Err: err}
+		}
+		g.Params, g.ForceShape = set.Game, set.ForceShape
+		s.Kind = g
+	case world.KindDuel:
+		g, err := duel.Open(sim, pr)
+		if err != nil {
+			return nil, &InputError{Err: err}
+		}
+		g.Params = set.Game
+		s.Kind = g
 	default:
-		return nil, inputErrorf("%s: kind %q cannot be played by this version of arbiter yet (it plays narrative and chronicle)",
-			filepath.Join(dir, "simulation.yaml"), sim.Kind)
+		return nil, inputErrorf("%s: kind %q cannot be played by this version of arbiter", filepath.Join(dir, "simulation.yaml"), sim.Kind)
 	}
 	return s, nil
 }
@@ -223,7 +245,7 @@ func Open(ctx context.Context, dir string, set Settings, access Access) (_ *Sess
 	if s.store, err = store.Open(ctx, StatePath(dir)); err != nil {
 		return nil, err
 	}
-	if set.LLM != nil {
+	if set.LLM != nil && s.needsModel() {
 		cfg, err := set.LLM()
 		if err != nil {
 			return nil, err
@@ -232,10 +254,15 @@ func Open(ctx context.Context, dir string, set Settings, access Access) (_ *Sess
 		if s.client, err = llm.New(cfg); err != nil {
 			return nil, &InputError{Err: err}
 		}
+		s.store.SetScrub(s.client.Secrets().Scrub) // no credential reaches state.db
 		switch k := s.Kind.(type) {
 		case *phases.Narrative:
 			k.Model = s.client
 		case *chronicle.Game:
+			k.Client = s.client
+		case *conquest.Game:
+			k.Client = s.client
+		case *duel.Game:
 			k.Client = s.client
 		}
 	}
@@ -248,6 +275,15 @@ func Open(ctx context.Context, dir string, set Settings, access Access) (_ *Sess
 		}
 	}
 	return s, nil
+}
+
+// needsModel reports whether the session's kind makes model calls: a game
+// only when a seat other than the person's is a model.
+func (s *Session) needsModel() bool {
+	if g, ok := s.Kind.(interface{ NeedsModel(person string) bool }); ok {
+		return g.NeedsModel(s.settings.Person)
+	}
+	return true
 }
 
 func (s *Session) openRunner(ctx context.Context) error {
@@ -290,6 +326,8 @@ func playedBy(kind, dir string) string {
 		return fmt.Sprintf("`arbiter run %s` runs its ticks", dir)
 	case world.KindChronicle:
 		return fmt.Sprintf("it is played in turns with a person: `arbiter chat %s`; `arbiter chronicle show %s` prints its timeline", dir, dir)
+	case world.KindConquest, world.KindDuel:
+		return fmt.Sprintf("`arbiter run %s` plays its model and bot seats; `arbiter play %s --seat p1` seats a person", dir, dir)
 	}
 	return "this version of arbiter cannot play it yet"
 }
@@ -442,4 +480,4 @@ func Reset(dir string) ([]string, error) {
 
 // Schemas are the JSON Schemas of every kind's model outputs, for
 // `arbiter schemas generate|check`.
-func Schemas() []schemas.Named { return phases.Schemas() }
+func Schemas() []schemas.Named { return append(phases.Schemas(), duel.Schemas()...) }

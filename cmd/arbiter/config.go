@@ -22,6 +22,16 @@ type Config struct {
 	Phases    PhasesConfig    `mapstructure:"phases" yaml:"phases" json:"phases"`
 	Run       RunConfig       `mapstructure:"run" yaml:"run" json:"run"`
 	Chronicle ChronicleConfig `mapstructure:"chronicle" yaml:"chronicle" json:"chronicle"`
+	Games     GamesConfig     `mapstructure:"games" yaml:"games" json:"games"`
+}
+
+// GamesConfig is the model seats of the games (conquest, duel).
+type GamesConfig struct {
+	PhaseConfig `mapstructure:",squash" yaml:",inline"`
+	// ForceToolShape sends a conquest seat's tool calls with a json_schema
+	// response format too, for servers that build tool calls from the
+	// model's text (Ollama with a small model).
+	ForceToolShape bool `mapstructure:"force_tool_shape" yaml:"force_tool_shape" json:"force_tool_shape"`
 }
 
 // ChronicleConfig is the model seat of `arbiter chat`.
@@ -113,6 +123,10 @@ var defaults = map[string]any{
 	"chronicle.temperature":         0.8,
 	"chronicle.max_tokens":          1000,
 	"chronicle.window":              0, // seed 001: everything goes into the conversation
+	"games.model":                   "",
+	"games.temperature":             0.7,
+	"games.max_tokens":              600,
+	"games.force_tool_shape":        false,
 	"run.phase_timeout":             "0s",
 	"run.token_budget":              0,
 }
@@ -210,7 +224,7 @@ func (c *Config) validate() error {
 			errs = append(errs, fmt.Errorf("config %w", e))
 		}
 	}
-	for name, p := range map[string]PhaseConfig{"phases.intention": c.Phases.Intention, "phases.resolution": c.Phases.Resolution, "chronicle": c.Chronicle.PhaseConfig} {
+	for name, p := range map[string]PhaseConfig{"phases.intention": c.Phases.Intention, "phases.resolution": c.Phases.Resolution, "chronicle": c.Chronicle.PhaseConfig, "games": c.Games.PhaseConfig} {
 		check(p.Temperature >= 0 && p.Temperature <= 2, "config %s.temperature: must be within 0..2, got %g", name, p.Temperature)
 		check(p.MaxTokens > 0, "config %s.max_tokens: must be positive, got %d", name, p.MaxTokens)
 	}

@@ -74,7 +74,7 @@ func newRunCmd(io *IOStreams, g *globals, runF func(context.Context, *RunOptions
 // a closing line (or the report as JSON).
 func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	io, g := opts.IO, opts.Globals
-	set, err := opts.Config.settings(true, "narrative")
+	set, err := opts.Config.settings(true, "narrative", "conquest", "duel")
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,10 @@ func writeReport(io *IOStreams, g *globals, id string, rep *runner.Report) error
 	if g.json {
 		return writeJSON(io, rep)
 	}
-	fmt.Fprintf(io.Out, "%s: %s; last committed tick %d (%d ticks this run, %d tokens)\n", id, rep.Stop, rep.LastTick, len(rep.Ticks), rep.Usage.Total())
+	fmt.Fprintf(io.Out, "%s: %s; last committed tick %d (%s this run, %d tokens)\n", id, rep.Stop, rep.LastTick, plural(len(rep.Ticks), "tick"), rep.Usage.Total())
+	if rep.Ended != "" {
+		fmt.Fprintf(io.Out, "game over: %s (`arbiter reset` starts a new game)\n", rep.Ended)
+	}
 	return nil
 }
 
@@ -129,4 +132,12 @@ func writeReport(io *IOStreams, g *globals, id string, rep *runner.Report) error
 func writeTickLine(io *IOStreams, t runner.TickReport) {
 	fmt.Fprintf(io.Out, "tick %d committed: %d calls, %d failed, %d fallbacks, %d repairs, %d apply errors, %d tokens, %s\n",
 		t.Tick, t.Calls, t.Failed, t.Fallbacks, t.Repairs, t.ApplyErrors, t.Usage.Total(), t.Duration.Round(time.Millisecond))
+}
+
+// plural renders "1 tick", "3 ticks".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

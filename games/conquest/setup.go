@@ -98,8 +98,8 @@ func ReadSetup(sim *world.Simulation) (Setup, error) {
 	if set.Stars < len(set.Players) {
 		bad("stars", "%d stars cannot give %d players a home each", set.Stars, len(set.Players))
 	}
-	if set.Stars > (set.Width/2+1)*(set.Height/2+1) {
-		bad("stars", "%d stars do not fit a %dx%d map two units apart", set.Stars, set.Width, set.Height)
+	if room := ((set.Width + 1) / 2) * ((set.Height + 1) / 2); set.Stars > room {
+		bad("stars", "%d stars do not fit a %dx%d map two units apart (at most %d)", set.Stars, set.Width, set.Height, room)
 	}
 	return set, errors.Join(errs...)
 }
@@ -111,14 +111,9 @@ func ReadSetup(sim *world.Simulation) (Setup, error) {
 // plus 0 to 2. Everything is drawn from the seed.
 func NewGame(set Setup) *State {
 	s := &State{MaxTurns: set.MaxTurns, Players: slices.Clone(set.Players), Fleets: []Fleet{}, Errors: []OrderError{}, Passed: []Pass{}, Rand: newRand(set.Seed)}
-	for len(s.Stars) < set.Stars {
-		x, y := s.Rand.IntN(set.Width), s.Rand.IntN(set.Height)
-		if slices.ContainsFunc(s.Stars, func(o Star) bool { return math.Hypot(float64(o.X-x), float64(o.Y-y)) < 2 }) {
-			continue
-		}
-		id := string(rune('A' + len(s.Stars)))
+	for i, p := range place(&s.Rand, set.Stars, set.Width, set.Height) {
 		prod := 1 + s.Rand.IntN(3)
-		s.Stars = append(s.Stars, Star{ID: id, X: x, Y: y, Production: prod, Ships: map[string]int{}, Garrison: prod + s.Rand.IntN(3)})
+		s.Stars = append(s.Stars, Star{ID: string(rune('A' + i)), X: p[0], Y: p[1], Production: prod, Ships: map[string]int{}, Garrison: prod + s.Rand.IntN(3)})
 	}
 	for i, h := range homes(s.Stars, len(s.Players)) {
 		st := &s.Stars[h]
@@ -126,6 +121,54 @@ func NewGame(set Setup) *State {
 		st.Ships[s.Players[i]] = HomeShips
 	}
 	return s
+}
+
+// place draws n points of a w x h map at least two units apart: each one
+// among the points still free. Random placement can block the map before n
+// fit (a star in the middle of a 3x3 map leaves no room), so a blocked
+// placement starts over, up to 20 times; then the points are drawn from the
+// even lattice, where ((w+1)/2)*((h+1)/2) always fit (ReadSetup allows no
+// more). It always ends, with at most n points.
+func place(r *Rand, n, w, h int) [][2]int {
+	far := func(pts [][2]int, x, y int) bool {
+		for _, p := range pts {
+			if math.Hypot(float64(p[0]-x), float64(p[1]-y)) < 2 {
+				return false
+			}
+		}
+		return true
+	}
+	for range 20 {
+		var pts [][2]int
+		for len(pts) < n {
+			var free [][2]int
+			for x := range w {
+				for y := range h {
+					if far(pts, x, y) {
+						free = append(free, [2]int{x, y})
+					}
+				}
+			}
+			if len(free) == 0 {
+				break
+			}
+			pts = append(pts, free[r.IntN(len(free))])
+		}
+		if len(pts) == n {
+			return pts
+		}
+	}
+	var lattice [][2]int
+	for x := 0; x < w; x += 2 {
+		for y := 0; y < h; y += 2 {
+			lattice = append(lattice, [2]int{x, y})
+		}
+	}
+	for i := len(lattice) - 1; i > 0; i-- {
+		j := r.IntN(i + 1)
+		lattice[i], lattice[j] = lattice[j], lattice[i]
+	}
+	return lattice[:min(n, len(lattice))]
 }
 
 // homes picks n stars spread out: the two farthest apart, then each next

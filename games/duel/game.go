@@ -334,3 +334,25 @@ func fleetText(b *engine.State, player string) string {
 	}
 	return out
 }
+
+// NeedsModel reports whether a seat other than the one a person takes
+// (person) is a model, so the session builds a
+// model client only then.
+func (g *Game) NeedsModel(person string) bool {
+	for p, seat := range g.Seats {
+		if seat == SeatModel && p != person {
+			return true
+		}
+	}
+	return false
+}
+
+// Over reports whether the duel in state s has ended, and how; the runner
+// stops there.
+func (g *Game) Over(s any) (bool, string) {
+	st := s.(*State)
+	if !st.Over() {
+		return false, ""
+	}
+	return true, fmt.Sprintf("%s at turn %d", resultText(st.Result), st.Board.Turn)
+}

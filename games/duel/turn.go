@@ -177,7 +177,7 @@ func (se *seats) reject(seat, msg string) {
 
 func (se *seats) Build(ctx context.Context, b *engine.State, seat string, opts []engine.BuildOption) (string, error) {
 	var ship string
-	switch se.g.Seats[seat] {
+	switch se.seat(seat) {
 	case SeatPerson:
 		c, err := se.people[seat].Build(ctx, se.g.buildView(b, seat, opts))
 		if err != nil {
@@ -209,7 +209,7 @@ func (se *seats) Declare(ctx context.Context, b *engine.State, phase engine.Phas
 		return nil, nil
 	}
 	var decls []engine.Declaration
-	switch se.g.Seats[seat] {
+	switch se.seat(seat) {
 	case SeatPerson:
 		c, err := se.people[seat].Charges(ctx, chargeView(b, phase, seat, opts))
 		if err != nil {
@@ -309,4 +309,14 @@ func botCharges(b *engine.State, opts []engine.ChargeOption) []engine.Declaratio
 		out = append(out, engine.Declaration{Ship: o.Ship, Target: target})
 	}
 	return out
+}
+
+// seat is how seat plays this turn: a person when a Chooser was given for
+// it (arbiter play seats a person over any configured seat), else as
+// configured.
+func (se *seats) seat(seat string) string {
+	if se.people[seat] != nil {
+		return SeatPerson
+	}
+	return se.g.Seats[seat]
 }
