@@ -56,6 +56,8 @@ type LLMConfig struct {
 	RateLimit      float64       `mapstructure:"rate_limit" yaml:"rate_limit" json:"rate_limit"`
 	BackoffBase    time.Duration `mapstructure:"backoff_base" yaml:"backoff_base" json:"backoff_base"`
 	BackoffMax     time.Duration `mapstructure:"backoff_max" yaml:"backoff_max" json:"backoff_max"`
+	// MaxResponseBytes is the largest answer body read (0: from max_tokens).
+	MaxResponseBytes int64 `mapstructure:"max_response_bytes" yaml:"max_response_bytes" json:"max_response_bytes"`
 }
 
 // MarshalJSON writes durations as strings ("60s"), as the text view does.
@@ -113,6 +115,7 @@ var defaults = map[string]any{
 	"llm.rate_limit":                0.0,
 	"llm.backoff_base":              llm.DefaultBackoffBase.String(),
 	"llm.backoff_max":               llm.DefaultBackoffMax.String(),
+	"llm.max_response_bytes":        0,
 	"phases.intention.model":        "",
 	"phases.intention.temperature":  0.8,
 	"phases.intention.max_tokens":   400,
@@ -277,6 +280,8 @@ func (c *Config) llmConfig(url string) llm.Config {
 		RateLimit:      c.LLM.RateLimit,
 		BackoffBase:    c.LLM.BackoffBase,
 		BackoffMax:     c.LLM.BackoffMax,
+
+		MaxResponseBytes: c.LLM.MaxResponseBytes,
 	}
 }
 
@@ -288,8 +293,10 @@ func (c *Config) params(p PhaseConfig) llm.Params {
 	return llm.Params{Model: model, Temperature: p.Temperature, MaxTokens: p.MaxTokens}
 }
 
-// redacted returns a copy safe to print: the API key shows its last 4 characters.
+// redacted returns a copy safe to print: the API key shows its last 4
+// characters, the base URL no credentials.
 func (c Config) redacted() Config {
+	c.LLM.BaseURL = llm.RedactURL(c.LLM.BaseURL)
 	if k := c.LLM.APIKey; k != "" {
 		if len(k) > 8 {
 			c.LLM.APIKey = "****" + k[len(k)-4:]
