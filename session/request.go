@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/arbiter-sim/arbiter/games/chronicle"
+	"github.com/arbiter-sim/arbiter/games/conquest"
+	"github.com/arbiter-sim/arbiter/games/duel"
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/phases"
 	"github.com/arbiter-sim/arbiter/world"
@@ -60,6 +63,23 @@ func (s *Session) Request(ctx context.Context, phase, entity string, tick int, l
 		}
 		cr := k.ChatRequest(state.(*chronicle.State))
 		return &Request{Phase: phase, EntityKey: cr.EntityKey, Tick: tickOf(s, tick, latest) + 1, Model: cr.Params.Model, MaxTokens: cr.Params.MaxTokens, Messages: cr.Messages}, nil
+	case *conquest.Game:
+		if phase != conquest.PhaseOrders {
+			return nil, inputErrorf("--phase %q: a conquest's model seats have one phase, %s (--entity: the player)", phase, conquest.PhaseOrders)
+		}
+		st := state.(*conquest.State)
+		if !st.HasPlayer(entity) {
+			return nil, inputErrorf("--entity %q: not a player (players: %s)", entity, strings.Join(st.Players, ", "))
+		}
+		tr := k.OpeningRequest(st, entity, tickOf(s, tick, latest)+1)
+		tools, err := json.Marshal(tr.Tools)
+		if err != nil {
+			return nil, err
+		}
+		return &Request{Phase: phase, EntityKey: tr.EntityKey, Tick: tr.Tick, Model: tr.Params.Model, MaxTokens: tr.Params.MaxTokens,
+			Messages: tr.Messages, SchemaName: "tools", Schema: tools}, nil
+	case *duel.Game:
+		return nil, inputErrorf("a duel's requests depend on the turn's dice and options, so they are not rendered ahead; each one sent is stored with its call in state.db")
 	}
 	return nil, fmt.Errorf("session: no requests for kind %s", s.Sim.Kind)
 }

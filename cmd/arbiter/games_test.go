@@ -142,10 +142,30 @@ func TestConquestCheckOrders(t *testing.T) {
 func TestPlayConquest(t *testing.T) {
 	cleanEnv(t)
 	dir := gameCopy(t, "conquest-demo")
+	_, out, _ := arbiter(t, "export", dir, "--format", "json", "--tick", "0")
+	var start struct {
+		Stars []struct {
+			ID    string         `json:"id"`
+			Owner string         `json:"owner"`
+			Ships map[string]int `json:"ships"`
+		} `json:"stars"`
+	}
+	if err := json.Unmarshal([]byte(out), &start); err != nil {
+		t.Fatal(err)
+	}
+	home, other := "", ""
+	for _, st := range start.Stars {
+		switch {
+		case st.Owner == "p1":
+			home = st.ID
+		case st.Owner == "" && other == "":
+			other = st.ID
+		}
+	}
 	input := strings.Join([]string{
-		"SEND 20 FROM E TO G", "", "n", // over-commitment warning, not submitted
-		"SEND 3 FROM E", "", // not read: asked again
-		"send 3 from e to g", "SEND 2 FROM Z TO A", "", "y", // submitted anyway
+		"SEND 6 FROM " + home + " TO " + other, "SEND 6 FROM " + home + " TO " + other, "", "n", // over-commitment warning, not submitted
+		"SEND 3 FROM " + home, "", // not read: asked again
+		"send 3 from " + strings.ToLower(home) + " to " + strings.ToLower(other), "SEND 2 FROM Z TO " + other, "", "y", // submitted anyway
 		"/pass",
 		"/quit",
 	}, "\n") + "\n"
@@ -154,10 +174,10 @@ func TestPlayConquest(t *testing.T) {
 		t.Fatalf("play: exit %d\n%s\n%s", code, out, errOut)
 	}
 	for _, want := range []string{
-		"WARNINGS:\n  - Over-commitment at E: 20 ships ordered but only 10 available\n\nSubmit anyway? (y/n): ",
+		"WARNINGS:\n  - Over-commitment at " + home + ": 12 ships ordered but only 10 available\n\nSubmit anyway? (y/n): ",
 		"Not read: line 1: Missing required field TO",
-		"  - Order 1: Z -> A with 2 ships: Origin star Z does not exist",
-		"ORDER ERRORS FROM LAST TURN\n" + strings.Repeat("=", 60) + "\n\nOrder skipped: 2 ships from Z to A\n  Reason: Origin star Z does not exist\n",
+		"  - Order 1: Z -> " + other + " with 2 ships: Origin star Z does not exist",
+		"ORDER ERRORS FROM LAST TURN\n" + strings.Repeat("=", 60) + "\n\nOrder skipped: 2 ships from Z to " + other + "\n  Reason: Origin star Z does not exist\n",
 		"Turn 3: your orders, p1?",
 		"Left the game",
 	} {
@@ -222,5 +242,21 @@ func TestPlayDuel(t *testing.T) {
 	code, out, errOut = play(t, "Nonesuch\n/quit\n", dir, "--seat", "p1")
 	if code != 0 || !strings.Contains(out, "Refused: ") {
 		t.Fatalf("play duel, refused choice: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestPromptsRenderConquest: the opening call of a model seat's turn is
+// shown with its tools; a wrong phase or player is a usage error.
+func TestPromptsRenderConquest(t *testing.T) {
+	cleanEnv(t)
+	dir := gameCopy(t, "conquest-demo")
+	code, out, errOut := arbiter(t, "prompts", "render", dir, "--phase", "orders", "--entity", "p2")
+	if code != 0 || !strings.Contains(out, "You command player p2") || !strings.Contains(out, "Turn 1 of 40. You are p2.") || !strings.Contains(out, `"propose_orders"`) {
+		t.Fatalf("render: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, args := range [][]string{{"--phase", "chat", "--entity", "p1"}, {"--phase", "orders", "--entity", "p9"}} {
+		if code, _, errOut := arbiter(t, append([]string{"prompts", "render", dir}, args...)...); code != 2 || errOut == "" {
+			t.Errorf("render %v: exit %d %s", args, code, errOut)
+		}
 	}
 }

@@ -62,7 +62,7 @@ all (the default) prints every message and the schema.`,
 		},
 	}
 	f := render.Flags()
-	f.StringVar(&opts.Phase, "phase", "", "intention, resolution (narrative) or chat (chronicle)")
+	f.StringVar(&opts.Phase, "phase", "", "intention, resolution (narrative), chat (chronicle) or orders (conquest; --entity: the player)")
 	f.StringVar(&opts.Entity, "entity", "", "character id (intention) or location id (resolution)")
 	f.StringVar(&opts.Part, "part", "all", "system, user, both or all")
 	f.IntVar(&opts.Tick, "tick", 0, "state to render from (default: the latest committed)")

@@ -82,20 +82,13 @@ func Propose(s *State, player string, orders []Order) ProposeResult {
 // out of iterations. Every call is returned for the record.
 func (g *Game) agentTurn(ctx context.Context, tick int, s *State, player string) seatTurn {
 	var out seatTurn
-	key := "conquest:" + player
-	user := fmt.Sprintf("Turn %d of %d. You are %s. Your view of the map (get_state gives it again):\n%s",
-		s.Turn+1, s.MaxTurns, player, mustJSON(ViewOf(s, player)))
-	if block := ErrorBlock(s, player); block != "" {
-		user += "\n" + strings.TrimSpace(block)
-	}
-	user += "\nPropose your orders with propose_orders, fix any errors, then call submit_orders."
-	msgs := []llm.Message{{Role: "system", Content: g.prompts[player]}, {Role: "user", Content: user}}
-	tl := tools(s)
+	req := g.OpeningRequest(s, player, tick)
+	key, msgs := req.EntityKey, req.Messages
 	iterations := g.iterations()
 	for i := 0; i < iterations; i++ {
 		sent := append([]llm.Message(nil), msgs...)
-		res := g.Client.CompleteTools(ctx, llm.ToolRequest{EntityKey: key, Phase: PhaseOrders, Tick: tick, Params: g.Params,
-			Messages: sent, Tools: tl, Choice: "auto", ForceShape: g.ForceShape})
+		req.Messages = sent
+		res := g.Client.CompleteTools(ctx, req)
 		raw, _ := json.Marshal(res.Message)
 		call := runner.Call{Result: llm.Result{
 			Request:  llm.Request{EntityKey: key, Phase: PhaseOrders, Tick: tick, Params: g.Params},
@@ -178,4 +171,20 @@ func mustJSON(v any) string {
 		return fmt.Sprintf(`{"error": %q}`, err.Error())
 	}
 	return string(b)
+}
+
+// OpeningRequest is the first call of player's turn after s: the system
+// prompt, the player's view of the map with their order errors of the last
+// turn, and the tools. It is what `arbiter prompts render --phase orders`
+// shows.
+func (g *Game) OpeningRequest(s *State, player string, tick int) llm.ToolRequest {
+	user := fmt.Sprintf("Turn %d of %d. You are %s. Your view of the map (get_state gives it again):\n%s",
+		s.Turn+1, s.MaxTurns, player, mustJSON(ViewOf(s, player)))
+	if block := ErrorBlock(s, player); block != "" {
+		user += "\n" + strings.TrimSpace(block)
+	}
+	user += "\nPropose your orders with propose_orders, fix any errors, then call submit_orders."
+	return llm.ToolRequest{EntityKey: "conquest:" + player, Phase: PhaseOrders, Tick: tick, Params: g.Params,
+		Messages: []llm.Message{{Role: "system", Content: g.prompts[player]}, {Role: "user", Content: user}},
+		Tools: tools(s), Choice: "auto", ForceShape: g.ForceShape}
 }
