@@ -186,5 +186,5 @@ func (g *Game) OpeningRequest(s *State, player string, tick int) llm.ToolRequest
 	user += "\nPropose your orders with propose_orders, fix any errors, then call submit_orders."
 	return llm.ToolRequest{EntityKey: "conquest:" + player, Phase: PhaseOrders, Tick: tick, Params: g.Params,
 		Messages: []llm.Message{{Role: "system", Content: g.prompts[player]}, {Role: "user", Content: user}},
-		Tools: tools(s), Choice: "auto", ForceShape: g.ForceShape}
+		Tools:    tools(s), Choice: "auto", ForceShape: g.ForceShape}
 }
