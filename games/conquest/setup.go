@@ -200,9 +200,12 @@ func homes(stars []Star, n int) []int {
 				far, farD = i, d
 			}
 		}
+		if far < 0 {
+			break // fewer stars than players: only a Setup ReadSetup refused
+		}
 		picked = append(picked, far)
 	}
-	return picked[:n]
+	return picked[:min(n, len(picked))]
 }
 
 // ReadState reads a game state as `arbiter export` writes it for a
