@@ -43,7 +43,7 @@ func exitCode(err error) int {
 		return ExitOK
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.As(err, new(*session.InputError)), errors.Is(err, runner.ErrStateMismatch), errors.As(err, new(*runner.SchemaError)):
+	case errors.As(err, new(*session.InputError)), errors.Is(err, runner.ErrStateMismatch), errors.As(err, new(*runner.SchemaError)), errors.Is(err, runner.ErrRefused):
 		return ExitUsage
 	case errors.Is(err, runner.ErrInterrupted):
 		return ExitInterrupted

@@ -221,7 +221,7 @@ func TestRunRefusesAPersonSeat(t *testing.T) {
 	b, _ := os.ReadFile(yaml)
 	os.WriteFile(yaml, []byte(strings.Replace(string(b), "p1: bot ", "p1: person ", 1)), 0o644)
 	code, out, errOut := arbiter(t, "run", dir)
-	if code == 0 || !strings.Contains(errOut, "arbiter play "+dir+" --seat p1") {
+	if code != 2 || !strings.Contains(errOut, "arbiter play "+dir+" --seat p1") {
 		t.Fatalf("run with a person seat: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if exists(filepath.Join(dir, "state.db")) {
