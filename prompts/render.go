@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"text/template"
+
+	"github.com/arbiter-sim/arbiter/world"
 )
 
 // defaults are the default templates; their file names are the template names.
@@ -89,7 +91,10 @@ func New(simDir string) (*Renderer, error) {
 			return nil, fmt.Errorf("%s: not a prompt template; an override must have the name of one of: %s",
 				path, strings.Join(r.Names(), ", "))
 		}
-		text, err := os.ReadFile(path)
+		text, err := world.ReadFile(simDir, path)
+		if errors.Is(err, world.ErrFile) {
+			return nil, fmt.Errorf("prompt override %s: not read: %w", path, err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("prompt override: %w", err)
 		}

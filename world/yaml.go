@@ -85,7 +85,11 @@ func (f *fields) lineOf(key string) int {
 // when the file cannot be used at all (unreadable, not YAML, not a mapping);
 // otherwise the fields found, even if some were reported as problems.
 func (l *loader) readYAML(path string, spec []fieldSpec) *fields {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(l.dir, path)
+	if errors.Is(err, ErrFile) {
+		l.add(&LoadError{File: path, Msg: "not read: " + err.Error(), Err: err})
+		return nil
+	}
 	if err != nil {
 		l.add(&LoadError{File: path, Msg: "cannot read: " + pathlessError(err), Err: err})
 		return nil
