@@ -3,7 +3,7 @@
 #   scripts/demo.sh [TICKS]       (default 3)
 # Uses OPENAI_API_KEY / OPENAI_BASE_URL when set (OpenAI, or your Ollama, vLLM,
 # llama.cpp). Otherwise it starts a local model server with scripts/local-model.sh
-# from the GGUF file named by ARBITER_GGUF (default ../shared/models/stories260K.gguf),
+# from the GGUF file named by ARBITER_GGUF (default models/stories260K.gguf),
 # and stops it afterwards.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -2,7 +2,7 @@
 # Integration tests against a real model: OPENAI_BASE_URL / OPENAI_API_KEY /
 # ARBITER_LLM_MODEL when set (OpenAI, vLLM, your Ollama), else a local Ollama
 # v0.6.5 (built from the Go module proxy when missing) serving the GGUF file
-# named by ARBITER_GGUF (default ../shared/models/stories260K.gguf). Tests skip
+# named by ARBITER_GGUF (default models/stories260K.gguf). Tests skip
 # with the reason when neither can be had.
 set -euo pipefail
 cd "$(dirname "$0")/.."

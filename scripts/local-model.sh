@@ -18,7 +18,7 @@
 # (ollama serve and its runners) and removes its directory.
 #
 # Environment:
-#   ARBITER_GGUF        the model file (default ../shared/models/stories260K.gguf
+#   ARBITER_GGUF        the model file (default models/stories260K.gguf
 #                       next to the repository). Nothing is ever downloaded.
 #   ARBITER_OLLAMA_BIN  an ollama binary to use as is (default: ollama on PATH or
 #                       in the Go bin directory if it is a source build of v0.6.5,
@@ -93,7 +93,7 @@ find_gguf() {
     [ -f "$given" ] || die "ARBITER_GGUF=$given is not a file: set ARBITER_GGUF to a .gguf file path"
     gguf=$given
   else
-    gguf="$repo/../shared/models/stories260K.gguf"
+    gguf="$repo/models/stories260K.gguf"
     [ -f "$gguf" ] || die "no model file at $gguf: set ARBITER_GGUF to a .gguf file path"
   fi
   gguf="$(cd "$(dirname "$gguf")" && pwd)/$(basename "$gguf")"

@@ -1,6 +1,6 @@
 // Package localmodel runs a real model server for integration tests: Ollama
 // v0.6.5 (found, or built from the Go module proxy) serving a small GGUF file
-// (by default ../shared/models/stories260K.gguf) on a free 127.0.0.1 port, with
+// (by default models/stories260K.gguf, shipped in the repository) on a free 127.0.0.1 port, with
 // its models and HOME in a temporary directory, stopped by process group.
 //
 // Integration tests get an endpoint with ForTest, which prefers a configured

@@ -38,7 +38,7 @@ func RenderModelfile(ggufPath string) (string, error) {
 }
 
 // DefaultGGUF resolves the model file: $ARBITER_GGUF when set, else
-// ../shared/models/stories260K.gguf relative to the repository root (the
+// models/stories260K.gguf of the repository root (the
 // nearest directory above the working directory holding go.mod). The result is
 // absolute and exists, or the error says which variable to set.
 func DefaultGGUF() (string, error) {
@@ -53,7 +53,7 @@ func DefaultGGUF() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("no model file: set ARBITER_GGUF to a .gguf file path (%w)", err)
 	}
-	p := filepath.Join(root, "..", "shared", "models", DefaultGGUFName)
+	p := filepath.Join(root, "models", DefaultGGUFName)
 	abs, err := checkGGUF(p)
 	if err != nil {
 		return "", fmt.Errorf("no model file at %s: set ARBITER_GGUF to a .gguf file path (%w)", p, err)
