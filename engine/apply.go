@@ -100,20 +100,7 @@ func (e *Engine) destroy(s *State, sh *Ship) {
 	defer delete(s.doomed, sh.ID)
 	sh.Health = 0
 	e.trace(Trace{Step: StepMarked, Turn: s.Turn, Phase: e.phase, Player: sh.Owner, Ship: sh.ID, Def: sh.Def})
-	def, _ := e.cat.Get(sh.Def)
-	var queue []Effect
-	for pi, pw := range def.Powers {
-		if pw.Timing != UponDestruction {
-			continue
-		}
-		effs, err := e.fire(s, sh, pi, pw)
-		if err != nil {
-			e.fail(err)
-			continue
-		}
-		queue = append(queue, effs...)
-	}
-	e.apply(s, queue)
+	e.apply(s, e.hooks(s, sh, UponDestruction))
 	sh.Destroyed, sh.DestroyedOn = true, s.Turn
 	e.trace(Trace{Step: StepDestroyed, Turn: s.Turn, Phase: e.phase, Player: sh.Owner, Ship: sh.ID, Def: sh.Def})
 }
@@ -133,21 +120,28 @@ func (e *Engine) Destroy(s *State, id string) bool {
 func (e *Engine) built(s *State, player string, ship *Ship) {
 	var queue []Effect
 	for _, sh := range s.Fleet(player) {
-		if sh == ship {
-			continue
-		}
-		def, _ := e.cat.Get(sh.Def)
-		for pi, pw := range def.Powers {
-			if pw.Timing != UponBuild {
-				continue
-			}
-			effs, err := e.fire(s, sh, pi, pw)
-			if err != nil {
-				e.fail(err)
-				continue
-			}
-			queue = append(queue, effs...)
+		if sh != ship {
+			queue = append(queue, e.hooks(s, sh, UponBuild)...)
 		}
 	}
 	e.apply(s, queue)
+}
+
+// hooks fires the event powers of sh with timing and returns their effects,
+// to be applied together.
+func (e *Engine) hooks(s *State, sh *Ship, timing Timing) []Effect {
+	def, _ := e.cat.Get(sh.Def)
+	var queue []Effect
+	for pi, pw := range def.Powers {
+		if pw.Timing != timing {
+			continue
+		}
+		effs, err := e.fire(s, sh, pi, pw)
+		if err != nil {
+			e.fail(err)
+			continue
+		}
+		queue = append(queue, effs...)
+	}
+	return queue
 }

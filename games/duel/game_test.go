@@ -3,11 +3,13 @@ package duel
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/world"
 )
 
@@ -138,7 +140,11 @@ func TestDemo(t *testing.T) {
 	if !st.Over() {
 		t.Errorf("not over after %d turns", g.MaxTurns)
 	}
-	if _, err := tb.r.Run(context.Background(), 1); err == nil || !strings.Contains(err.Error(), "the game is over") {
+	// Run stops at the end and says how; a turn played anyway is refused.
+	if rep, err := tb.r.Run(context.Background(), 1); err != nil || rep.Stop != runner.StopGameOver || len(rep.Ticks) != 0 || rep.Ended == "" {
+		t.Errorf("a run after the end: %+v, %v", rep, err)
+	}
+	if _, err := tb.r.Turn(context.Background(), nil); !errors.Is(err, runner.ErrRefused) || !strings.Contains(err.Error(), "the game is over") {
 		t.Errorf("a turn after the end: %v", err)
 	}
 	fields, err := g.Status(context.Background(), tb.st, st)
