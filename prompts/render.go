@@ -1,7 +1,6 @@
 package prompts
 
 import (
-	"bytes"
 	"embed"
 	"errors"
 	"fmt"
@@ -124,7 +123,7 @@ func (r *Renderer) Render(name string, data any) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("unknown prompt template %q; known: %s", name, strings.Join(r.Names(), ", "))
 	}
-	var b bytes.Buffer
+	b := limitedBuffer{limit: MaxRenderedSize}
 	if err := t.Execute(&b, data); err != nil {
 		return "", &TemplateError{Name: name, Source: r.sources[name], Err: err}
 	}

@@ -1,0 +1,39 @@
+package prompts
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// MaxRenderedSize bounds the text one template renders: 1 MiB is about
+// 250,000 tokens, past any model's context, so a template writing more
+// (`{{range 2000000000}}...{{end}}` in an override) is a mistake, stopped
+// before it grows memory.
+const MaxRenderedSize = 1 << 20
+
+// ErrTooLong is the cause of a *TemplateError whose rendering was stopped at
+// MaxRenderedSize.
+var ErrTooLong = fmt.Errorf("rendered text passes %d bytes, stopped there", MaxRenderedSize)
+
+// limitedBuffer is a bytes.Buffer that refuses to grow past limit bytes:
+// the write that would pass it fails with ErrTooLong, which stops
+// text/template's Execute.
+type limitedBuffer struct {
+	bytes.Buffer
+	limit int
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.limit {
+		return 0, ErrTooLong
+	}
+	return b.Buffer.Write(p)
+}
+
+// WriteString is what text/template calls for the text between actions.
+func (b *limitedBuffer) WriteString(s string) (int, error) {
+	if b.Len()+len(s) > b.limit {
+		return 0, ErrTooLong
+	}
+	return b.Buffer.WriteString(s)
+}
