@@ -1,0 +1,479 @@
+package conquest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/store"
+	"github.com/arbiter-sim/arbiter/world"
+)
+
+// simulation is a conquest simulation.yaml's content in memory.
+func simulation(settings map[string]any) *world.Simulation {
+	return &world.Simulation{Dir: "sims/c", ID: "c", Kind: world.KindConquest, Title: "C", Settings: settings}
+}
+
+// newGame reads settings as Open does, without prompts (model seats then
+// get an empty system prompt).
+func newGame(t *testing.T, settings map[string]any) *Game {
+	t.Helper()
+	set, err := ReadSetup(simulation(settings))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Game{ID: "c", Dir: "sims/c", Setup: set, prompts: map[string]string{}}
+}
+
+func botSettings(seed int) map[string]any {
+	return map[string]any{"seed": seed, "max_turns": 50, "seats": map[string]any{"p1": SeatBot, "p2": SeatBot}}
+}
+
+// fixedStart is a game starting from st instead of a dealt map.
+type fixedStart struct {
+	*Game
+	st *State
+}
+
+func (f fixedStart) Load(ctx context.Context, s *store.Store, tick int) (any, error) {
+	if tick == 0 {
+		c := f.st.clone()
+		c.Turn = 0
+		return c, nil
+	}
+	return f.Game.Load(ctx, s, tick)
+}
+
+// openRunner opens a runner of g on dir's state.db.
+func openRunner(t *testing.T, dir string, g runner.Game, client *llm.Client) (*runner.Runner, *store.Store) {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	r := &runner.Runner{Game: g, Store: st, Client: client}
+	if err := r.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return r, st
+}
+
+func modelClient(t *testing.T, h openaitest.Handler) (*openaitest.Server, *llm.Client) {
+	t.Helper()
+	srv := openaitest.New(t, h)
+	cfg := llm.DefaultConfig()
+	cfg.BaseURL, cfg.APIKey, cfg.MaxAttempts = srv.URL, "k", 2
+	cfg.BackoffBase, cfg.BackoffMax = time.Millisecond, time.Millisecond
+	c, err := llm.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, c
+}
+
+// modelTable is board() played by a model seat p1 against the bot p2,
+// through the runner and a real store.
+func modelTable(t *testing.T, h openaitest.Handler, iterations int) (*openaitest.Server, *runner.Runner, *store.Store) {
+	t.Helper()
+	srv, client := modelClient(t, h)
+	g := newGame(t, map[string]any{"seats": map[string]any{"p1": SeatModel, "p2": SeatBot}})
+	g.Client, g.Params, g.MaxIterations = client, llm.Params{Model: "test-model", MaxTokens: 300}, iterations
+	r, st := openRunner(t, t.TempDir(), fixedStart{g, board()}, client)
+	return srv, r, st
+}
+
+func orderArgs(list ...map[string]any) map[string]any {
+	if list == nil {
+		list = []map[string]any{}
+	}
+	return map[string]any{"orders": list}
+}
+
+func ord(from, to string, ships any) map[string]any {
+	return map[string]any{"from": from, "to": to, "ships": ships}
+}
+
+// toolResult is the content of the tool message answering call id in a
+// request, "" when there is none.
+func toolResult(c *openaitest.Call, id string) string {
+	for _, m := range c.Messages() {
+		if m.Role == "tool" && m.ToolCallID == id {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// §6.2.2: a model agent proposes, reads its errors, corrects and submits.
+func TestModelProposesCorrectsAndSubmits(t *testing.T) {
+	t.Parallel()
+	srv, r, st := modelTable(t, openaitest.Sequence(
+		openaitest.ToolCalls(openaitest.Tool("c1", ToolGetState, map[string]any{})),
+		openaitest.ToolCalls(openaitest.Tool("c2", ToolPropose, orderArgs(ord("A", "B", 7), ord("A", "C", 5)))),
+		openaitest.ToolCalls(openaitest.Tool("c3", ToolPropose, orderArgs(ord("A", "B", 7), ord("A", "C", 3)))),
+		openaitest.ToolCalls(openaitest.Tool("c4", ToolSubmit, orderArgs(ord("A", "B", 7), ord("A", "C", 3)))),
+		openaitest.Content("a fifth call: the turn should have ended"),
+	), 0)
+	rep, err := r.Run(context.Background(), 1)
+	if err != nil || rep.LastTick != 1 || rep.Stop != runner.StopCompleted {
+		t.Fatalf("run: %+v, %v", rep, err)
+	}
+	calls := srv.Calls()
+	if len(calls) != 4 {
+		t.Fatalf("%d model calls, want 4", len(calls))
+	}
+	first := calls[0]
+	if !strings.Contains(first.LastUserMessage(), "Turn 1 of 50. You are p1.") {
+		t.Errorf("first user message: %q", first.LastUserMessage())
+	}
+	var names []string
+	for _, tl := range first.Request.Tools {
+		names = append(names, tl.Function.Name)
+	}
+	if strings.Join(names, ",") != "get_state,propose_orders,submit_orders" {
+		t.Errorf("tools %v", names)
+	}
+	if got := toolResult(calls[1], "c1"); !strings.Contains(got, `"you":"p1"`) {
+		t.Errorf("get_state answered %q", got)
+	}
+	if got, want := toolResult(calls[2], "c2"), `{"ok":false,"errors":["Order 0: Total ships from A (12) exceeds available (10)"]}`; got != want {
+		t.Errorf("first proposal answered %s, want %s", got, want)
+	}
+	if got := toolResult(calls[3], "c3"); got != `{"ok":true}` {
+		t.Errorf("corrected proposal answered %s", got)
+	}
+	s := r.State().(*State)
+	var sent []string
+	for _, f := range fleetsOf(s, "p1") {
+		sent = append(sent, fmt.Sprintf("%s->%s:%d", f.From, f.To, f.Ships))
+	}
+	if strings.Join(sent, " ") != "A->B:7 A->C:3" || s.Star("A").Ships["p1"] != 0+HomeProduction {
+		t.Errorf("p1 fleets %v, A %v", sent, s.Star("A").Ships)
+	}
+	if len(s.ErrorsOf("p1", 1)) != 0 || len(s.Passed) != 0 {
+		t.Errorf("errors %+v, passed %+v", s.Errors, s.Passed)
+	}
+	recs, err := st.Calls(context.Background(), 1)
+	if err != nil || len(recs) != 4 {
+		t.Fatalf("stored calls: %d, %v", len(recs), err)
+	}
+	for _, c := range recs {
+		if c.Phase != PhaseOrders || c.EntityKey != "conquest:p1" || c.Error != "" || c.Raw == "" {
+			t.Errorf("stored call %+v", c)
+		}
+	}
+	if !strings.Contains(recs[3].Raw, ToolSubmit) {
+		t.Errorf("last stored call's raw answer %q lacks the submit", recs[3].Raw)
+	}
+}
+
+// A model that never submits: the turn passes after MaxIterations model
+// turns, the pass is recorded and the tick commits.
+func TestModelNeverSubmitsPasses(t *testing.T) {
+	t.Parallel()
+	srv, r, st := modelTable(t, openaitest.Always(openaitest.ToolCalls(openaitest.Tool("c", ToolPropose, orderArgs(ord("A", "B", 3))))), 3)
+	if _, err := r.Run(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.CallCount(); n != 3 {
+		t.Errorf("%d model calls, want 3 (MaxIterations)", n)
+	}
+	s := r.State().(*State)
+	want := Pass{Turn: 1, Player: "p1", Reason: "no submit_orders in 3 model turns: the turn passes with no orders"}
+	if len(s.Passed) != 1 || s.Passed[0] != want {
+		t.Errorf("passed %+v, want %+v", s.Passed, want)
+	}
+	if len(fleetsOf(s, "p1")) != 0 {
+		t.Errorf("a passed turn sent fleets: %+v", s.Fleets)
+	}
+	if recs, err := st.Calls(context.Background(), 1); err != nil || len(recs) != 3 {
+		t.Errorf("stored calls %d, %v", len(recs), err)
+	}
+	// The pass survives a reload from state.db.
+	g2 := r.Game.(fixedStart)
+	loaded, err := g2.Load(context.Background(), st, 1)
+	if err != nil || len(loaded.(*State).Passed) != 1 {
+		t.Errorf("reloaded passes: %+v, %v", loaded, err)
+	}
+}
+
+// A model that answers in words instead of calling a tool is told to call
+// one, and may still submit.
+func TestModelWithoutToolCallIsNudged(t *testing.T) {
+	t.Parallel()
+	srv, r, _ := modelTable(t, openaitest.Sequence(
+		openaitest.Content("I will attack B."),
+		openaitest.ToolCalls(openaitest.Tool("c", ToolSubmit, orderArgs(ord("A", "B", 3)))),
+	), 0)
+	if _, err := r.Run(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	calls := srv.Calls()
+	if len(calls) != 2 || !strings.HasPrefix(calls[1].LastUserMessage(), "Call a tool") {
+		t.Fatalf("%d calls; second user message %q", len(calls), calls[len(calls)-1].LastUserMessage())
+	}
+	if f := fleetsOf(r.State().(*State), "p1"); len(f) != 1 || f[0].Ships != 3 {
+		t.Errorf("fleets %+v", f)
+	}
+}
+
+// Every model call fails (500s) and the model is the only model seat: no
+// call of the tick succeeded, so the tick is not committed (quorum_failure).
+func TestModelCallFailsQuorum(t *testing.T) {
+	t.Parallel()
+	srv, r, st := modelTable(t, openaitest.Always(openaitest.Status(500, "server_error", "", "down")), 0)
+	rep, err := r.Run(context.Background(), 1)
+	var qe *runner.QuorumError
+	if !errors.As(err, &qe) || rep.Stop != runner.StopQuorum || rep.LastTick != 0 {
+		t.Fatalf("run: %+v, %v; want a quorum failure", rep, err)
+	}
+	if n := srv.CallCount(); n != 2 {
+		t.Errorf("%d requests, want 2 (one call, MaxAttempts 2)", n)
+	}
+	if last, err := st.LastTick(context.Background()); err != nil || last != 0 {
+		t.Errorf("last stored tick %d, %v", last, err)
+	}
+}
+
+// Ships of the wrong type in a tool call are errors of their orders in the
+// proposal's answer and in the executed turn; the valid order executes.
+func TestModelWrongShipTypes(t *testing.T) {
+	t.Parallel()
+	bad := orderArgs(ord("A", "B", "7"), ord("A", "C", 7.5), ord("A", "B", nil), ord("A", "C", "seven"), ord("D", "B", 2), ord("A", "C", 7.0))
+	srv, r, _ := modelTable(t, openaitest.Sequence(
+		openaitest.ToolCalls(openaitest.Tool("p", ToolPropose, bad)),
+		openaitest.ToolCalls(openaitest.Tool("s", ToolSubmit, bad)),
+	), 0)
+	if _, err := r.Run(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`Order 0: A -> B with "7" ships: Ships must be a whole number, got "7"`,
+		`Order 1: A -> C with 7.5 ships: Ships must be a whole number, got 7.5`,
+		`Order 2: A -> B with null ships: Ships must be a whole number, got null`,
+		`Order 3: A -> C with "seven" ships: Ships must be a whole number, got "seven"`,
+	}
+	if got := toolResult(srv.Calls()[1], "p"); got != jsonOf(t, ProposeResult{Errors: want}) {
+		t.Errorf("propose answered %s", got)
+	}
+	s := r.State().(*State)
+	if got := errorTexts(s.ErrorsOf("p1", 1)); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("recorded:\n%s", strings.Join(got, "\n"))
+	}
+	if f := fleetsOf(s, "p1"); len(f) != 2 || f[0].From != "D" || f[1].Ships != 7 {
+		t.Errorf("fleets %+v, want D -> B and the 7.0 ships A -> C", f)
+	}
+}
+
+// Tool calls that are not what the tools take are answered with an error,
+// and the conversation goes on.
+func TestModelBadToolCalls(t *testing.T) {
+	t.Parallel()
+	srv, r, _ := modelTable(t, openaitest.Sequence(
+		openaitest.ToolCalls(
+			openaitest.Tool("a", "launch_missiles", map[string]any{}),
+			openaitest.Tool("b", ToolSubmit, map[string]any{"orders": "all of them"}),
+			openaitest.Tool("c", ToolPropose, "{not json"),
+			openaitest.Tool("d", ToolSubmit, map[string]any{}),
+		),
+		openaitest.ToolCalls(openaitest.Tool("e", ToolSubmit, orderArgs())),
+	), 0)
+	if _, err := r.Run(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	c := srv.Calls()[1]
+	for id, want := range map[string]string{
+		"a": "launch_missiles", "b": "not a JSON array", "c": "arguments must be", "d": `\"orders\" is missing`,
+	} {
+		if got := toolResult(c, id); !strings.Contains(got, want) || !strings.HasPrefix(got, `{"ok":false,"errors":[`) {
+			t.Errorf("call %s answered %s, want an error containing %s", id, got, want)
+		}
+	}
+	if s := r.State().(*State); len(s.Passed) != 0 || len(fleetsOf(s, "p1")) != 0 {
+		t.Errorf("empty submit: passed %+v fleets %+v", s.Passed, s.Fleets)
+	}
+}
+
+// Two games from the same seed played by bots are the same turn by turn.
+func TestDeterminism(t *testing.T) {
+	t.Parallel()
+	play := func(seed int) string {
+		g := newGame(t, botSettings(seed))
+		r, _ := openRunner(t, t.TempDir(), g, nil)
+		if _, err := r.Run(context.Background(), 12); err != nil {
+			t.Fatal(err)
+		}
+		return jsonOf(t, g.Export(r.State()))
+	}
+	a, b := play(42), play(42)
+	if a != b {
+		t.Fatalf("same seed, different games:\n%s\n%s", a, b)
+	}
+	if c := play(43); c == a {
+		t.Error("seeds 42 and 43 played the same game")
+	}
+}
+
+// A game resumed from state.db goes on exactly as one played in one go:
+// the random generator's state is stored with each turn.
+func TestResume(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	first := Move{Orders: map[string][]Order{"p1": orders(t, `[{"from":"Q","to":"B","ships":1}]`)}}
+	once := newGame(t, botSettings(5))
+	r, _ := openRunner(t, t.TempDir(), once, nil)
+	if _, err := r.Turn(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(ctx, 5); err != nil {
+		t.Fatal(err)
+	}
+	want := r.State().(*State)
+
+	dir := t.TempDir()
+	g := newGame(t, botSettings(5))
+	r1, st1 := openRunner(t, dir, g, nil)
+	if _, err := r1.Turn(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r1.Run(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	mid := r1.State().(*State)
+	st1.Close()
+	g2 := newGame(t, botSettings(5))
+	r2, _ := openRunner(t, dir, g2, nil)
+	if r2.LastTick() != 3 || jsonOf(t, r2.State()) != jsonOf(t, mid) {
+		t.Fatalf("reopened at tick %d:\n%s\nwant\n%s", r2.LastTick(), jsonOf(t, r2.State()), jsonOf(t, mid))
+	}
+	if _, err := r2.Run(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	got := r2.State().(*State)
+	if a, b := jsonOf(t, g2.Export(got)), jsonOf(t, once.Export(want)); a != b {
+		t.Fatalf("resumed game differs:\n%s\nwant\n%s", a, b)
+	}
+	if len(got.Errors) == 0 || got.Errors[0].Error != "Order 0: Q -> B with 1 ships: Origin star Q does not exist" {
+		t.Errorf("order errors after resume: %+v", got.Errors)
+	}
+	// The test means something only if turns 4 to 6 drew from the generator.
+	if jsonOf(t, mid.Rand) == jsonOf(t, got.Rand) {
+		t.Error("no random draw in turns 4 to 6: the test proves nothing")
+	}
+}
+
+// The runner stops once the game is over, and a further turn is refused.
+func TestGameEnds(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	g := newGame(t, map[string]any{"seed": 3, "max_turns": 40, "stars": 4, "width": 4, "height": 4,
+		"seats": map[string]any{"p1": SeatBot, "p2": SeatBot}})
+	r, _ := openRunner(t, t.TempDir(), g, nil)
+	rep, err := r.Run(ctx, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.State().(*State)
+	if rep.Stop != runner.StopGameOver || s.Result == nil || rep.Ended != s.Result.String() || rep.LastTick != s.Result.Turn || s.Turn > 40 {
+		t.Fatalf("report %+v, result %+v", rep, s.Result)
+	}
+	t.Logf("ended: %s", rep.Ended)
+	// Bots only ever make the errors a changed state causes: a star lost,
+	// or ships lost in combat before the orders execute.
+	for _, e := range s.Errors {
+		if !strings.Contains(e.Reason, "does not control origin star") && !strings.HasPrefix(e.Reason, "Not enough ships at") {
+			t.Errorf("bot order error: %s", e.Error)
+		}
+	}
+	if _, err := r.Turn(ctx, nil); !errors.Is(err, ErrGameOver) || !errors.Is(err, runner.ErrRefused) {
+		t.Errorf("a turn after the end: %v", err)
+	}
+	if rep, err := r.Run(ctx, 1); err != nil || rep.Stop != runner.StopGameOver || len(rep.Ticks) != 0 {
+		t.Errorf("run after the end: %+v, %v", rep, err)
+	}
+}
+
+func TestStepRefusals(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	person := newGame(t, map[string]any{"seats": map[string]any{"p1": SeatPerson, "p2": SeatBot}})
+	r, _ := openRunner(t, t.TempDir(), person, nil)
+	tests := []struct {
+		name string
+		in   any
+		want error
+	}{
+		{"a person's seat needs a move", nil, ErrNeedPerson},
+		{"orders of a stranger", Move{Orders: map[string][]Order{"p9": {}}}, runner.ErrRefused},
+		{"not a move", "SEND 3 FROM A TO B", runner.ErrRefused},
+	}
+	for _, tt := range tests {
+		if _, err := r.Turn(ctx, tt.in); !errors.Is(err, tt.want) || !errors.Is(err, runner.ErrRefused) {
+			t.Errorf("%s: %v, want %v", tt.name, err, tt.want)
+		}
+	}
+	if r.LastTick() != 0 {
+		t.Fatalf("a refused move committed tick %d", r.LastTick())
+	}
+	if _, err := r.Turn(ctx, Move{Orders: map[string][]Order{"p1": {}}}); err != nil || r.LastTick() != 1 {
+		t.Errorf("the person's pass: %v, tick %d", err, r.LastTick())
+	}
+	model := newGame(t, map[string]any{"seats": map[string]any{"p1": SeatModel, "p2": SeatBot}})
+	rm, _ := openRunner(t, t.TempDir(), model, nil)
+	if _, err := rm.Run(ctx, 1); err == nil || !strings.Contains(err.Error(), "needs a model client") {
+		t.Errorf("a model seat without a client: %v", err)
+	}
+}
+
+// A state.db written for other players does not load.
+func TestLoadMismatch(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r, st := openRunner(t, dir, newGame(t, botSettings(1)), nil)
+	if _, err := r.Run(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	other := newGame(t, map[string]any{"seats": map[string]any{"p1": SeatBot, "p3": SeatBot}})
+	st2, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	r2 := &runner.Runner{Game: other, Store: st2}
+	if err := r2.Open(context.Background()); !errors.Is(err, runner.ErrStateMismatch) {
+		t.Errorf("open: %v, want ErrStateMismatch", err)
+	}
+}
+
+func TestOpen(t *testing.T) {
+	t.Parallel()
+	pr, err := prompts.New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Open(simulation(map[string]any{"max_turns": 9, "seats": map[string]any{"p1": SeatModel, "p2": SeatBot, "p3": SeatBot}}), pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := g.prompts["p1"]; !strings.Contains(p, "p1") || !strings.Contains(p, "p2, p3") || !strings.Contains(p, "9") {
+		t.Errorf("p1's prompt:\n%s", p)
+	}
+	if !g.NeedsModel("") || g.NeedsModel("p1") || g.Seat("p2") != SeatBot || g.Seat("p9") != "" || g.Kind() != world.KindConquest {
+		t.Errorf("game %+v", g)
+	}
+	sim := simulation(nil)
+	sim.Kind = world.KindDuel
+	if _, err := Open(sim, pr); err == nil || !strings.Contains(err.Error(), "simulation.yaml") {
+		t.Errorf("a duel opened as a conquest: %v", err)
+	}
+}
