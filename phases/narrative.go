@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"sort"
 
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/prompts"
@@ -206,7 +207,59 @@ func (n *Narrative) Lint() []error {
 			break
 		}
 	}
+	if len(errs) == 0 {
+		if err := n.lintCrowd(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errs
+}
+
+// lintCrowd checks the worst a run can meet: every character that can walk
+// into a location standing there at once. One resolution call must then
+// still have a schema strict mode accepts; a world where it would not is
+// refused with the limit named, before a run pays for a tick that cannot
+// finish.
+func (n *Narrative) lintCrowd() error {
+	for _, l := range n.Sim.Locations {
+		ids := n.canGather(l.ID)
+		if _, err := ResolutionSchema(1, l.ID, ids, reachableFrom(l)); err != nil {
+			fit := sort.Search(len(ids), func(k int) bool {
+				_, err := ResolutionSchema(1, l.ID, ids[:k+1], reachableFrom(l))
+				return err != nil
+			})
+			return fmt.Errorf("%w: %d characters can gather in location %s, and its resolution call for them would break strict mode (%w); at most %d characters fit one call, so use fewer characters or split the world",
+				runner.ErrSchemaInvalid, len(ids), l.ID, err, fit)
+		}
+	}
+	return nil
+}
+
+// canGather lists the characters whose starting location has a path to
+// location id along the connections.
+func (n *Narrative) canGather(id string) []string {
+	from := map[string][]string{} // location -> the locations with a connection to it
+	for _, l := range n.Sim.Locations {
+		for _, c := range l.Connections {
+			from[c] = append(from[c], l.ID)
+		}
+	}
+	reach := map[string]bool{id: true}
+	for queue := []string{id}; len(queue) > 0; queue = queue[1:] {
+		for _, p := range from[queue[0]] {
+			if !reach[p] {
+				reach[p] = true
+				queue = append(queue, p)
+			}
+		}
+	}
+	var ids []string
+	for _, c := range n.Sim.Characters {
+		if reach[c.Start.Location] {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
 }
 
 // currentIntents maps every character to its current external_intent.

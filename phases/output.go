@@ -100,7 +100,7 @@ func IntentionSchema() json.RawMessage { return slices.Clone(intentionSchema()) 
 // reachable (the location and its connections).
 func ResolutionSchema(tick int, locationID string, present, reachable []string) (json.RawMessage, error) {
 	if len(present) > 0 && len(reachable) == 0 {
-		return nil, fmt.Errorf("resolution schema for %s: no reachable location", locationID)
+		return nil, errors.New("no reachable location")
 	}
 	root, err := schemas.Reflect(MasterOutput{})
 	if err != nil {
@@ -121,7 +121,7 @@ func ResolutionSchema(tick int, locationID string, present, reachable []string) 
 	chars.Properties = jsonschema.NewProperties()
 	for _, id := range present {
 		if _, dup := chars.Properties.Get(id); dup {
-			return nil, fmt.Errorf("resolution schema for %s: character %q listed twice", locationID, id)
+			return nil, fmt.Errorf("character %q listed twice", id)
 		}
 		chars.Properties.Set(id, character)
 	}
@@ -132,7 +132,7 @@ func ResolutionSchema(tick int, locationID string, present, reachable []string) 
 	chars.Description = "One entry per character present, keyed by character id: exactly these ids, no others."
 	b, err := schemas.Marshal(root)
 	if err != nil {
-		return nil, fmt.Errorf("resolution schema for %s: %w", locationID, err)
+		return nil, err
 	}
 	return b, nil
 }
