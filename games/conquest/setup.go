@@ -211,7 +211,9 @@ func homes(stars []Star, n int) []int {
 // ReadState reads a game state as `arbiter export` writes it for a
 // conquest. A file with only turn, players and stars (id, owner, x, y,
 // production, ships) is enough: the rest defaults. Star ids must be unique,
-// owners must be players and ship counts whole numbers of at least 0.
+// owners must be players, ship counts, production and garrisons whole
+// numbers of at least 0, and fleets a player's, between stars of the map.
+// Every problem names the star or fleet.
 func ReadState(data []byte) (*State, error) {
 	var s State
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -232,6 +234,9 @@ func ReadState(data []byte) (*State, error) {
 			errs = append(errs, fmt.Errorf("stars[%d] (%s): owner %q is not one of the players (%s)", i, st.ID, st.Owner, strings.Join(s.Players, ", ")))
 		}
 		seen[st.ID] = true
+		if st.Production < 0 || st.Garrison < 0 {
+			errs = append(errs, fmt.Errorf("stars[%d] (%s): production %d and garrison %d must be at least 0", i, st.ID, st.Production, st.Garrison))
+		}
 		if st.Ships == nil {
 			st.Ships = map[string]int{}
 		}
@@ -239,6 +244,11 @@ func ReadState(data []byte) (*State, error) {
 			if n < 0 || !s.HasPlayer(p) {
 				errs = append(errs, fmt.Errorf("stars[%d] (%s): ships[%q] = %d: want a player id and a count of at least 0", i, st.ID, p, n))
 			}
+		}
+	}
+	for i, f := range s.Fleets {
+		if !s.HasPlayer(f.Owner) || !seen[f.From] || !seen[f.To] || f.Ships < 1 {
+			errs = append(errs, fmt.Errorf("fleets[%d] (%s %s -> %s, %d ships): want a player's fleet of at least 1 ship between stars of the map", i, f.Owner, f.From, f.To, f.Ships))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
