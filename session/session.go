@@ -214,10 +214,14 @@ func Open(ctx context.Context, dir string, set Settings, access Access) (_ *Sess
 		}
 	}()
 	if access == ReadOnly {
-		if _, err := os.Stat(StatePath(dir)); err == nil {
-			if s.store, err = store.Open(ctx, StatePath(dir)); err != nil {
-				return nil, err
-			}
+		// A read never writes: no schema into an empty state.db.
+		st, err := store.OpenReadOnly(ctx, StatePath(dir))
+		switch {
+		case errors.Is(err, store.ErrNoRunState):
+		case err != nil:
+			return nil, err
+		default:
+			s.store = st
 		}
 		if s.Sim.Kind == world.KindChronicle && s.lastTick(ctx) == 0 {
 			saved, err := readSaved(dir)
