@@ -1,0 +1,101 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+)
+
+var (
+	// ErrNoRunState is returned by OpenReadOnly for a state.db that does not
+	// exist or holds no run state yet (an empty file): there is nothing to
+	// read, and a read never creates it.
+	ErrNoRunState = errors.New("no run state yet")
+	// ErrDamaged is returned when opening a run state whose ticks do not
+	// hold together: a tick row missing below the last, or a stored state
+	// that names another tick than its row. A run must not resume from it.
+	ErrDamaged = errors.New("the run state is damaged")
+)
+
+// recovery is what a person can do about damaged run state.
+const recovery = "`arbiter reset` deletes the run state and starts over (authored files are kept); or restore state.db from a copy"
+
+// OpenReadOnly opens the database at path for reading only: it creates
+// nothing, migrates nothing and writes nothing (a commit through it fails).
+// A missing or empty database is ErrNoRunState; a damaged one ErrDamaged.
+func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && info.Size() == 0 {
+		return nil, fmt.Errorf("open %s: %w", path, ErrNoRunState)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	params := []string{
+		"mode=ro",
+		"_pragma=busy_timeout(5000)",
+		"_pragma=query_only(1)",
+	}
+	db, err := sql.Open("sqlite", "file:"+escapePath(path)+"?"+strings.Join(params, "&"))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path, now: time.Now}
+	if err := s.openedReadOnly(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (s *Store) openedReadOnly(ctx context.Context) error {
+	var version int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	switch {
+	case version == 0:
+		return ErrNoRunState
+	case version > schemaVersion:
+		return fmt.Errorf("schema version %d is newer than this arbiter knows (%d): upgrade arbiter", version, schemaVersion)
+	case version < schemaVersion:
+		return fmt.Errorf("run state written by an older arbiter (schema version %d); a run upgrades it", version)
+	}
+	return s.check(ctx)
+}
+
+// check finds the damage a run must not resume from: ticks must be 1..last
+// with none missing, and each stored state that names its tick must name
+// its row's.
+func (s *Store) check(ctx context.Context) error {
+	var rows, last int
+	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*), COALESCE(MAX(tick), 0) FROM ticks").Scan(&rows, &last); err != nil {
+		return fmt.Errorf("check ticks: %w", err)
+	}
+	if rows != last {
+		var missing int
+		err := s.db.QueryRowContext(ctx, `SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM ticks WHERE tick = 1) THEN 1
+			ELSE (SELECT MIN(tick) + 1 FROM ticks t WHERE NOT EXISTS (SELECT 1 FROM ticks u WHERE u.tick = t.tick + 1)) END`).Scan(&missing)
+		if err != nil {
+			return fmt.Errorf("check ticks: %w", err)
+		}
+		return fmt.Errorf("%w: tick %d is missing (%d ticks stored, the last %d), so what follows it cannot be trusted; %s",
+			ErrDamaged, missing, rows, last, recovery)
+	}
+	var row, says int
+	err := s.db.QueryRowContext(ctx, `SELECT tick, json_extract(state_json, '$.tick') FROM ticks
+		WHERE json_type(state_json, '$.tick') = 'integer' AND json_extract(state_json, '$.tick') != tick
+		ORDER BY tick LIMIT 1`).Scan(&row, &says)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return fmt.Errorf("check ticks: %w", err)
+	}
+	return fmt.Errorf("%w: the state stored at tick %d says tick %d; %s", ErrDamaged, row, says, recovery)
+}
