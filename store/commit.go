@@ -22,7 +22,13 @@ func (s *Store) CommitTick(ctx context.Context, rec *TickRecord) error {
 	if !json.Valid(rec.State) {
 		return fmt.Errorf("commit tick %d: the state is not JSON", rec.Tick)
 	}
+	if err := s.lostErr(); err != nil {
+		return fmt.Errorf("commit tick %d: %w", rec.Tick, err)
+	}
 	if err := s.commit(ctx, rec); err != nil {
+		return fmt.Errorf("commit tick %d: %w", rec.Tick, err)
+	}
+	if err := s.checkWAL(ctx); err != nil {
 		return fmt.Errorf("commit tick %d: %w", rec.Tick, err)
 	}
 	return nil

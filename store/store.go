@@ -45,6 +45,11 @@ type Store struct {
 	now  func() time.Time // clock of committed_at; replaced in tests
 
 	scrub scrubber // see SetScrub
+	wal   walWatch
+	// pin holds one connection open for the store's life: SQLite deletes
+	// the WAL when its last connection closes, which the WAL check would
+	// take for a deletion by someone else.
+	pin *sql.Conn
 }
 
 // Open opens the database at path, creating the file and its schema when
@@ -73,11 +78,26 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	if s.pin, err = db.Conn(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	var mode string
+	if err := s.pin.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	s.wal.on = mode == "wal" // a file system without WAL support keeps a rollback journal
 	return s, nil
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	if s.pin != nil {
+		s.pin.Close()
+	}
+	return s.db.Close()
+}
 
 // migrate creates the schema in a new database and refuses one written by a
 // newer version of arbiter.

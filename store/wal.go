@@ -1,0 +1,61 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sync"
+)
+
+// ErrWALLost is returned by CommitTick once the database's write-ahead log
+// (state.db-wal) has been deleted or replaced under an open store: SQLite
+// keeps writing into the file it holds open, which no one will find again
+// after a crash, so commits stop. What was committed is copied into
+// state.db first (a checkpoint through the open file).
+var ErrWALLost = errors.New("the write-ahead log of state.db was deleted or replaced during the run")
+
+// walWatch remembers which file the store's WAL is, to notice when it
+// changes.
+type walWatch struct {
+	mu   sync.Mutex
+	file fs.FileInfo // nil until the first commit
+	lost error       // set once the WAL is lost; every later commit fails with it
+	on   bool        // the database is in WAL mode
+}
+
+// lostErr is the error of a lost WAL, nil while it is fine.
+func (s *Store) lostErr() error {
+	s.wal.mu.Lock()
+	defer s.wal.mu.Unlock()
+	return s.wal.lost
+}
+
+// checkWAL runs after each commit: the WAL must be the file it was at the
+// previous commit. When it is missing or another file, the store copies
+// what it committed into state.db and fails from then on.
+func (s *Store) checkWAL(ctx context.Context) error {
+	s.wal.mu.Lock()
+	defer s.wal.mu.Unlock()
+	if s.wal.lost != nil || !s.wal.on {
+		return s.wal.lost
+	}
+	walPath := s.path + "-wal"
+	info, err := os.Stat(walPath)
+	if err == nil && (s.wal.file == nil || os.SameFile(s.wal.file, info)) {
+		s.wal.file = info
+		return nil
+	}
+	what := "deleted"
+	if err == nil {
+		what = "replaced by another file"
+	}
+	saved := "the ticks committed so far were copied into state.db"
+	if _, cerr := s.db.ExecContext(context.WithoutCancel(ctx), "PRAGMA wal_checkpoint(TRUNCATE)"); cerr != nil {
+		saved = fmt.Sprintf("copying the committed ticks into state.db failed (%v): the latest may be lost", cerr)
+	}
+	s.wal.lost = fmt.Errorf("%w: %s was %s while arbiter held it; %s; the run stops here (is something cleaning the folder?); `arbiter run` resumes from the last tick in state.db",
+		ErrWALLost, walPath, what, saved)
+	return s.wal.lost
+}
