@@ -1,6 +1,7 @@
 package conquest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -169,19 +170,31 @@ func (g *Game) Encode(rec *store.TickRecord, prev, s any) error {
 	before, after := prev.(*State), s.(*State)
 	row := stored{State: *after, ErrorCount: len(after.Errors)}
 	row.Errors = nil
-	b, err := json.Marshal(row)
+	b, err := plainJSON(row)
 	if err != nil {
 		return err
 	}
 	rec.State = b
 	for i := len(before.Errors); i < len(after.Errors); i++ {
-		body, err := json.Marshal(after.Errors[i])
+		body, err := plainJSON(after.Errors[i])
 		if err != nil {
 			return err
 		}
 		rec.Records = append(rec.Records, store.Record{Stream: Stream, N: i + 1, Body: body})
 	}
 	return nil
+}
+
+// plainJSON encodes v without escaping <, > and &, so the stored rows read
+// as the errors do ("A -> B", not "A -\u003e B") in state.db.
+func plainJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // Step plays one turn: every seat's orders are collected (the model seats

@@ -477,3 +477,42 @@ func TestOpen(t *testing.T) {
 		t.Errorf("a duel opened as a conquest: %v", err)
 	}
 }
+
+// §6.2.1: a person submits invalid orders: the turn commits with the
+// errors recorded (in the state and as rows of state.db), the valid order
+// executes, the game goes on, and the next turn starts with the display.
+func TestPersonInvalidOrdersGameContinues(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	g := newGame(t, map[string]any{"seats": map[string]any{"p1": SeatPerson, "p2": SeatBot}})
+	r, st := openRunner(t, t.TempDir(), fixedStart{g, board()}, nil)
+	move := Move{Orders: map[string][]Order{"p1": orders(t, `[{"from":"A","to":"B","ships":17},{"from":"F","to":"G","ships":3},{"from":"D","to":"B","ships":2}]`)}}
+	tr, err := r.Turn(ctx, move)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"Order 0: A -> B with 17 ships: Not enough ships at A: have 10, need 17",
+		"Order 1: F -> G with 3 ships: Player p1 does not control origin star F",
+	}
+	if tr.ApplyErrors != 2 {
+		t.Errorf("tick report %+v, want 2 apply errors", tr)
+	}
+	s := r.State().(*State)
+	if got := errorTexts(s.ErrorsOf("p1", 1)); strings.Join(got, "\n") != strings.Join(want, "\n") || len(fleetsOf(s, "p1")) != 1 {
+		t.Fatalf("errors %q, fleets %+v", got, s.Fleets)
+	}
+	recs, err := st.Records(ctx, Stream, 10, 1)
+	if err != nil || len(recs) != 2 || !strings.Contains(string(recs[1].Body), `"error":"Order 1: F -> G with 3 ships: Player p1 does not control origin star F"`) {
+		t.Fatalf("stored records %v (%d), %v", recs, len(recs), err)
+	}
+	if block := ErrorBlock(s, "p1"); !strings.Contains(block, "\nOrder skipped: 17 ships from A to B\n  Reason: Not enough ships at A: have 10, need 17\n") {
+		t.Errorf("the next turn's display:\n%s", block)
+	}
+	if _, err := r.Turn(ctx, Move{Orders: map[string][]Order{"p1": {}}}); err != nil || r.LastTick() != 2 {
+		t.Fatalf("the game did not go on: %v", err)
+	}
+	if ErrorBlock(r.State().(*State), "p1") != "" {
+		t.Error("a pass shows last turn's errors again")
+	}
+}
