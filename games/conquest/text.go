@@ -2,8 +2,10 @@ package conquest
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/arbiter-sim/arbiter/command"
 )
@@ -21,13 +23,16 @@ var grammar = command.MustGrammar(command.Spec{
 	},
 })
 
+// shipsWord is "7 ships" (or "1 ship") as people write it, read as 7.
+var shipsWord = regexp.MustCompile(`(?i)\b(\d+)\s+ships?\b`)
+
 // ParseOrderText reads a person's orders, one SEND command per line; blank
-// lines are ignored. Any line that is not an order is an error naming it,
+// lines are ignored, and "SEND 7 ships FROM A TO B" is read as 7. Any line that is not an order is an error naming it,
 // and then no order is returned: a person's order list is read whole or
 // not at all, as a model's message is.
 func ParseOrderText(text string) ([]Order, error) {
 	var orders []Order
-	stmts := grammar.Parse(text)
+	stmts := grammar.Parse(shipsWord.ReplaceAllString(text, "$1"))
 	covered := map[int]bool{}
 	for _, st := range stmts {
 		for l := st.Line; l <= st.EndLine; l++ {
@@ -40,6 +45,11 @@ func ParseOrderText(text string) ([]Order, error) {
 		n, err := strconv.Atoi(c.Get("ships"))
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %q is not a number of ships", st.Line, c.Get("ships"))
+		}
+		for _, id := range []string{c.Get("from"), c.Get("to")} {
+			if strings.ContainsFunc(id, unicode.IsSpace) {
+				return nil, fmt.Errorf("line %d: %q is not a star id (write SEND <ships> FROM <star> TO <star>, one order a line)", st.Line, id)
+			}
 		}
 		orders = append(orders, Order{From: strings.ToUpper(c.Get("from")), To: strings.ToUpper(c.Get("to")), Ships: N(n)})
 	}
