@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"path/filepath"
+
+	"github.com/arbiter-sim/arbiter/world"
 )
 
 // FileName is where arbiter before state.db saved a chronicle, in the
@@ -58,12 +60,19 @@ func decodeStrict(r io.Reader, v any) error {
 	return nil
 }
 
+// maxSaved is the largest chronicle.json read: a saved conversation, far
+// larger than an authored file may be.
+const maxSaved = 64 << 20
+
 // ReadSaved reads the game that an earlier version of arbiter saved in
 // path (a chronicle.json): its conversation, as the first turn of a
 // chronicle to Import. The timeline in the file is derived and checked
 // again when the conversation is replayed.
 func ReadSaved(path string) (*State, error) {
-	b, err := os.ReadFile(path)
+	b, err := world.ReadFileUpTo(filepath.Dir(path), path, maxSaved)
+	if errors.Is(err, world.ErrFile) {
+		return nil, fmt.Errorf("%s: not read: %w", path, err)
+	}
 	if err != nil {
 		return nil, err
 	}
