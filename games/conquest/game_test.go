@@ -516,3 +516,85 @@ func TestPersonInvalidOrdersGameContinues(t *testing.T) {
 		t.Error("a pass shows last turn's errors again")
 	}
 }
+
+// Two model seats play at once; when one's calls fail and the other's
+// succeed, the turn commits and the failed seat's turn passes.
+func TestTwoModelSeats(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		p2     openaitest.Handler
+		passed string // p2's pass reason prefix, "" when it submitted
+	}{
+		{"both submit", openaitest.Sequence(openaitest.ToolCalls(openaitest.Tool("s", ToolSubmit, orderArgs(ord("F", "G", 2))))), ""},
+		{"p2's calls fail", openaitest.Always(openaitest.Status(500, "server_error", "", "down")), "model call 1 failed: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := openaitest.Match(tt.p2, openaitest.Route{If: openaitest.UserContains("You are p1."),
+				Then: openaitest.Sequence(openaitest.ToolCalls(openaitest.Tool("s", ToolSubmit, orderArgs(ord("A", "B", 3)))))})
+			_, client := modelClient(t, h)
+			g := newGame(t, map[string]any{"seats": map[string]any{"p1": SeatModel, "p2": SeatModel}})
+			g.Client, g.Params = client, llm.Params{Model: "test-model", MaxTokens: 300}
+			r, st := openRunner(t, t.TempDir(), fixedStart{g, board()}, client)
+			if _, err := r.Run(context.Background(), 1); err != nil {
+				t.Fatal(err)
+			}
+			s := r.State().(*State)
+			if f := fleetsOf(s, "p1"); len(f) != 1 || f[0].To != "B" {
+				t.Errorf("p1 fleets %+v", f)
+			}
+			if tt.passed == "" {
+				if f := fleetsOf(s, "p2"); len(f) != 1 || f[0].To != "G" || len(s.Passed) != 0 {
+					t.Errorf("p2 fleets %+v, passed %+v", f, s.Passed)
+				}
+			} else if len(s.Passed) != 1 || s.Passed[0].Player != "p2" || !strings.HasPrefix(s.Passed[0].Reason, tt.passed) || len(fleetsOf(s, "p2")) != 0 {
+				t.Errorf("passed %+v, p2 fleets %+v", s.Passed, fleetsOf(s, "p2"))
+			}
+			recs, err := st.Calls(context.Background(), 1)
+			if err != nil || len(recs) != 2 {
+				t.Fatalf("stored calls %d, %v", len(recs), err)
+			}
+			for _, c := range recs {
+				if failed := c.EntityKey == "conquest:p2" && tt.passed != ""; failed != (c.Error != "") || failed != c.Fallback {
+					t.Errorf("stored call %s: error %q fallback %v", c.EntityKey, c.Error, c.Fallback)
+				}
+			}
+		})
+	}
+}
+
+func TestStatus(t *testing.T) {
+	t.Parallel()
+	g := newGame(t, map[string]any{"max_turns": 9, "seats": map[string]any{"p1": SeatPerson, "p2": SeatBot}})
+	s := next(t, board(), map[string][]Order{"p1": orders(t, `[{"from":"Q","to":"B","ships":1}]`)})
+	s.MaxTurns = 9
+	s.Passed = []Pass{{Turn: 4, Player: "p1", Reason: "r"}}
+	fields, err := g.Status(context.Background(), nil, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range fields {
+		got[f.Key] = f.Value
+	}
+	want := map[string]string{
+		"turn": "4 of 9",
+		"p1":   "person · 2 stars, 21 ships · 1 order errors · 1 turns passed",
+		"p2":   "bot · 1 stars, 10 ships · 0 order errors · 0 turns passed",
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %q, want %q", k, got[k], v)
+		}
+	}
+	if !strings.Contains(got["map"], "A (0,0) production 4, p1: p1 14 ships") || got["result"] != "" {
+		t.Errorf("fields %q", got)
+	}
+	s.Result = &Result{Turn: 4, Winner: "p1", Reason: "r"}
+	fields, _ = g.Status(context.Background(), nil, s)
+	if fields[1].Key != "result" || fields[1].Value != "p1 won at turn 4 (r)" {
+		t.Errorf("fields %+v", fields[:2])
+	}
+}
