@@ -184,7 +184,13 @@ func (g *Game) OpeningRequest(s *State, player string, tick int) llm.ToolRequest
 		user += "\n" + strings.TrimSpace(block)
 	}
 	user += "\nPropose your orders with propose_orders, fix any errors, then call submit_orders."
+	// A system message with no content is refused by some servers (Ollama:
+	// "invalid message content type: <nil>"), so an empty prompt is left out.
+	msgs := []llm.Message{{Role: "user", Content: user}}
+	if sys := g.prompts[player]; strings.TrimSpace(sys) != "" {
+		msgs = append([]llm.Message{{Role: "system", Content: sys}}, msgs...)
+	}
 	return llm.ToolRequest{EntityKey: "conquest:" + player, Phase: PhaseOrders, Tick: tick, Params: g.Params,
-		Messages: []llm.Message{{Role: "system", Content: g.prompts[player]}, {Role: "user", Content: user}},
+		Messages: msgs,
 		Tools:    tools(s), Choice: "auto", ForceShape: g.ForceShape}
 }

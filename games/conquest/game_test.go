@@ -598,3 +598,33 @@ func TestStatus(t *testing.T) {
 		t.Errorf("fields %+v", fields[:2])
 	}
 }
+
+// The first call of a model seat's turn: the system prompt (left out when
+// empty: Ollama refuses a message with no content), then the view and last
+// turn's errors in the seed's display.
+func TestOpeningRequest(t *testing.T) {
+	t.Parallel()
+	s := next(t, board(), map[string][]Order{"p1": orders(t, `[{"from":"A","to":"B","ships":70}]`)})
+	g := newGame(t, map[string]any{"seats": map[string]any{"p1": SeatModel, "p2": SeatBot}})
+	req := g.OpeningRequest(s, "p1", 5)
+	if len(req.Messages) != 1 || req.Messages[0].Role != "user" {
+		t.Fatalf("messages %+v, want the user message alone", req.Messages)
+	}
+	user := req.Messages[0].Content
+	for _, want := range []string{"Turn 5 of 50. You are p1.", `"you":"p1"`, "ORDER ERRORS FROM LAST TURN",
+		"Order skipped: 70 ships from A to B\n  Reason: Not enough ships at A: have 10, need 70", "call submit_orders"} {
+		if !strings.Contains(user, want) {
+			t.Errorf("user message lacks %q:\n%s", want, user)
+		}
+	}
+	if req.EntityKey != "conquest:p1" || req.Phase != PhaseOrders || req.Tick != 5 || len(req.Tools) != 3 || req.Choice != "auto" {
+		t.Errorf("request %+v", req)
+	}
+	g.prompts["p1"] = "You command p1."
+	if req := g.OpeningRequest(s, "p1", 5); len(req.Messages) != 2 || req.Messages[0].Role != "system" || req.Messages[0].Content != "You command p1." {
+		t.Errorf("messages %+v, want the system prompt first", req.Messages)
+	}
+	if req := g.OpeningRequest(s, "p2", 5); strings.Contains(req.Messages[0].Content, "ORDER ERRORS") {
+		t.Errorf("p2 sees p1's errors:\n%s", req.Messages[0].Content)
+	}
+}
