@@ -149,6 +149,20 @@ func TestReadState(t *testing.T) {
 	if jsonOf(t, got) != `{"ok":false,"errors":["Order 0: Total ships from A (12) exceeds available (10)"]}` {
 		t.Errorf("propose on the read state: %s", jsonOf(t, got))
 	}
+	// A state read without "rand" plays from its seed (0), the same every
+	// time: here a battle at B needs dice.
+	play := func() string {
+		s, err := ReadState([]byte(minimal))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Star("B").Garrison = 6
+		s.Fleets = []Fleet{{Owner: "p1", From: "A", To: "B", Ships: 8, Sent: 2, Arrives: 3}}
+		return jsonOf(t, next(t, s, nil))
+	}
+	if a, b := play(), play(); a != b || !strings.Contains(a, "Battle at B") {
+		t.Errorf("a read state played twice:\n%s\n%s", a, b)
+	}
 	// What export writes reads back the same.
 	full := next(t, board(), map[string][]Order{"p1": orders(t, `[{"from":"A","to":"B","ships":"x"},{"from":"A","to":"G","ships":3}]`)})
 	back, err := ReadState([]byte(jsonOf(t, full)))
