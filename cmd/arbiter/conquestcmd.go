@@ -53,7 +53,15 @@ order list it cannot read is a usage error (exit 2).`,
 	return cmd
 }
 
+// maxGameFile bounds the game state check-orders reads.
+const maxGameFile = 64 << 20
+
 func runCheckOrders(opts *CheckOrdersOptions) error {
+	if fi, err := os.Stat(opts.Game); err != nil {
+		return usageErrorf("--game: %v", err)
+	} else if !fi.Mode().IsRegular() || fi.Size() > maxGameFile {
+		return usageErrorf("--game %s: want a regular file of at most %d MiB (a game state JSON)", opts.Game, maxGameFile>>20)
+	}
 	data, err := os.ReadFile(opts.Game)
 	if err != nil {
 		return usageErrorf("--game: %v", err)
@@ -65,7 +73,7 @@ func runCheckOrders(opts *CheckOrdersOptions) error {
 	if !st.HasPlayer(opts.Player) {
 		return usageErrorf("--player %s: not a player of %s (players: %v)", opts.Player, opts.Game, st.Players)
 	}
-	in, err := io.ReadAll(opts.IO.In)
+	in, err := io.ReadAll(io.LimitReader(opts.IO.In, maxGameFile))
 	if err != nil {
 		return fmt.Errorf("read orders from stdin: %w", err)
 	}

@@ -129,6 +129,9 @@ func TestConquestCheckOrders(t *testing.T) {
 	if code, _, errOut := check(`[]`, "--player", "p9"); code != 2 || !strings.Contains(errOut, "not a player") {
 		t.Errorf("unknown player: exit %d %s", code, errOut)
 	}
+	if code, _, errOut := check(`[]`, "--game", t.TempDir()); code != 2 || !strings.Contains(errOut, "want a regular file") {
+		t.Errorf("a folder as the game: exit %d %s", code, errOut)
+	}
 	os.WriteFile(game, []byte(`{"turn":1,"players":["p1"],"stars":[{"id":"A","owner":"p7","ships":{}}]}`), 0o644)
 	if code, _, errOut := check(`[]`); code != 2 || !strings.Contains(errOut, `owner "p7" is not one of the players`) {
 		t.Errorf("bad game file: exit %d %s", code, errOut)
