@@ -263,3 +263,44 @@ func TestPromptsRenderConquest(t *testing.T) {
 		}
 	}
 }
+
+// TestArena: seeded games of a demo between bots, as a table and as JSON;
+// bad seats are usage errors; the simulation's own run state is untouched.
+func TestArena(t *testing.T) {
+	cleanEnv(t)
+	dir := gameCopy(t, "conquest-demo")
+	code, out, errOut := arbiter(t, "arena", dir, "--games", "4", "--seed", "2", "--seats", "bot,bot")
+	if code != 0 || !strings.Contains(out, "4 games, seeds 2..5") || !strings.Contains(out, "invalid/turn") {
+		t.Fatalf("arena: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, _ = arbiter(t, "arena", dir, "--games", "2", "--json")
+	var tab struct {
+		Games   int `json:"games"`
+		Players []struct {
+			Wins, Losses, Draws int
+		} `json:"players"`
+		Results []any `json:"results"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &tab) != nil || tab.Games != 2 || len(tab.Results) != 2 || len(tab.Players) != 2 {
+		t.Fatalf("arena --json: exit %d\n%s", code, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--seats", "bot,person"}, `seat p2 is "person"`},
+		{[]string{"--seats", "bot,bot,bot"}, "3 seats for 2 players"},
+		{[]string{"--seats", "p1=model"}, "no model endpoint"},
+		{[]string{"--games", "0"}, "--games must be"},
+	} {
+		if code, _, errOut := arbiter(t, append([]string{"arena", dir}, tc.args...)...); code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("arena %v: exit %d %s; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	if code, _, errOut := arbiter(t, "arena", demoCopy(t)); code != 2 || !strings.Contains(errOut, "an arena plays conquest or duel") {
+		t.Errorf("arena on a narrative simulation: exit %d %s", code, errOut)
+	}
+	if exists(filepath.Join(dir, "state.db")) {
+		t.Error("the arena wrote the simulation's state.db")
+	}
+}

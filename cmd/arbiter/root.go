@@ -86,7 +86,7 @@ turn commits whole to the simulation's state.db, or not at all.`,
 		newSchemasCmd(io, g),
 		newConfigCmd(io, g),
 		newChatCmd(io, g, nil), newChronicleCmd(io, g),
-		newPlayCmd(io, g, nil), newConquestCmd(io, g),
+		newPlayCmd(io, g, nil), newConquestCmd(io, g), newArenaCmd(io, g, nil),
 		newDoctorCmd(io, g),
 	)
 	markRunErrors(root)

@@ -1,0 +1,242 @@
+// Package arena plays seeded games of one game kind (conquest, duel)
+// between seat configurations, in parallel, and sums them up: wins and
+// draws per player, invalid orders or choices per turn, model calls (tool
+// iterations) per turn, tokens and calls that failed and fell back. Each
+// game runs through the runner on a run state of its own, as `arbiter run`
+// would play it, so an arena measures exactly what a run does.
+package arena
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/store"
+)
+
+// Game is a game kind an arena can play: it can be reseated with another
+// seed and seats, and says who won.
+type Game interface {
+	runner.Game
+	Reseated(seed uint64, seats map[string]string, client *llm.Client) (runner.Game, error)
+	Winner(state any) string
+	Players() []string
+}
+
+// Config is an arena.
+type Config struct {
+	Games    int               // games to play, seeds Seed, Seed+1, ...
+	Seed     uint64            // seed of the first game
+	Seats    map[string]string // player -> model | bot; the rest as the simulation says
+	MaxTurns int               // turns a game may take at most before it counts as unfinished (0: 10,000)
+	Parallel int               // games played at once (0: 4)
+	Client   *llm.Client       // for model seats; nil when every seat is a bot
+}
+
+// GameResult is one game.
+type GameResult struct {
+	Seed    uint64                 `json:"seed"`
+	Turns   int                    `json:"turns"`
+	Winner  string                 `json:"winner"` // "" for a draw or an unfinished game
+	Ended   string                 `json:"ended"`  // how it ended, as the game says
+	Stop    string                 `json:"stop"`   // the run's stop reason: game_over, completed (turn cap), quorum_failure, ...
+	Error   string                 `json:"error,omitempty"`
+	Players map[string]PlayerStats `json:"players"`
+}
+
+// PlayerStats is one player's part of a game.
+type PlayerStats struct {
+	Errors      int `json:"invalid"`      // order errors or refused choices
+	Calls       int `json:"calls"`        // model calls (a conquest seat's tool iterations)
+	FailedCalls int `json:"failed_calls"` // calls that failed; the seat fell back (passed, or played the bot's choice)
+	Tokens      int `json:"tokens"`
+}
+
+// Row sums up one player over every game.
+type Row struct {
+	Player        string  `json:"player"`
+	Seat          string  `json:"seat"`
+	Wins          int     `json:"wins"`
+	Losses        int     `json:"losses"`
+	Draws         int     `json:"draws"`
+	InvalidByTurn float64 `json:"invalid_per_turn"`
+	CallsByTurn   float64 `json:"calls_per_turn"`
+	FailedCalls   int     `json:"failed_calls"`
+	Tokens        int     `json:"tokens"`
+}
+
+// Table is an arena's outcome.
+type Table struct {
+	Kind       string       `json:"kind"`
+	Games      int          `json:"games"`
+	Seed       uint64       `json:"seed"`
+	Draws      int          `json:"draws"`
+	Unfinished int          `json:"unfinished"` // stopped by the turn cap or an error
+	Turns      int          `json:"turns"`      // over every game
+	Rows       []Row        `json:"players"`
+	Results    []GameResult `json:"results"`
+}
+
+// Run plays the arena: cfg.Games games of g in parallel, each on a run
+// state in its own temporary folder (removed afterwards). A game that stops
+// short (a quorum failure of the model, say) is counted unfinished with its
+// error; a bad configuration fails the arena before any game starts.
+func Run(ctx context.Context, g Game, cfg Config) (*Table, error) {
+	if cfg.Games < 1 {
+		return nil, fmt.Errorf("arena: games must be at least 1, got %d", cfg.Games)
+	}
+	games := make([]runner.Game, cfg.Games)
+	for i := range games {
+		rg, err := g.Reseated(cfg.Seed+uint64(i), cfg.Seats, cfg.Client)
+		if err != nil {
+			return nil, err
+		}
+		games[i] = rg
+	}
+	needsModel := false
+	seats := map[string]string{}
+	for _, p := range g.Players() {
+		seats[p] = seatOf(games[0], p)
+		needsModel = needsModel || seats[p] == "model"
+	}
+	if needsModel && cfg.Client == nil {
+		return nil, errors.New("arena: a seat is a model and no model client was given")
+	}
+	tmp, err := os.MkdirTemp("", "arbiter-arena-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+
+	results := make([]GameResult, cfg.Games)
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.SetLimit(cmp.Or(cfg.Parallel, 4))
+	for i, rg := range games {
+		eg.Go(func() error {
+			res, err := play(ectx, rg, g, cfg, filepath.Join(tmp, fmt.Sprintf("game-%d", i)))
+			res.Seed = cfg.Seed + uint64(i)
+			results[i] = res
+			return err // only storage errors and interrupts stop the arena
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return nil, err
+	}
+	return summarize(g, cfg, seats, results), nil
+}
+
+// seatOf is how player is seated in a reseated game.
+func seatOf(g runner.Game, player string) string {
+	if s, ok := g.(interface{ Seat(string) string }); ok {
+		return s.Seat(player)
+	}
+	return ""
+}
+
+// play runs one game to its end (or the turn cap) on a state.db in dir.
+func play(ctx context.Context, g runner.Game, kind Game, cfg Config, dir string) (GameResult, error) {
+	res := GameResult{Players: map[string]PlayerStats{}}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return res, err
+	}
+	st, err := store.Open(ctx, store.Path(dir))
+	if err != nil {
+		return res, err
+	}
+	defer st.Close()
+	r := &runner.Runner{Game: g, Store: st, Client: cfg.Client}
+	rep, runErr := r.Run(ctx, cmp.Or(cfg.MaxTurns, 10000))
+	if errors.Is(runErr, runner.ErrInterrupted) {
+		return res, runErr
+	}
+	if rep != nil {
+		res.Stop, res.Ended, res.Turns = rep.Stop, rep.Ended, rep.LastTick
+		if rep.Stop == runner.StopCompleted {
+			// The cap came first: see whether the last turn ended it.
+			if e, ok := g.(runner.Ender); ok {
+				if over, how := e.Over(r.State()); over {
+					res.Stop, res.Ended = runner.StopGameOver, how
+				}
+			}
+		}
+	}
+	if runErr != nil {
+		res.Error = runErr.Error()
+	}
+	if res.Stop == runner.StopGameOver {
+		res.Winner = kind.Winner(r.State())
+	}
+	sum, err := st.Summary(ctx)
+	if err != nil {
+		return res, err
+	}
+	invalid, err := st.ApplyErrorCounts(ctx)
+	if err != nil {
+		return res, err
+	}
+	for _, p := range kind.Players() {
+		ps := PlayerStats{Errors: invalid[p]}
+		for _, u := range sum.ByEntity {
+			// Entity keys are <kind>:<player>[:<decision>].
+			if parts := strings.Split(u.Key, ":"); len(parts) >= 2 && parts[1] == p {
+				ps.Calls += u.Calls
+				ps.FailedCalls += u.FailedCalls
+				ps.Tokens += u.PromptTokens + u.CompletionTokens
+			}
+		}
+		res.Players[p] = ps
+	}
+	return res, nil
+}
+
+func summarize(g Game, cfg Config, seats map[string]string, results []GameResult) *Table {
+	t := &Table{Kind: g.Kind(), Games: cfg.Games, Seed: cfg.Seed, Results: results}
+	rows := map[string]*Row{}
+	for _, p := range g.Players() {
+		rows[p] = &Row{Player: p, Seat: seats[p]}
+	}
+	invalid, calls := map[string]int{}, map[string]int{}
+	for _, res := range results {
+		t.Turns += res.Turns
+		switch {
+		case res.Stop != runner.StopGameOver:
+			t.Unfinished++
+		case res.Winner == "":
+			t.Draws++
+		}
+		for _, p := range g.Players() {
+			row, ps := rows[p], res.Players[p]
+			if res.Stop == runner.StopGameOver {
+				switch res.Winner {
+				case "":
+					row.Draws++
+				case p:
+					row.Wins++
+				default:
+					row.Losses++
+				}
+			}
+			invalid[p] += ps.Errors
+			calls[p] += ps.Calls
+			row.FailedCalls += ps.FailedCalls
+			row.Tokens += ps.Tokens
+		}
+	}
+	for _, p := range g.Players() {
+		row := rows[p]
+		if t.Turns > 0 {
+			row.InvalidByTurn = float64(invalid[p]) / float64(t.Turns)
+			row.CallsByTurn = float64(calls[p]) / float64(t.Turns)
+		}
+		t.Rows = append(t.Rows, *row)
+	}
+	return t
+}

@@ -1,0 +1,156 @@
+package arena
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/arbiter-sim/arbiter/games/conquest"
+	"github.com/arbiter-sim/arbiter/games/duel"
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/world"
+)
+
+func demo(t *testing.T, name string) (*world.Simulation, *prompts.Renderer) {
+	t.Helper()
+	sim, err := world.Load(filepath.Join("..", "simulations", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := prompts.New(sim.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim, pr
+}
+
+func conquestDemo(t *testing.T) *conquest.Game {
+	t.Helper()
+	g, err := conquest.Open(demo(t, "conquest-demo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestBotsArena: every game finishes, each one's outcome is counted once
+// per player, and the same seeds give the same table.
+func TestBotsArena(t *testing.T) {
+	dg, err := duel.Open(demo(t, "duel-demo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []Game{conquestDemo(t), dg} {
+		t.Run(g.Kind(), func(t *testing.T) {
+			cfg := Config{Games: 6, Seed: 3, Parallel: 3}
+			a, err := Run(context.Background(), g, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Unfinished != 0 || len(a.Results) != 6 || len(a.Rows) != 2 {
+				t.Fatalf("table %+v", a)
+			}
+			decided := 0
+			for i, res := range a.Results {
+				if res.Seed != 3+uint64(i) || res.Stop != runner.StopGameOver || res.Turns == 0 {
+					t.Errorf("game %d: %+v", i, res)
+				}
+				if res.Winner != "" {
+					decided++
+				}
+			}
+			for _, r := range a.Rows {
+				if r.Seat != "bot" || r.Wins+r.Losses+r.Draws != 6 || r.Tokens != 0 {
+					t.Errorf("row %+v", r)
+				}
+			}
+			if a.Rows[0].Wins+a.Rows[1].Wins != decided || a.Draws != 6-decided {
+				t.Errorf("wins %d+%d, draws %d, decided %d", a.Rows[0].Wins, a.Rows[1].Wins, a.Draws, decided)
+			}
+			b, err := Run(context.Background(), g, cfg)
+			if err != nil || !reflect.DeepEqual(a, b) {
+				t.Errorf("same seeds, another table:\n%+v\n%+v (%v)", a, b, err)
+			}
+		})
+	}
+}
+
+// TestModelSeatArena: a model seat (the in-process server submits no
+// orders) plays through the tool loop in every game; its calls and tokens
+// are counted per turn, and its games are all played out.
+func TestModelSeatArena(t *testing.T) {
+	srv := openaitest.New(t, openaitest.Always(openaitest.ToolCalls(openaitest.Tool("c1", conquest.ToolSubmit, map[string]any{"orders": []any{}})).
+		WithUsage(openai.Usage{PromptTokens: 100, CompletionTokens: 10, TotalTokens: 110})))
+	client := newClient(t, srv.URL)
+	g := conquestDemo(t)
+	g.Params = llm.Params{Model: "m", MaxTokens: 200}
+	a, err := Run(context.Background(), g, Config{Games: 3, Seed: 1, Seats: map[string]string{"p1": "model"}, Client: client, MaxTurns: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1 := a.Rows[0]
+	if p1.Seat != "model" || p1.CallsByTurn != 1 || p1.Tokens != 110*a.Turns || p1.FailedCalls != 0 {
+		t.Errorf("p1 row %+v over %d turns", p1, a.Turns)
+	}
+	if a.Turns != 15 || a.Unfinished != 3 {
+		t.Errorf("3 games capped at 5 turns: %d turns, %d unfinished", a.Turns, a.Unfinished)
+	}
+}
+
+// TestFailingModelArena: when the model fails every call, its games stop
+// at the first turn (quorum_failure), each with its error; the arena still
+// returns its table.
+func TestFailingModelArena(t *testing.T) {
+	srv := openaitest.New(t, openaitest.Always(openaitest.Status(500, "server_error", "", "down")))
+	g := conquestDemo(t)
+	g.Params = llm.Params{Model: "m", MaxTokens: 200}
+	a, err := Run(context.Background(), g, Config{Games: 2, Seats: map[string]string{"p2": "model"}, Client: newClient(t, srv.URL)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Unfinished != 2 || a.Turns != 0 {
+		t.Fatalf("table %+v", a)
+	}
+	for _, res := range a.Results {
+		if res.Stop != runner.StopQuorum || !strings.Contains(res.Error, "quorum_failure") {
+			t.Errorf("game %+v", res)
+		}
+	}
+}
+
+func TestArenaRefusesBadSeats(t *testing.T) {
+	g := conquestDemo(t)
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Games: 1, Seats: map[string]string{"p9": "bot"}}, "seat p9: not a player"},
+		{Config{Games: 1, Seats: map[string]string{"p1": "person"}}, "want model or bot"},
+		{Config{Games: 1, Seats: map[string]string{"p1": "model"}}, "no model client"},
+		{Config{Games: 0}, "at least 1"},
+	} {
+		if _, err := Run(context.Background(), g, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+}
+
+func newClient(t *testing.T, url string) *llm.Client {
+	t.Helper()
+	cfg := llm.DefaultConfig()
+	cfg.BaseURL, cfg.APIKey, cfg.Depth = url, "k", 0
+	cfg.BackoffBase, cfg.BackoffMax = time.Millisecond, time.Millisecond
+	c, err := llm.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arbiter-sim/arbiter/arena"
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/session"
+)
+
+// ArenaOptions are the inputs of `arbiter arena`.
+type ArenaOptions struct {
+	IO       *IOStreams
+	Globals  *globals
+	Config   *Config
+	Dir      string
+	Seats    string
+	Games    int
+	Seed     uint64
+	Parallel int
+	MaxTurns int
+}
+
+func newArenaCmd(io *IOStreams, g *globals, runF func(context.Context, *ArenaOptions) error) *cobra.Command {
+	opts := &ArenaOptions{IO: io, Globals: g}
+	cmd := &cobra.Command{
+		Use:   "arena <game-simulation-dir | conquest | duel> --seats model,bot --games 20 --seed 1",
+		Short: "Play seeded games of conquest or the duel between seat configurations and compare them",
+		Long: `arena plays --games games of a conquest or duel simulation (or of
+simulations/conquest-demo / simulations/duel-demo when given conquest or duel),
+with seeds --seed, --seed+1, ..., in parallel, each on a run state of its own
+that is removed afterwards; the simulation's own state.db is not touched.
+--seats lists the seats in player order (model,bot: p1 a model, p2 the bot),
+or by player (p2=model). It prints wins, draws, invalid orders or choices per
+turn, model calls per turn (a conquest seat's tool iterations), failed calls
+(the seat fell back) and tokens per player, and with --json every game.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Games < 1 || opts.Games > 10000 {
+				return usageErrorf("--games must be from 1 to 10000, got %d", opts.Games)
+			}
+			cfg, err := loadConfig(g.configFile, cmd.Flags(), llmFlags)
+			if err != nil {
+				return err
+			}
+			opts.Config, opts.Dir = cfg, args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runArena(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Seats, "seats", "", "seats in player order (model,bot) or by player (p1=model,p2=bot); default: as simulation.yaml says")
+	f.IntVar(&opts.Games, "games", 10, "games to play")
+	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the first game; game i plays seed+i")
+	f.IntVar(&opts.Parallel, "parallel", 4, "games played at once")
+	f.IntVar(&opts.MaxTurns, "max-turns", 0, "turns after which a game counts as unfinished (0: the game's own limit)")
+	addLLMFlags(cmd)
+	return cmd
+}
+
+func runArena(ctx context.Context, opts *ArenaOptions) error {
+	io, g := opts.IO, opts.Globals
+	dir := opts.Dir
+	if (dir == "conquest" || dir == "duel") && !isDir(dir) {
+		dir = filepath.Join("simulations", dir+"-demo")
+	}
+	set, err := opts.Config.settings(false, "conquest", "duel")
+	if err != nil {
+		return err
+	}
+	s, err := session.Load(dir, set)
+	if err != nil {
+		return err
+	}
+	kind, ok := s.Kind.(arena.Game)
+	if !ok {
+		return usageErrorf("%s is a %s simulation: an arena plays conquest or duel", dir, s.Sim.Kind)
+	}
+	seats, err := parseSeats(opts.Seats, kind.Players())
+	if err != nil {
+		return err
+	}
+	cfg := arena.Config{Games: opts.Games, Seed: opts.Seed, Seats: seats, MaxTurns: opts.MaxTurns, Parallel: opts.Parallel}
+	if wantsModel(kind, opts.Seed, seats) {
+		lc, err := opts.Config.clientConfig()
+		if err != nil {
+			return err
+		}
+		lc.Depth = 0 // games in parallel share the client: no entity history across them
+		lc.Logger = g.logger(io)
+		if cfg.Client, err = llm.New(lc); err != nil {
+			return usageError(err)
+		}
+	}
+	t, err := arena.Run(ctx, kind, cfg)
+	if err != nil {
+		return err
+	}
+	if g.json {
+		return writeJSON(io, t)
+	}
+	writeArena(io, s.Sim.ID, t)
+	return nil
+}
+
+// wantsModel reports whether a seat of the arena's games is a model.
+func wantsModel(kind arena.Game, seed uint64, seats map[string]string) bool {
+	rg, err := kind.Reseated(seed, seats, nil)
+	if err != nil {
+		return false // Run reports it
+	}
+	s, ok := rg.(interface{ Seat(string) string })
+	for _, p := range kind.Players() {
+		if ok && s.Seat(p) == "model" {
+			return true
+		}
+	}
+	return false
+}
+
+// parseSeats reads --seats: "model,bot" in player order, or "p2=model".
+func parseSeats(spec string, players []string) (map[string]string, error) {
+	seats := map[string]string{}
+	if strings.TrimSpace(spec) == "" {
+		return seats, nil
+	}
+	parts := strings.Split(spec, ",")
+	for i, part := range parts {
+		part = strings.TrimSpace(part)
+		if p, seat, ok := strings.Cut(part, "="); ok {
+			seats[strings.TrimSpace(p)] = strings.TrimSpace(seat)
+			continue
+		}
+		if i >= len(players) {
+			return nil, usageErrorf("--seats %s: %d seats for %d players (%s)", spec, len(parts), len(players), strings.Join(players, ", "))
+		}
+		seats[players[i]] = part
+	}
+	for p, seat := range seats {
+		if seat != "model" && seat != "bot" {
+			return nil, usageErrorf("--seats %s: seat %s is %q; a seat of an arena is model or bot", spec, p, seat)
+		}
+	}
+	return seats, nil
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+func writeArena(io *IOStreams, id string, t *arena.Table) {
+	fmt.Fprintf(io.Out, "%s arena (%s): %d games, seeds %d..%d, %d turns; %d draws, %d unfinished\n",
+		id, t.Kind, t.Games, t.Seed, t.Seed+uint64(t.Games)-1, t.Turns, t.Draws, t.Unfinished)
+	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "player\tseat\twins\tlosses\tdraws\tinvalid/turn\tcalls/turn\tfailed calls\ttokens")
+	for _, r := range t.Rows {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.3f\t%.2f\t%d\t%d\n", r.Player, r.Seat, r.Wins, r.Losses, r.Draws, r.InvalidByTurn, r.CallsByTurn, r.FailedCalls, r.Tokens)
+	}
+	tw.Flush()
+	for _, res := range t.Results {
+		if res.Error != "" {
+			fmt.Fprintf(io.Out, "game with seed %d stopped at turn %d (%s): %s\n", res.Seed, res.Turns, res.Stop, res.Error)
+		}
+	}
+}
