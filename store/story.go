@@ -1,0 +1,123 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// StoryRows are the narrative rows of a range of ticks, for `arbiter story`:
+// each in order of tick, then of character or location (apply errors in the
+// order they were recorded).
+type StoryRows struct {
+	Intentions  []TickIntention
+	Outputs     []TickOutput
+	Memories    []MemoryRecord
+	ApplyErrors []TickApplyError
+}
+
+// TickIntention is a character's intention at Tick.
+type TickIntention struct {
+	Tick int
+	IntentionRecord
+}
+
+// TickOutput is the arbiter's decision for a location at Tick.
+type TickOutput struct {
+	Tick int
+	OutputRecord
+}
+
+// TickApplyError is an update the apply step of Tick skipped.
+type TickApplyError struct {
+	Tick int
+	ApplyError
+}
+
+// Story returns the intentions, outputs, memory entries and apply errors of
+// ticks from to to, both included.
+func (s *Store) Story(ctx context.Context, from, to int) (StoryRows, error) {
+	var out StoryRows
+	err := s.scan(ctx, func(scan func(...any) error) error {
+		var r TickIntention
+		if err := scan(&r.Tick, &r.CharacterID, &r.Intention, &r.Fallback); err != nil {
+			return err
+		}
+		out.Intentions = append(out.Intentions, r)
+		return nil
+	}, "SELECT tick, character_id, intention, fallback FROM intentions WHERE tick BETWEEN ? AND ? ORDER BY tick, character_id", from, to)
+	if err == nil {
+		err = s.scan(ctx, func(scan func(...any) error) error {
+			var r TickOutput
+			if err := scan(&r.Tick, &r.LocationID, &r.Output, &r.Fallback); err != nil {
+				return err
+			}
+			out.Outputs = append(out.Outputs, r)
+			return nil
+		}, "SELECT tick, location_id, output_json, fallback FROM outputs WHERE tick BETWEEN ? AND ? ORDER BY tick, location_id", from, to)
+	}
+	if err == nil {
+		err = s.scan(ctx, func(scan func(...any) error) error {
+			var r MemoryRecord
+			if err := scan(&r.Tick, &r.CharacterID, &r.Entry); err != nil {
+				return err
+			}
+			out.Memories = append(out.Memories, r)
+			return nil
+		}, "SELECT tick, character_id, entry FROM memories WHERE tick BETWEEN ? AND ? ORDER BY tick, character_id, seq", from, to)
+	}
+	if err == nil {
+		err = s.scan(ctx, func(scan func(...any) error) error {
+			var r TickApplyError
+			if err := scan(&r.Tick, &r.LocationID, &r.CharacterID, &r.Reason); err != nil {
+				return err
+			}
+			out.ApplyErrors = append(out.ApplyErrors, r)
+			return nil
+		}, "SELECT tick, location_id, character_id, reason FROM apply_errors WHERE tick BETWEEN ? AND ? ORDER BY tick, seq", from, to)
+	}
+	if err != nil {
+		return StoryRows{}, fmt.Errorf("read ticks %d..%d: %w", from, to, err)
+	}
+	return out, nil
+}
+
+// CallUsage is the usage of the calls of one tick, phase and entity.
+type CallUsage struct {
+	Tick      int    `json:"tick"`
+	Phase     string `json:"phase"`
+	EntityKey string `json:"entity_key"`
+	Usage
+}
+
+// UsageRows sums the calls of every committed tick per tick, phase and
+// entity, in that order.
+func (s *Store) UsageRows(ctx context.Context) ([]CallUsage, error) {
+	out := []CallUsage{}
+	err := s.scan(ctx, func(scan func(...any) error) error {
+		var u CallUsage
+		if err := scan(append([]any{&u.Tick, &u.Phase, &u.EntityKey}, u.Usage.scanArgs()...)...); err != nil {
+			return err
+		}
+		out = append(out, u)
+		return nil
+	}, "SELECT tick, phase, entity_key, "+usageColumns+" FROM calls GROUP BY tick, phase, entity_key ORDER BY tick, phase, entity_key")
+	if err != nil {
+		return nil, fmt.Errorf("read usage: %w", err)
+	}
+	return out, nil
+}
+
+// scan runs query and calls row for each row it returns.
+func (s *Store) scan(ctx context.Context, row func(scan func(...any) error) error, query string, args ...any) error {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := row(rows.Scan); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
