@@ -23,6 +23,18 @@ type Config struct {
 	Run       RunConfig       `mapstructure:"run" yaml:"run" json:"run"`
 	Chronicle ChronicleConfig `mapstructure:"chronicle" yaml:"chronicle" json:"chronicle"`
 	Games     GamesConfig     `mapstructure:"games" yaml:"games" json:"games"`
+	// Prices are what models cost, for `arbiter usage`: a list rather than
+	// a map keyed by model, since model names hold dots (llama3.2, gpt-4.1)
+	// and a dot splits a configuration key.
+	Prices []PriceConfig `mapstructure:"prices" yaml:"prices" json:"prices"`
+}
+
+// PriceConfig is one model's price in USD per million tokens; cached prompt
+// tokens are priced as prompt tokens.
+type PriceConfig struct {
+	Model      string  `mapstructure:"model" yaml:"model" json:"model"`
+	Prompt     float64 `mapstructure:"prompt" yaml:"prompt" json:"prompt"`
+	Completion float64 `mapstructure:"completion" yaml:"completion" json:"completion"`
 }
 
 // GamesConfig is the model seats of the games (conquest, duel).
@@ -132,6 +144,7 @@ var defaults = map[string]any{
 	"games.force_tool_shape":        false,
 	"run.phase_timeout":             "0s",
 	"run.token_budget":              0,
+	"prices":                        []any{},
 }
 
 // OpenAIBaseURL is used when an API key is set and no base URL is.
@@ -234,6 +247,13 @@ func (c *Config) validate() error {
 	check(c.Chronicle.Window >= 0, "config chronicle.window: must not be negative, got %d", c.Chronicle.Window)
 	check(c.Run.PhaseTimeout >= 0, "config run.phase_timeout: must not be negative")
 	check(c.Run.TokenBudget >= 0, "config run.token_budget: must not be negative")
+	seen := map[string]bool{}
+	for i, p := range c.Prices {
+		check(p.Model != "", "config prices[%d].model: must not be empty", i)
+		check(!seen[p.Model], "config prices[%d]: model %q is priced twice", i, p.Model)
+		check(p.Prompt >= 0 && p.Completion >= 0, "config prices[%d] (%s): prices must not be negative", i, p.Model)
+		seen[p.Model] = true
+	}
 	return errors.Join(errs...)
 }
 

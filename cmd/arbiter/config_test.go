@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func TestConfigYAMLMatchesDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *fromFile != *builtIn {
+	if !reflect.DeepEqual(fromFile, builtIn) {
 		t.Errorf("config.yaml and the built-in defaults differ:\nfile:     %+v\nbuilt-in: %+v", *fromFile, *builtIn)
 	}
 	// Seed 001: the model sees the whole conversation; seed 002: one retry.

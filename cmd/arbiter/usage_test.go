@@ -1,0 +1,118 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/store"
+)
+
+func TestUsage(t *testing.T) {
+	cleanEnv(t)
+	fakeModel(t, nil)
+	sim := demoCopy(t)
+	if code, out, _ := arbiter(t, "usage", sim); code != 0 || !strings.Contains(out, "no model calls committed yet") {
+		t.Errorf("usage before a run: exit %d\n%s", code, out)
+	}
+	if code, _, errOut := arbiter(t, "run", sim, "--ticks", "2"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errOut)
+	}
+
+	// No prices: tokens only, the cost unknown and the models named.
+	code, out, errOut := arbiter(t, "usage", sim)
+	if code != 0 {
+		t.Fatalf("usage: exit %d\n%s", code, errOut)
+	}
+	perCall := openaitest.DefaultUsage.PromptTokens + openaitest.DefaultUsage.CompletionTokens
+	for _, want := range []string{"demo-sim: 22 calls over 2 ticks, 0 failed;", "cost unknown", "no price configured for [test-model]",
+		"intention (test-model)", "resolution:wharf", "\n2 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("usage lacks %q:\n%s", want, out)
+		}
+	}
+
+	// Priced: intention and resolution on models of their own.
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	os.WriteFile(cfg, []byte(`
+phases:
+  resolution: {model: "big-3.5"}
+prices:
+  - {model: test-model, prompt: 1, completion: 2}
+  - {model: "big-3.5", prompt: 10, completion: 20}
+`), 0o644)
+	code, out, errOut = arbiter(t, "usage", sim, "--json", "--config", cfg)
+	if code != 0 {
+		t.Fatalf("usage --json: exit %d\n%s", code, errOut)
+	}
+	var rep UsageReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("usage --json: %v\n%s", err, out)
+	}
+	u := openaitest.DefaultUsage
+	intention := float64(12*u.PromptTokens*1+12*u.CompletionTokens*2) / 1e6
+	resolution := float64(10*u.PromptTokens*10+10*u.CompletionTokens*20) / 1e6
+	if !rep.Priced || len(rep.ByPhase) != 2 || len(rep.ByTick) != 2 || len(rep.ByEntity) != 11 {
+		t.Fatalf("usage --json: %+v", rep)
+	}
+	if rep.Total.Calls != 22 || rep.Total.PromptTokens+rep.Total.CompletionTokens != 22*perCall {
+		t.Errorf("total = %+v", rep.Total)
+	}
+	for _, c := range []struct {
+		line UsageLine
+		want float64
+	}{{rep.ByPhase[0], intention}, {rep.ByPhase[1], resolution}, {rep.Total, intention + resolution}, {rep.ByTick[1], (intention + resolution) / 2}} {
+		if c.line.CostUSD == nil || !near(*c.line.CostUSD, c.want) {
+			t.Errorf("%s%d: cost %v, want %g", c.line.Key, c.line.Tick, c.line.CostUSD, c.want)
+		}
+	}
+	if rep.ByPhase[1].Model != "big-3.5" || rep.ByTick[0].Tick != 1 {
+		t.Errorf("by phase %+v, by tick %+v", rep.ByPhase, rep.ByTick)
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
+
+// TestBuildUsagePartlyPriced: a line whose calls include an unpriced model
+// has an unknown cost; the others keep theirs.
+func TestBuildUsagePartlyPriced(t *testing.T) {
+	t.Parallel()
+	rows := []store.CallUsage{
+		{Tick: 1, Phase: "intention", EntityKey: "intention:ada", Usage: store.Usage{Calls: 1, PromptTokens: 1e6}},
+		{Tick: 1, Phase: "resolution", EntityKey: "resolution:hall", Usage: store.Usage{Calls: 1, CompletionTokens: 1e6}},
+		{Tick: 2, Phase: "intention", EntityKey: "intention:ada", Usage: store.Usage{Calls: 1, PromptTokens: 2e6}},
+	}
+	model := map[string]string{"intention": "cheap", "resolution": "secret"}
+	rep := buildUsage("s", rows, func(p string) string { return model[p] }, []PriceConfig{{Model: "cheap", Prompt: 0.5, Completion: 9}})
+	if rep.Priced || strings.Join(rep.Unpriced, ",") != "secret" {
+		t.Errorf("priced %v, unpriced %v", rep.Priced, rep.Unpriced)
+	}
+	if rep.Total.CostUSD != nil || rep.ByTick[0].CostUSD != nil || rep.ByPhase[1].CostUSD != nil {
+		t.Error("a line with unpriced calls has a cost")
+	}
+	if c := rep.ByTick[1].CostUSD; c == nil || *c != 1 {
+		t.Errorf("tick 2 cost %v, want 1", c)
+	}
+	if c := rep.ByEntity[0].CostUSD; c == nil || *c != 1.5 {
+		t.Errorf("intention:ada cost %v, want 1.5", c)
+	}
+}
+
+func TestPricesConfig(t *testing.T) {
+	cleanEnv(t)
+	for _, tc := range []struct{ yaml, want string }{
+		{"prices:\n  - {prompt: 1}\n", "prices[0].model: must not be empty"},
+		{"prices:\n  - {model: a, prompt: 1}\n  - {model: a, prompt: 2}\n", `prices[1]: model "a" is priced twice`},
+		{"prices:\n  - {model: a, completion: -1}\n", "prices must not be negative"},
+	} {
+		cfg := filepath.Join(t.TempDir(), "config.yaml")
+		os.WriteFile(cfg, []byte(tc.yaml), 0o644)
+		code, _, errOut := arbiter(t, "config", "show", "--config", cfg)
+		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s: exit %d\n%s", tc.yaml, code, errOut)
+		}
+	}
+}
