@@ -137,12 +137,13 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 
 // ResetOptions are the inputs of `arbiter reset`.
 type ResetOptions struct {
-	IO  *IOStreams
-	Dir string
+	IO      *IOStreams
+	Globals *globals
+	Dir     string
 }
 
-func newResetCmd(io *IOStreams, runF func(context.Context, *ResetOptions) error) *cobra.Command {
-	opts := &ResetOptions{IO: io}
+func newResetCmd(io *IOStreams, g *globals, runF func(context.Context, *ResetOptions) error) *cobra.Command {
+	opts := &ResetOptions{IO: io, Globals: g}
 	return &cobra.Command{
 		Use:   "reset <simulation-dir>",
 		Short: "Delete a simulation's run state (state.db); authored files are kept",
@@ -159,6 +160,16 @@ func newResetCmd(io *IOStreams, runF func(context.Context, *ResetOptions) error)
 
 func runReset(opts *ResetOptions) error {
 	deleted, err := session.Reset(opts.Dir)
+	if opts.Globals.json {
+		// What was deleted is said even when a later deletion failed.
+		if deleted == nil {
+			deleted = []string{}
+		}
+		if werr := writeJSON(opts.IO, map[string]any{"simulation": opts.Dir, "deleted": deleted}); err == nil {
+			err = werr
+		}
+		return err
+	}
 	for _, p := range deleted {
 		fmt.Fprintf(opts.IO.Out, "deleted %s\n", p)
 	}
