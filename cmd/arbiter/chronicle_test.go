@@ -217,7 +217,7 @@ func TestChronicleUsageErrors(t *testing.T) {
 		env  bool // a model endpoint is configured
 		want string
 	}{
-		{[]string{"chat"}, true, "accepts 1 arg"},
+		{[]string{"chat"}, true, "takes 1 argument, got 0"},
 		{[]string{"chat", narrative}, true, "is a narrative simulation: `arbiter run "},
 		{[]string{"chat", filepath.Join(sim, "nope")}, true, "cannot open simulation folder"},
 		{[]string{"chat", corrupt}, true, "chronicle.json: unexpected EOF"},
@@ -226,13 +226,13 @@ func TestChronicleUsageErrors(t *testing.T) {
 		{[]string{"chat", sim, "--tempreature", "1"}, true, "unknown flag: --tempreature"},
 		{[]string{"chat", sim}, false, "no model endpoint configured"},
 		{[]string{"chat", sim, "--base-url", "ftp://x"}, true, `llm.base_url "ftp://x" must be an http:// or https:// URL`},
-		{[]string{"chronicle", "show"}, true, "accepts 1 arg"},
+		{[]string{"chronicle", "show"}, true, "takes 1 argument, got 0"},
 		{[]string{"chronicle", "show", narrative}, true, "is a narrative simulation, not a chronicle"},
 		{[]string{"chronicle", "show", corrupt}, true, "chronicle.json: unexpected EOF"},
 		{[]string{"chronicle", "parse", "--phase", "endgame"}, true, `--phase: phase "endgame" must be setup or play`},
 		{[]string{"chronicle", "parse", "--timeline", filepath.Join(sim, "missing.json")}, true, "--timeline: open"},
 		{[]string{"chronicle", "parse", "--timeline", badTimeline}, true, `timeline.json: periods[0].tone "grey" must be light or dark`},
-		{[]string{"chronicle", "parse", "extra"}, true, "accepts 0 arg"},
+		{[]string{"chronicle", "parse", "extra"}, true, "takes 0 arguments, got 1"},
 		{[]string{"chronicle", "frobnicate"}, true, `unknown command "frobnicate"`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

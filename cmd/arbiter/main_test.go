@@ -277,7 +277,7 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run"}, "accepts 1 arg"},
+		{[]string{"run"}, "takes 1 argument, got 0"},
 		{[]string{"run", sim, "--ticks", "0"}, "--ticks must be at least 1"},
 		{[]string{"run", sim, "--tikcs", "2"}, "unknown flag: --tikcs"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},

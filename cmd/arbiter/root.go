@@ -21,16 +21,23 @@ type globals struct {
 func Execute(ctx context.Context, io *IOStreams, args []string) int {
 	root := newRootCmd(io)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil {
+		prefix := "arbiter"
 		var re *runError
 		if errors.As(err, &re) {
 			err = re.err
 		} else {
-			// Not from a command's RunE: cobra rejected the arguments or flags.
-			err = usageErrorf("%v (see arbiter --help)", err)
+			// Not from a command's RunE: cobra rejected the arguments or
+			// flags of cmd, whose help says what it takes.
+			prefix = cmd.CommandPath()
+			if cmd.HasParent() && cmd.Runnable() {
+				err = usageErrorf("%v (usage: %s; see %s --help)", err, cmd.UseLine(), prefix)
+			} else {
+				err = usageErrorf("%v (see %s --help)", err, prefix)
+			}
 		}
-		fmt.Fprintf(io.ErrOut, "arbiter: %v\n", err)
+		fmt.Fprintf(io.ErrOut, "%s: %v\n", prefix, err)
 	}
 	return exitCode(err)
 }
@@ -94,11 +101,12 @@ turn commits whole to the simulation's state.db, or not at all.`,
 	return root
 }
 
-// exactArgs is cobra.ExactArgs with the error marked as a usage error.
+// exactArgs is cobra.ExactArgs in words; Execute makes it a usage error
+// naming the command's usage line and help.
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return usageErrorf("%s: %v (usage: %s)", cmd.CommandPath(), err, cmd.UseLine())
+		if len(args) != n {
+			return fmt.Errorf("takes %s, got %d", plural(n, "argument"), len(args))
 		}
 		return nil
 	}
