@@ -17,6 +17,7 @@ func TestUsageErrorsPointAtTheirHelp(t *testing.T) {
 		{[]string{"config", "show", "x", "y"}, "arbiter config show: takes 0 arguments, got 2 (usage: arbiter config show [flags]; see arbiter config show --help)\n"},
 		{[]string{"run", "sim", "--tikcs", "2"}, "arbiter run: unknown flag: --tikcs (usage: arbiter run <simulation-dir> [flags]; see arbiter run --help)\n"},
 		{[]string{"story", "sim", "--tick", "x"}, "; see arbiter story --help)\n"},
+		{[]string{"config", "shwo"}, "arbiter config: unknown command \"shwo\" for \"arbiter config\" (see arbiter config --help)\n"},
 		{[]string{"frobnicate"}, "arbiter: unknown command \"frobnicate\" for \"arbiter\" (see arbiter --help)\n"},
 	} {
 		code, out, errOut := arbiter(t, tc.args...)

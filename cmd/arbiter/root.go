@@ -31,7 +31,7 @@ func Execute(ctx context.Context, io *IOStreams, args []string) int {
 			// Not from a command's RunE: cobra rejected the arguments or
 			// flags of cmd, whose help says what it takes.
 			prefix = cmd.CommandPath()
-			if cmd.HasParent() && cmd.Runnable() {
+			if cmd.HasParent() && !cmd.HasSubCommands() {
 				err = usageErrorf("%v (usage: %s; see %s --help)", err, cmd.UseLine(), prefix)
 			} else {
 				err = usageErrorf("%v (see %s --help)", err, prefix)
@@ -97,6 +97,19 @@ turn commits whole to the simulation's state.db, or not at all.`,
 		newPlayCmd(io, g, nil), newConquestCmd(io, g), newArenaCmd(io, g, nil),
 		newDoctorCmd(io, g),
 	)
+	for _, c := range root.Commands() {
+		if c.HasSubCommands() && c.RunE == nil {
+			// A group run alone shows its help; with a word that is none of
+			// its commands it is a usage error, not the help and exit 0.
+			c.Args = func(cmd *cobra.Command, args []string) error {
+				if len(args) > 0 {
+					return fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())
+				}
+				return nil
+			}
+			c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+		}
+	}
 	markRunErrors(root)
 	return root
 }
