@@ -159,8 +159,12 @@ func isDir(path string) bool {
 }
 
 func writeArena(io *IOStreams, id string, t *arena.Table) {
-	fmt.Fprintf(io.Out, "%s arena (%s): %d games, seeds %d..%d, %d turns; %d draws, %d unfinished\n",
-		id, t.Kind, t.Games, t.Seed, t.Seed+uint64(t.Games)-1, t.Turns, t.Draws, t.Unfinished)
+	seeds := fmt.Sprintf("seeds %d..%d", t.Seed, t.Seed+uint64(t.Games)-1)
+	if t.Games == 1 {
+		seeds = fmt.Sprintf("seed %d", t.Seed)
+	}
+	fmt.Fprintf(io.Out, "%s arena (%s): %s, %s, %s; %s, %d unfinished\n",
+		id, t.Kind, plural(t.Games, "game"), seeds, plural(t.Turns, "turn"), plural(t.Draws, "draw"), t.Unfinished)
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "player\tseat\twins\tlosses\tdraws\tinvalid/turn\tcalls/turn\tfailed calls\ttokens")
 	for _, r := range t.Rows {

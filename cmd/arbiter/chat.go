@@ -204,7 +204,7 @@ func (c *chat) action(ctx context.Context, name string, n int) error {
 			return nil
 		}
 		if c.clipboard {
-			fmt.Fprintf(c.out, "%sCopied message %d to the clipboard (%d characters).\n", osc52(m.Text), n, len(m.Text))
+			fmt.Fprintf(c.out, "%sCopied message %d to the clipboard (%s).\n", osc52(m.Text), n, plural(len(m.Text), "character"))
 		} else {
 			fmt.Fprintln(c.out, m.Text)
 		}
@@ -278,8 +278,8 @@ func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ")
 func (c *chat) banner() {
 	st := c.state()
 	fmt.Fprintf(c.out, "%s\n%s\n\n", c.g.Title, c.g.BigPicture)
-	fmt.Fprintf(c.out, "Phase: %s. %d messages so far, saved in %s. /help lists the commands.\n",
-		st.Timeline.Phase, len(st.Messages), session.StatePath(c.s.Dir))
+	fmt.Fprintf(c.out, "Phase: %s. %s so far, saved in %s. /help lists the commands.\n",
+		st.Timeline.Phase, plural(len(st.Messages), "message"), session.StatePath(c.s.Dir))
 	if k := len(st.Messages); k > 0 {
 		from := max(0, k-3)
 		c.print(from+1, st.Messages[from:]...)

@@ -75,7 +75,7 @@ func writeStatus(io *IOStreams, s *session.Status) error {
 		return nil
 	}
 	fmt.Fprintf(io.Out, "last tick:    %d (committed %s)\n", s.LastTick, s.LastCommittedAt.Local().Format("2006-01-02 15:04:05"))
-	fmt.Fprintf(io.Out, "model calls:  %d (%d failed, %d fallbacks, %d repairs)\n", s.Total.Calls, s.Total.FailedCalls, s.Fallbacks, s.Total.Repairs)
+	fmt.Fprintf(io.Out, "model calls:  %d (%d failed, %s, %s)\n", s.Total.Calls, s.Total.FailedCalls, plural(s.Fallbacks, "fallback"), plural(s.Total.Repairs, "repair"))
 	if st := s.LastStop; st != nil {
 		fmt.Fprintf(io.Out, "last run:     stopped at tick %d, not committed (%s, %s): %s\n",
 			st.Tick, st.Reason, st.StoppedAt.Local().Format("2006-01-02 15:04:05"), st.Error)

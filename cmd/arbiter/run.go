@@ -110,10 +110,10 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 func progressLine(io *IOStreams) func(runner.PhaseProgress) {
 	return func(p runner.PhaseProgress) {
 		if !p.Done {
-			fmt.Fprintf(io.ErrOut, "\r\033[Ktick %d/%d · %s · %d calls …", p.Tick, p.LastTick, p.Phase, p.Calls)
+			fmt.Fprintf(io.ErrOut, "\r\033[Ktick %d/%d · %s · %s …", p.Tick, p.LastTick, p.Phase, plural(p.Calls, "call"))
 			return
 		}
-		fmt.Fprintf(io.ErrOut, "\r\033[Ktick %d/%d · %s · %d calls, %d failed · %s\n", p.Tick, p.LastTick, p.Phase, p.Calls, p.Failed, p.Elapsed.Round(time.Millisecond))
+		fmt.Fprintf(io.ErrOut, "\r\033[Ktick %d/%d · %s · %s, %d failed · %s\n", p.Tick, p.LastTick, p.Phase, plural(p.Calls, "call"), p.Failed, p.Elapsed.Round(time.Millisecond))
 	}
 }
 
@@ -121,7 +121,7 @@ func writeReport(io *IOStreams, g *globals, id string, rep *runner.Report) error
 	if g.json {
 		return writeJSON(io, rep)
 	}
-	fmt.Fprintf(io.Out, "%s: %s; last committed tick %d (%s this run, %d tokens)\n", id, rep.Stop, rep.LastTick, plural(len(rep.Ticks), "tick"), rep.Usage.Total())
+	fmt.Fprintf(io.Out, "%s: %s; last committed tick %d (%s this run, %s)\n", id, rep.Stop, rep.LastTick, plural(len(rep.Ticks), "tick"), plural(rep.Usage.Total(), "token"))
 	if rep.Ended != "" {
 		fmt.Fprintf(io.Out, "game over: %s (`arbiter reset` starts a new game)\n", rep.Ended)
 	}
@@ -130,8 +130,9 @@ func writeReport(io *IOStreams, g *globals, id string, rep *runner.Report) error
 
 // writeTickLine prints a committed tick on stdout as soon as it commits.
 func writeTickLine(io *IOStreams, t runner.TickReport) {
-	fmt.Fprintf(io.Out, "tick %d committed: %d calls, %d failed, %d fallbacks, %d repairs, %d apply errors, %d tokens, %s\n",
-		t.Tick, t.Calls, t.Failed, t.Fallbacks, t.Repairs, t.ApplyErrors, t.Usage.Total(), t.Duration.Round(time.Millisecond))
+	fmt.Fprintf(io.Out, "tick %d committed: %s, %d failed, %s, %s, %s, %s, %s\n",
+		t.Tick, plural(t.Calls, "call"), t.Failed, plural(t.Fallbacks, "fallback"), plural(t.Repairs, "repair"),
+		plural(t.ApplyErrors, "apply error"), plural(t.Usage.Total(), "token"), t.Duration.Round(time.Millisecond))
 }
 
 // plural renders "1 tick", "3 ticks".

@@ -53,7 +53,7 @@ func runValidate(opts *ValidateOptions) error {
 	}
 	if !opts.Globals.json {
 		if sim.Kind == "narrative" {
-			fmt.Fprintf(io.Out, "ok: %s (%d characters, %d locations)\n", sim.ID, len(sim.Characters), len(sim.Locations))
+			fmt.Fprintf(io.Out, "ok: %s (%s, %s)\n", sim.ID, plural(len(sim.Characters), "character"), plural(len(sim.Locations), "location"))
 		} else {
 			fmt.Fprintf(io.Out, "ok: %s (%s)\n", sim.ID, sim.Kind)
 		}
