@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/arbiter-sim/arbiter/games/chronicle"
 	"github.com/arbiter-sim/arbiter/llm"
@@ -27,6 +28,9 @@ type chat struct {
 	// clipboard is set when the terminal takes OSC 52: /copy then puts the
 	// text on the clipboard; otherwise /copy prints it plain.
 	clipboard bool
+	// status, when set (stderr on a terminal), shows how long the model
+	// has been writing while a call is out.
+	status io.Writer
 }
 
 const chatHelp = `Type a message and press Enter; the model answers. Lines that start with
@@ -77,7 +81,9 @@ func (c *chat) run(ctx context.Context) error {
 		}
 	}
 	for {
-		fmt.Fprint(c.out, "you> ")
+		// The prompt numbers the message about to be typed, as /raw N and
+		// the messages on screen count.
+		fmt.Fprintf(c.out, "[%d] you> ", len(c.state().Messages)+1)
 		line, ok, err := next()
 		if err != nil {
 			return err
@@ -223,7 +229,9 @@ func (c *chat) reply(ctx context.Context, n int) error {
 	if n > 0 {
 		move, first = chronicle.Restart{N: n}, n
 	}
+	stop := c.working()
 	err := c.move(ctx, move)
+	stop()
 	var qe *runner.QuorumError
 	switch {
 	case err == nil:
@@ -242,6 +250,35 @@ func (c *chat) reply(ctx context.Context, n int) error {
 		return nil
 	}
 	return err // storing the turn failed
+}
+
+// working shows "model is writing… 2.4s" on the status line, refreshed
+// every 200ms, until the returned stop is called, which clears the line.
+// Without a status line it does nothing.
+func (c *chat) working() (stop func()) {
+	if c.status == nil {
+		return func() {}
+	}
+	start := time.Now()
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			fmt.Fprintf(c.status, "\r\033[Kmodel is writing… %.1fs", time.Since(start).Seconds())
+			select {
+			case <-done:
+				fmt.Fprint(c.status, "\r\033[K")
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
 }
 
 // number reads the message number argument of a command.

@@ -96,6 +96,9 @@ func runChat(ctx context.Context, opts *ChatOptions) (err error) {
 		return usageErrorf("%s is a %s simulation, not a chronicle: `arbiter chat` plays chronicles (kind: chronicle); see `arbiter run %s`", opts.Dir, s.Sim.Kind, opts.Dir)
 	}
 	c := &chat{s: s, g: g, in: opts.IO.In, out: opts.IO.Out, clipboard: takesOSC52(opts.IO.Out)}
+	if opts.IO.ErrTTY {
+		c.status = opts.IO.ErrOut
+	}
 	err = c.run(ctx)
 	if errors.Is(err, context.Canceled) || errors.Is(err, runner.ErrInterrupted) {
 		return &exitError{code: ExitInterrupted, err: errors.New("chat interrupted; everything up to the last message is saved")}
