@@ -76,3 +76,9 @@ func (e Env) logger() *slog.Logger {
 	}
 	return e.Logger
 }
+
+// interrupted reports whether the caller cancelled ctx (Ctrl-C): the tick
+// is then rolled back, so the calls it cut short are not reported as
+// fallbacks. A phase deadline (DeadlineExceeded) is not an interruption:
+// its late calls do fall back, and say so.
+func interrupted(ctx context.Context) bool { return errors.Is(ctx.Err(), context.Canceled) }

@@ -90,8 +90,10 @@ func Resolution(ctx context.Context, env Env, st *world.State, intentions map[st
 			o.Call.Output = nil
 		}
 		o.Value, o.Fallback = Fallback(st, loc.ID), true
-		env.logger().Warn(fmt.Sprintf("Phase 2a: %s fallback (%s: %v)", loc.ID, llm.KindOf(o.Call.Err), o.Call.Err),
-			"phase", PhaseResolution, "tick", tick, "entity", ResolutionKey(loc.ID))
+		if !interrupted(ctx) {
+			env.logger().Warn(fmt.Sprintf("Phase 2a: %s fallback (%s: %v)", loc.ID, llm.KindOf(o.Call.Err), o.Call.Err),
+				"phase", PhaseResolution, "tick", tick, "entity", ResolutionKey(loc.ID))
+		}
 		out[i] = o
 	}
 	return out, nil

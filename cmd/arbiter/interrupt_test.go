@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
+)
+
+// TestInterruptPrintsNoFallbacks: Ctrl-C during a tick's calls rolls the
+// tick back; the calls it cut short are not reported as fallbacks, since
+// nothing of that tick is kept.
+func TestInterruptPrintsNoFallbacks(t *testing.T) {
+	cleanEnv(t)
+	inFlight := make(chan struct{}, 1)
+	fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
+		if c.N > perTick {
+			select {
+			case inFlight <- struct{}{}:
+			default:
+			}
+			return openaitest.Hang()
+		}
+		return openaitest.FromSchema(nil)(c)
+	})
+	sim := demoCopy(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ios, out, errOut := TestStreams("")
+	done := make(chan int, 1)
+	go func() { done <- Execute(ctx, ios, []string{"run", sim, "--ticks", "3"}) }()
+	select {
+	case <-inFlight:
+	case <-time.After(30 * time.Second):
+		t.Fatal("tick 2 never started")
+	}
+	time.Sleep(100 * time.Millisecond) // let the other calls of the phase go out
+	cancel()
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("run did not stop within 20s of Ctrl-C")
+	}
+	if code != ExitInterrupted || !strings.Contains(out.String(), "tick 1 committed") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if strings.Contains(errOut.String(), "fallback") {
+		t.Errorf("fallback warnings after Ctrl-C:\n%s", errOut)
+	}
+	if !strings.Contains(errOut.String(), "nterrupted") {
+		t.Errorf("stderr does not say the run was interrupted:\n%s", errOut)
+	}
+}
+
+// TestPhaseDeadlineStillWarnsFallbacks: calls cut short by the phase
+// deadline (not Ctrl-C) fall back and say so.
+func TestPhaseDeadlineStillWarnsFallbacks(t *testing.T) {
+	cleanEnv(t)
+	fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
+		if c.SchemaName() == "IntentionResponse" && strings.Contains(c.SystemMessage(), "Pip") {
+			return openaitest.Hang()
+		}
+		return openaitest.FromSchema(nil)(c)
+	})
+	sim := demoCopy(t)
+	code, out, errOut := arbiter(t, "run", sim, "--phase-timeout", "300ms")
+	if code != 0 || !strings.Contains(out, "tick 1 committed") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "Phase 1: pip fallback") {
+		t.Errorf("no fallback warning for the call the deadline cut:\n%s", errOut)
+	}
+}
