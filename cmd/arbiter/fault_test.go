@@ -79,6 +79,79 @@ func (f *faultServer) handle(valid openaitest.Handler) openaitest.Handler {
 	}
 }
 
+// ruleBreaker answers with a valid instance of each request's schema, and
+// breaks a world rule the schema cannot express in a share of the arbiter's
+// answers: an update for a character who does not exist, or a character
+// sent to a location that is not reachable. Both must be skipped with an
+// apply error while the rest of the location's answer applies.
+func (f *faultServer) ruleBreaker(rate float64) openaitest.Handler {
+	return func(c *openaitest.Call) openaitest.Reply {
+		v, err := openaitest.Instance(c, nil)
+		if err != nil {
+			return openaitest.Status(400, "invalid_request_error", "", err.Error())
+		}
+		out, ok := v.(map[string]any)
+		chars, _ := out["characters"].(map[string]any)
+		if !ok || c.SchemaName() != "MasterOutput" || len(chars) == 0 {
+			return openaitest.JSON(v)
+		}
+		f.mu.Lock()
+		x := f.rng.Float64()
+		f.mu.Unlock()
+		var first string
+		for id := range chars {
+			if first == "" || id < first {
+				first = id
+			}
+		}
+		switch {
+		case x < rate:
+			chars["nobody-"+first] = chars[first]
+			f.count("unknown id")
+		case x < 2*rate:
+			upd, _ := chars[first].(map[string]any)
+			if upd != nil {
+				upd["location"] = "nowhere"
+				f.count("unreachable destination")
+			}
+		}
+		return openaitest.JSON(out)
+	}
+}
+
+func (f *faultServer) count(name string) {
+	f.mu.Lock()
+	f.injected[name]++
+	f.mu.Unlock()
+}
+
+// ringWorld writes a narrative world of n locations in a ring (each connected
+// to the next) and m characters spread over them, and returns its folder.
+func ringWorld(t *testing.T, n, m int) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), fmt.Sprintf("ring-%d-%d", n, m))
+	for _, d := range []string{"characters", "locations"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("simulation.yaml", fmt.Sprintf("id: ring-%d-%d\ntitle: A ring of rooms\npremise: Rooms in a ring, people walking them.\n", n, m))
+	for i := range n {
+		write(fmt.Sprintf("locations/l%d.yaml", i), fmt.Sprintf(
+			"id: l%d\nname: Room %d\ndescription: a room\nstate: {moment: quiet, description: bare walls}\nconnections: [l%d]\n", i, i, (i+1)%n))
+	}
+	for i := range m {
+		write(fmt.Sprintf("characters/c%d.yaml", i), fmt.Sprintf(
+			"id: c%d\nname: Person %d\ndescription: a walker\nstate: {location: l%d, internal_state: calm, external_intent: walk}\n", i, i, i%n))
+	}
+	return dir
+}
+
 // TestFaultSuite runs demo-sim for many ticks against a server injecting
 // every fault above: no crash; every committed tick has an output for every
 // location; every fallback is a call that failed; stored usage is what the
@@ -95,16 +168,22 @@ func TestFaultSuite(t *testing.T) {
 	} {
 		t.Setenv(k, v)
 	}
-	const seeds, ticks = 4, 10
+	const ticks = 10
+	// Worlds of several sizes: demo-sim (5 locations, 6 characters) twice,
+	// a ring of 2 rooms and 3 people, a ring of 12 rooms and 30 people.
+	worlds := []struct {
+		sim       string
+		locations int
+	}{{demoCopy(t), 5}, {demoCopy(t), 5}, {ringWorld(t, 2, 3), 2}, {ringWorld(t, 12, 30), 12}}
 	var (
-		committed, calls, failed, fallbacks, stops int
-		injected                                   = map[string]int{}
+		committed, calls, failed, fallbacks, stops, skipped int
+		injected                                            = map[string]int{}
 	)
-	for seed := range seeds {
+	for seed, w := range worlds {
 		fs := &faultServer{rng: rand.New(rand.NewPCG(uint64(seed), 11)), injected: map[string]int{}}
-		srv := openaitest.New(t, fs.handle(openaitest.FromSchema(nil)))
+		srv := openaitest.New(t, fs.handle(fs.ruleBreaker(0.03)))
 		t.Setenv("OPENAI_BASE_URL", srv.URL)
-		sim := demoCopy(t)
+		sim := w.sim
 		for run := 0; run < 2*ticks; run++ {
 			code, out, errOut := arbiter(t, "run", sim, "--ticks", fmt.Sprint(ticks))
 			assertNoLeak(t, "run", out+errOut)
@@ -128,7 +207,10 @@ func TestFaultSuite(t *testing.T) {
 			}
 		}
 		q("SELECT COALESCE(MAX(tick), 0) FROM ticks", &last)
-		q(`SELECT COUNT(*) FROM ticks t WHERE (SELECT COUNT(*) FROM outputs o WHERE o.tick = t.tick) != 5`, &badTicks)
+		q(fmt.Sprintf(`SELECT COUNT(*) FROM ticks t WHERE (SELECT COUNT(*) FROM outputs o WHERE o.tick = t.tick) != %d`, w.locations), &badTicks)
+		var sk int
+		q("SELECT COUNT(*) FROM apply_errors", &sk)
+		skipped += sk
 		q(`SELECT (SELECT COUNT(*) FROM outputs o WHERE fallback = 1 AND NOT EXISTS (SELECT 1 FROM calls c
 				WHERE c.tick = o.tick AND c.entity_key = 'resolution:' || o.location_id AND c.error != ''))
 			+ (SELECT COUNT(*) FROM intentions i WHERE fallback = 1 AND NOT EXISTS (SELECT 1 FROM calls c
@@ -167,6 +249,10 @@ func TestFaultSuite(t *testing.T) {
 		names = append(names, fmt.Sprintf("%s %d", k, injected[k]))
 	}
 	sort.Strings(names)
-	t.Logf("fault suite: %d runs of demo-sim, %d ticks committed, %d runs stopped (quorum), %d calls stored, %d failed, %d fallbacks; faults injected: %s",
-		seeds, committed, stops, calls, failed, fallbacks, strings.Join(names, ", "))
+	t.Logf("fault suite: %d worlds (demo-sim twice, rings of 2 and 12 rooms), %d ticks committed, %d runs stopped (quorum), %d calls stored, %d failed, %d fallbacks, %d updates skipped; faults injected: %s",
+		len(worlds), committed, stops, calls, failed, fallbacks, skipped, strings.Join(names, ", "))
+	if injected["unknown id"] == 0 || injected["unreachable destination"] == 0 || skipped < injected["unknown id"]+injected["unreachable destination"] {
+		t.Errorf("world-rule faults: %d unknown ids and %d unreachable destinations sent, %d apply errors stored; want each skipped with an apply error",
+			injected["unknown id"], injected["unreachable destination"], skipped)
+	}
 }

@@ -18,13 +18,23 @@ type Chooser func(pointer string, enum []any) any
 // the "model that always complies" of a test.
 func FromSchema(choose Chooser) Handler {
 	return func(c *Call) Reply {
-		var schema map[string]any
-		if err := json.Unmarshal(c.Schema(), &schema); err != nil {
-			return Status(400, "invalid_request_error", "", "no json_schema in request: "+err.Error())
+		v, err := Instance(c, choose)
+		if err != nil {
+			return Status(400, "invalid_request_error", "", err.Error())
 		}
-		g := instanceGen{root: schema, choose: choose, call: c.N}
-		return JSON(g.value("", schema))
+		return JSON(v)
 	}
+}
+
+// Instance is the answer FromSchema sends to c, as a value a test may
+// change before sending it (to break a rule the schema cannot express).
+func Instance(c *Call, choose Chooser) (any, error) {
+	var schema map[string]any
+	if err := json.Unmarshal(c.Schema(), &schema); err != nil {
+		return nil, fmt.Errorf("no json_schema in request: %w", err)
+	}
+	g := instanceGen{root: schema, choose: choose, call: c.N}
+	return g.value("", schema), nil
 }
 
 type instanceGen struct {
