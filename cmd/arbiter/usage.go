@@ -204,17 +204,27 @@ func writeUsage(io *IOStreams, rep *UsageReport) error {
 		fmt.Fprintf(w, "%s: no model calls committed yet\n", rep.Simulation)
 		return nil
 	}
-	fmt.Fprintf(w, "%s: %s over %s, %s failed; %d tokens (%d prompt, %d cached, %d completion); cost %s\n",
-		rep.Simulation, plural(t.Calls, "call"), plural(len(rep.ByTick), "tick"), strconv.Itoa(t.FailedCalls),
-		t.PromptTokens+t.CompletionTokens, t.PromptTokens, t.CachedTokens, t.CompletionTokens, costText(t.CostUSD))
+	fmt.Fprintf(w, "%s: %s over %s, %d failed; %s (%d prompt, %d cached, %d completion); cost %s\n",
+		rep.Simulation, plural(t.Calls, "call"), plural(len(rep.ByTick), "tick"), t.FailedCalls,
+		plural(t.PromptTokens+t.CompletionTokens, "token"), t.PromptTokens, t.CachedTokens, t.CompletionTokens, costText(t.CostUSD))
 	if !rep.Priced {
 		fmt.Fprintf(w, "no price configured for %v: add them under prices: in config.yaml (USD per million tokens)\n", rep.Unpriced)
 	}
+	// The cost column shows when some phase's model has a price.
+	costs := slices.ContainsFunc(rep.ByPhase, func(l UsageLine) bool { return l.CostUSD != nil })
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	section := func(title string, lines []UsageLine, key func(UsageLine) string) {
-		fmt.Fprintf(tw, "\n%s\tcalls\tfailed\tprompt\tcompletion\tcached\tlatency\tcost\n", title)
+		fmt.Fprintf(tw, "\n%s\tcalls\tfailed\tprompt\tcompletion\tcached\tlatency", title)
+		if costs {
+			fmt.Fprint(tw, "\tcost")
+		}
+		fmt.Fprintln(tw)
 		for _, l := range lines {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%dms\t%s\n", key(l), l.Calls, l.FailedCalls, l.PromptTokens, l.CompletionTokens, l.CachedTokens, l.LatencyMS, costText(l.CostUSD))
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%dms", key(l), l.Calls, l.FailedCalls, l.PromptTokens, l.CompletionTokens, l.CachedTokens, l.LatencyMS)
+			if costs {
+				fmt.Fprintf(tw, "\t%s", costText(l.CostUSD))
+			}
+			fmt.Fprintln(tw)
 		}
 	}
 	section("phase (model)", rep.ByPhase, func(l UsageLine) string { return l.Key + " (" + l.Model + ")" })

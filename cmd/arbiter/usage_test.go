@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,6 +34,10 @@ func TestUsage(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("usage lacks %q:\n%s", want, out)
 		}
+	}
+
+	if header, _, _ := strings.Cut(out[strings.Index(out, "phase (model)"):], "\n"); strings.Contains(header, "cost") {
+		t.Errorf("a cost column with no price configured: %q", header)
 	}
 
 	// Priced: intention and resolution on models of their own.
@@ -71,6 +76,11 @@ prices:
 	}
 	if rep.ByPhase[1].Model != "big-3.5" || rep.ByTick[0].Tick != 1 {
 		t.Errorf("by phase %+v, by tick %+v", rep.ByPhase, rep.ByTick)
+	}
+	_, out, _ = arbiter(t, "usage", sim, "--config", cfg)
+	total := fmt.Sprintf("cost $%.4f\n", intention+resolution)
+	if !strings.Contains(out, total) || !strings.Contains(out, "latency  cost\n") || strings.Contains(out, "unknown") || strings.Contains(out, "no price") {
+		t.Errorf("usage with prices lacks %q and a cost column:\n%s", total, out)
 	}
 }
 
