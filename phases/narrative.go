@@ -32,6 +32,9 @@ type Narrative struct {
 	Intention  llm.Params
 	Resolution llm.Params
 	Logger     *slog.Logger
+	// Context is the model's context window in tokens (0: unknown); Lint
+	// refuses a first-tick call whose prompt and max_tokens would not fit.
+	Context int
 }
 
 // Kind is world.KindNarrative.
@@ -195,18 +198,24 @@ func (n *Narrative) Request(st *world.State, phase, entity string) (llm.Request,
 func (n *Narrative) Lint() []error {
 	st := n.Sim.InitialState()
 	var errs []error
+	var tooLong []error
 	for _, c := range n.Sim.Characters {
-		if _, err := n.Request(st, PhaseIntention, c.ID); err != nil {
+		req, err := n.Request(st, PhaseIntention, c.ID)
+		if err != nil {
 			errs = append(errs, err)
 			break
 		}
+		tooLong = append(tooLong, n.fits(req)...)
 	}
 	for _, l := range n.Sim.Locations {
-		if _, err := n.Request(st, PhaseResolution, l.ID); err != nil {
+		req, err := n.Request(st, PhaseResolution, l.ID)
+		if err != nil {
 			errs = append(errs, err)
 			break
 		}
+		tooLong = append(tooLong, n.fits(req)...)
 	}
+	errs = append(errs, tooLong...)
 	if len(errs) == 0 {
 		if err := n.lintCrowd(); err != nil {
 			errs = append(errs, err)
@@ -297,4 +306,22 @@ func (n *Narrative) Status(ctx context.Context, st *store.Store, _ any) ([]runne
 		return nil, err
 	}
 	return append(fields, runner.Field{Key: "apply errors", Value: fmt.Sprint(sum.ApplyErrors)}), nil
+}
+
+// bytesPerToken is a cautious estimate for English prompts and JSON
+// schemas (tokenizers average about 4).
+const bytesPerToken = 3
+
+// fits checks that req's prompt, as estimated, and its max_tokens fit the
+// configured context window; it returns the problem, or nil.
+func (n *Narrative) fits(req llm.Request) []error {
+	if n.Context <= 0 {
+		return nil
+	}
+	prompt := (len(req.System) + len(req.User) + len(req.Schema) + bytesPerToken - 1) / bytesPerToken
+	if prompt+req.Params.MaxTokens <= n.Context {
+		return nil
+	}
+	return []error{fmt.Errorf("%s call of %s at tick 1: its prompt is about %d tokens and it may answer %d (max_tokens), more than llm.context_tokens %d; shorten the prompt templates or the world's texts, lower max_tokens, or use a model with a larger context (later ticks add llm.depth past exchanges)",
+		req.Phase, req.EntityKey, prompt, req.Params.MaxTokens, n.Context)}
 }

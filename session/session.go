@@ -62,6 +62,9 @@ type Settings struct {
 	// sends a conquest seat's tool calls as a json_schema too (Ollama).
 	Game       llm.Params
 	ForceShape bool
+	// Context is the model's context window in tokens (0: unknown): a
+	// narrative's first-tick calls must fit it.
+	Context int
 	// Person is the seat a person takes (arbiter play); a model client is
 	// built for a game only when another seat is a model.
 	Person  string
@@ -118,7 +121,7 @@ func Load(dir string, set Settings) (*Session, error) {
 	s := &Session{Dir: dir, Sim: sim, settings: set, prompts: pr}
 	switch sim.Kind {
 	case world.KindNarrative:
-		n := &phases.Narrative{Sim: sim, Prompts: pr, Intention: set.Intention, Resolution: set.Resolution, Logger: set.Logger}
+		n := &phases.Narrative{Sim: sim, Prompts: pr, Intention: set.Intention, Resolution: set.Resolution, Logger: set.Logger, Context: set.Context}
 		// Build every request of a first tick now, so a missing key stops
 		// the command before any model call is paid for.
 		if errs := n.Lint(); len(errs) > 0 {
@@ -155,11 +158,11 @@ func Load(dir string, set Settings) (*Session, error) {
 // Validate lists every problem of the simulation in dir: its files, its
 // prompt templates, and what its kind adds (a chronicle's saved game not
 // imported yet). Nothing is written.
-func Validate(dir string) (*world.Simulation, []error) {
+func Validate(dir string, set Settings) (*world.Simulation, []error) {
 	if problems := world.Lint(dir); len(problems) > 0 {
 		return nil, problems
 	}
-	s, err := Load(dir, Settings{})
+	s, err := Load(dir, set)
 	if err != nil {
 		var ie *InputError
 		if errors.As(err, &ie) {

@@ -70,6 +70,9 @@ type LLMConfig struct {
 	BackoffMax     time.Duration `mapstructure:"backoff_max" yaml:"backoff_max" json:"backoff_max"`
 	// MaxResponseBytes is the largest answer body read (0: from max_tokens).
 	MaxResponseBytes int64 `mapstructure:"max_response_bytes" yaml:"max_response_bytes" json:"max_response_bytes"`
+	// ContextTokens is the model's context window in tokens (0: unknown);
+	// validate and run refuse a call that would not fit it.
+	ContextTokens int `mapstructure:"context_tokens" yaml:"context_tokens" json:"context_tokens"`
 }
 
 // MarshalJSON writes durations as strings ("60s"), as the text view does.
@@ -128,6 +131,7 @@ var defaults = map[string]any{
 	"llm.backoff_base":              llm.DefaultBackoffBase.String(),
 	"llm.backoff_max":               llm.DefaultBackoffMax.String(),
 	"llm.max_response_bytes":        0,
+	"llm.context_tokens":            0,
 	"phases.intention.model":        "",
 	"phases.intention.temperature":  0.8,
 	"phases.intention.max_tokens":   400,
@@ -245,6 +249,7 @@ func (c *Config) validate() error {
 		check(p.MaxTokens > 0, "config %s.max_tokens: must be positive, got %d", name, p.MaxTokens)
 	}
 	check(c.Chronicle.Window >= 0, "config chronicle.window: must not be negative, got %d", c.Chronicle.Window)
+	check(c.LLM.ContextTokens >= 0, "config llm.context_tokens: must not be negative, got %d", c.LLM.ContextTokens)
 	check(c.Run.PhaseTimeout >= 0, "config run.phase_timeout: must not be negative")
 	check(c.Run.TokenBudget >= 0, "config run.token_budget: must not be negative")
 	seen := map[string]bool{}

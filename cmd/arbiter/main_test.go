@@ -497,3 +497,30 @@ func TestValidateTemplates(t *testing.T) {
 		t.Errorf("validate with an unknown override file: exit %d\n%s", code, out)
 	}
 }
+
+// TestContextWindowChecked: with llm.context_tokens set, validate lists
+// every first-tick call that would not fit, and run refuses before any
+// call is paid for; a window that fits passes.
+func TestContextWindowChecked(t *testing.T) {
+	cleanEnv(t)
+	sim := demoCopy(t)
+	srv := fakeModel(t, nil)
+	t.Setenv("ARBITER_LLM_CONTEXT_TOKENS", "2000")
+	code, out, _ := arbiter(t, "validate", sim)
+	if code != ExitUsage || !strings.Contains(out, "resolution call of resolution:common at tick 1: its prompt is about") ||
+		!strings.Contains(out, "more than llm.context_tokens 2000") {
+		t.Fatalf("validate: exit %d\n%s", code, out)
+	}
+	code, _, errOut := arbiter(t, "run", sim)
+	if code != ExitUsage || !strings.Contains(errOut, "llm.context_tokens 2000") || len(srv.Calls()) != 0 || exists(filepath.Join(sim, "state.db")) {
+		t.Fatalf("run: exit %d, %d calls\n%s", code, len(srv.Calls()), errOut)
+	}
+	t.Setenv("ARBITER_LLM_CONTEXT_TOKENS", "16000")
+	if code, out, _ := arbiter(t, "validate", sim); code != 0 {
+		t.Errorf("validate with room: exit %d\n%s", code, out)
+	}
+	t.Setenv("ARBITER_LLM_CONTEXT_TOKENS", "-1")
+	if code, _, errOut := arbiter(t, "validate", sim); code != ExitUsage || !strings.Contains(errOut, "llm.context_tokens: must not be negative") {
+		t.Errorf("negative window: exit %d %s", code, errOut)
+	}
+}

@@ -15,6 +15,7 @@ func (c *Config) settings(withClient bool, plays ...string) (session.Settings, e
 		Resolution: c.params(c.Phases.Resolution),
 		Chat:       c.params(c.Chronicle.PhaseConfig),
 		Window:     c.Chronicle.Window,
+		Context:    c.LLM.ContextTokens,
 		Game:       c.params(c.Games.PhaseConfig),
 		ForceShape: c.Games.ForceToolShape,
 		Plays:      plays,

@@ -13,6 +13,7 @@ import (
 type ValidateOptions struct {
 	IO      *IOStreams
 	Globals *globals
+	Config  *Config
 	Dir     string
 }
 
@@ -23,7 +24,11 @@ func newValidateCmd(io *IOStreams, g *globals, runF func(context.Context, *Valid
 		Short: "Check a simulation's files and prompt templates; list every problem",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Dir = args[0]
+			cfg, err := loadConfig(g.configFile, cmd.Flags(), nil)
+			if err != nil {
+				return err
+			}
+			opts.Config, opts.Dir = cfg, args[0]
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -34,7 +39,11 @@ func newValidateCmd(io *IOStreams, g *globals, runF func(context.Context, *Valid
 
 func runValidate(opts *ValidateOptions) error {
 	io, dir := opts.IO, opts.Dir
-	sim, problems := session.Validate(dir)
+	set, err := opts.Config.settings(false)
+	if err != nil {
+		return err
+	}
+	sim, problems := session.Validate(dir, set)
 	if opts.Globals.json {
 		msgs := make([]string, len(problems))
 		for i, p := range problems {
