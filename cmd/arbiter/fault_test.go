@@ -163,7 +163,7 @@ func TestFaultSuite(t *testing.T) {
 	cleanEnv(t)
 	for k, v := range map[string]string{
 		"OPENAI_API_KEY": leakKey, "ARBITER_LLM_MODEL": "test-model",
-		"ARBITER_LLM_TIMEOUT": "300ms", "ARBITER_LLM_BACKOFF_BASE": "1ms", "ARBITER_LLM_BACKOFF_MAX": "20ms",
+		"ARBITER_LLM_TIMEOUT": "1s", "ARBITER_LLM_BACKOFF_BASE": "1ms", "ARBITER_LLM_BACKOFF_MAX": "20ms",
 		"ARBITER_LLM_MAX_RESPONSE_BYTES": "65536", "ARBITER_LLM_CONCURRENCY": "8",
 	} {
 		t.Setenv(k, v)

@@ -189,7 +189,7 @@ func TestPlayConquest(t *testing.T) {
 		}
 	}
 	_, status, _ := arbiter(t, "status", dir)
-	if !strings.Contains(status, "last tick:    2") || !strings.Contains(status, "p1:           bot · ") || !strings.Contains(status, "1 order errors") {
+	if !strings.Contains(status, "last tick:    2") || !strings.Contains(status, "p1:           bot · ") || !strings.Contains(status, "1 order error ·") {
 		t.Errorf("status after play:\n%s", status)
 	}
 }

@@ -303,9 +303,17 @@ func (g *Game) Status(_ context.Context, _ *store.Store, s any) ([]runner.Field,
 				passed++
 			}
 		}
-		fields = append(fields, runner.Field{Key: sc.Player, Value: fmt.Sprintf("%s · %d stars, %d ships · %d order errors · %d turns passed",
-			g.Seat(sc.Player), sc.Stars, sc.Ships, sc.Errors, passed)})
+		fields = append(fields, runner.Field{Key: sc.Player, Value: fmt.Sprintf("%s · %s, %s · %s · %s",
+			g.Seat(sc.Player), count(sc.Stars, "star"), count(sc.Ships, "ship"), count(sc.Errors, "order error"), count(passed, "turn")+" passed")})
 	}
 	fields = append(fields, runner.Field{Key: "map", Value: "\n" + strings.TrimRight(MapText(st), "\n")})
 	return fields, nil
+}
+
+// count renders "1 star", "3 stars".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

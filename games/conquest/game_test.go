@@ -581,8 +581,8 @@ func TestStatus(t *testing.T) {
 	}
 	want := map[string]string{
 		"turn": "4 of 9",
-		"p1":   "person · 2 stars, 21 ships · 1 order errors · 1 turns passed",
-		"p2":   "bot · 1 stars, 10 ships · 0 order errors · 0 turns passed",
+		"p1":   "person · 2 stars, 21 ships · 1 order error · 1 turn passed",
+		"p2":   "bot · 1 star, 10 ships · 0 order errors · 0 turns passed",
 	}
 	for k, v := range want {
 		if got[k] != v {
