@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -57,29 +56,9 @@ func (c *chat) state() *chronicle.State { return c.s.State().(*chronicle.State) 
 // goes on; an error storing a turn ends it.
 func (c *chat) run(ctx context.Context) error {
 	c.banner()
-	lines := make(chan string)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(c.in)
-		sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-		for sc.Scan() {
-			select {
-			case lines <- sc.Text():
-			case <-done:
-				return
-			}
-		}
-	}()
-	next := func() (string, bool, error) {
-		select {
-		case <-ctx.Done():
-			return "", false, ctx.Err()
-		case l, ok := <-lines:
-			return l, ok, nil
-		}
-	}
+	in := newLines(c.in)
+	defer in.close()
+	next := func() (string, bool, error) { return in.next(ctx) }
 	for {
 		// The prompt numbers the message about to be typed, as /raw N and
 		// the messages on screen count.
