@@ -11,8 +11,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -29,6 +31,7 @@ type Game interface {
 	Reseated(seed uint64, seats map[string]string, client *llm.Client) (runner.Game, error)
 	Winner(state any) string
 	Players() []string
+	Seat(player string) string
 }
 
 // Config is an arena.
@@ -93,22 +96,18 @@ func Run(ctx context.Context, g Game, cfg Config) (*Table, error) {
 	if cfg.Games < 1 {
 		return nil, fmt.Errorf("arena: games must be at least 1, got %d", cfg.Games)
 	}
+	seats, err := Seats(g, cfg.Seats)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(slices.Collect(maps.Values(seats)), "model") && cfg.Client == nil {
+		return nil, errors.New("arena: a seat is a model and no model client was given")
+	}
 	games := make([]runner.Game, cfg.Games)
 	for i := range games {
-		rg, err := g.Reseated(cfg.Seed+uint64(i), cfg.Seats, cfg.Client)
-		if err != nil {
+		if games[i], err = g.Reseated(cfg.Seed+uint64(i), cfg.Seats, cfg.Client); err != nil {
 			return nil, err
 		}
-		games[i] = rg
-	}
-	needsModel := false
-	seats := map[string]string{}
-	for _, p := range g.Players() {
-		seats[p] = seatOf(games[0], p)
-		needsModel = needsModel || seats[p] == "model"
-	}
-	if needsModel && cfg.Client == nil {
-		return nil, errors.New("arena: a seat is a model and no model client was given")
 	}
 	tmp, err := os.MkdirTemp("", "arbiter-arena-")
 	if err != nil {
@@ -133,12 +132,18 @@ func Run(ctx context.Context, g Game, cfg Config) (*Table, error) {
 	return summarize(g, cfg, seats, results), nil
 }
 
-// seatOf is how player is seated in a reseated game.
-func seatOf(g runner.Game, player string) string {
-	if s, ok := g.(interface{ Seat(string) string }); ok {
-		return s.Seat(player)
+// Seats returns how each player of g is seated once seats replace the
+// simulation's (model or bot), or why they cannot.
+func Seats(g Game, seats map[string]string) (map[string]string, error) {
+	rg, err := g.Reseated(0, seats, nil)
+	if err != nil {
+		return nil, err
 	}
-	return ""
+	out := map[string]string{}
+	for _, p := range g.Players() {
+		out[p] = rg.(Game).Seat(p)
+	}
+	return out, nil
 }
 
 // play runs one game to its end (or the turn cap) on a state.db in dir.

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -90,7 +92,11 @@ func runArena(ctx context.Context, opts *ArenaOptions) error {
 		return err
 	}
 	cfg := arena.Config{Games: opts.Games, Seed: opts.Seed, Seats: seats, MaxTurns: opts.MaxTurns, Parallel: opts.Parallel}
-	if wantsModel(kind, opts.Seed, seats) {
+	eff, err := arena.Seats(kind, seats)
+	if err != nil {
+		return usageError(err)
+	}
+	if slices.Contains(slices.Collect(maps.Values(eff)), "model") {
 		lc, err := opts.Config.clientConfig()
 		if err != nil {
 			return err
@@ -110,21 +116,6 @@ func runArena(ctx context.Context, opts *ArenaOptions) error {
 	}
 	writeArena(io, s.Sim.ID, t)
 	return nil
-}
-
-// wantsModel reports whether a seat of the arena's games is a model.
-func wantsModel(kind arena.Game, seed uint64, seats map[string]string) bool {
-	rg, err := kind.Reseated(seed, seats, nil)
-	if err != nil {
-		return false // Run reports it
-	}
-	s, ok := rg.(interface{ Seat(string) string })
-	for _, p := range kind.Players() {
-		if ok && s.Seat(p) == "model" {
-			return true
-		}
-	}
-	return false
 }
 
 // parseSeats reads --seats: "model,bot" in player order, or "p2=model".
