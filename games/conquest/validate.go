@@ -174,8 +174,10 @@ func execute(s *State, player string, orders []Order) []OrderError {
 		}
 		from, to := s.Star(o.From), s.Star(o.To)
 		from.Ships[player] -= o.Ships.Count
-		s.Fleets = append(s.Fleets, Fleet{Owner: player, From: o.From, To: o.To, Ships: o.Ships.Count,
-			Sent: turn, Arrives: turn + travelTurns(from, to)})
+		f := Fleet{Owner: player, From: o.From, To: o.To, Ships: o.Ships.Count, Sent: turn, Arrives: turn + travelTurns(from, to)}
+		s.Fleets = append(s.Fleets, f)
+		// Seed 000: a person sees which orders executed as well as which failed.
+		s.logf("Order %d of %s executed: %d ships %s -> %s, arriving turn %d", i, player, f.Ships, f.From, f.To, f.Arrives)
 	}
 	return errs
 }
