@@ -44,7 +44,8 @@ func NewSecrets(cfg Config) Secrets {
 			add(p)
 			add(url.QueryEscape(p))
 		}
-		add(u.User.Username())
+		// The user name alone is not a secret, and it is often a plain
+		// word ("admin", "user"): scrubbing it would rewrite model answers.
 	}
 	if len(values) == 0 {
 		return Secrets{}

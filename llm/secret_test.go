@@ -106,6 +106,8 @@ func TestScrub(t *testing.T) {
 		{"url https://" + testUserInfo + "@host.example/v1", "url https://" + Redacted + "@host.example/v1"},
 		{"pass=" + testURLPass, "pass=" + Redacted},
 		{"nothing here", "nothing here"},
+		// The user name alone is an ordinary word in a model's answer.
+		{"The " + testURLUser + " opened the door", "The " + testURLUser + " opened the door"},
 	} {
 		if got := s.Scrub(tc.in); got != tc.want {
 			t.Errorf("Scrub(%q) = %q, want %q", tc.in, got, tc.want)
