@@ -65,6 +65,7 @@ func TestOpenFindsDamage(t *testing.T) {
 		{"gap", "DELETE FROM ticks WHERE tick = 2", "tick 2 is missing"},
 		{"first", "DELETE FROM ticks WHERE tick = 1", "tick 1 is missing"},
 		{"state", `UPDATE ticks SET state_json = '{"tick":7}' WHERE tick = 3`, "the state stored at tick 3 says tick 7"},
+		{"game turn", `UPDATE ticks SET state_json = '{"turn":2}' WHERE tick = 3`, "the state stored at tick 3 says tick 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
