@@ -28,6 +28,14 @@ func TestParsePaletteAllOrNothing(t *testing.T) {
 	if len(got.Items) != 3 || got.Items[1] != (Item{"NO", "Space travel", 1}) {
 		t.Errorf("Items = %+v, want three", got.Items)
 	}
+	// Lenient on tokens: capitals and colons inside one item's text are
+	// that item's text, not a second item.
+	for _, msg := range []string{"CREATE PALETTE\n- YES: The USA: a superpower", "CREATE PALETTE YES: The USA: a superpower"} {
+		got := only(t, msg)
+		if len(got.Items) != 1 || got.Items[0].Text != "The USA: a superpower" {
+			t.Errorf("%q: Items = %+v, want one item with its colon", msg, got.Items)
+		}
+	}
 }
 
 // Seed 001: a line that looks like a command is read or reported, never

@@ -231,7 +231,7 @@ func (g *Grammar) itemStatement(spec *Spec, lines []line, i int, toks []token, p
 			cmd = readings[0]
 		}
 	case rest < len(toks): // "CREATE PALETTE YES: Magic exists" holds a first item
-		for _, text := range splitItems(head.text[toks[rest].start:]) {
+		for _, text := range splitItems(spec.Items, head.text[toks[rest].start:]) {
 			item, err := parseItem(spec, text, head.n)
 			cmd.Items = append(cmd.Items, item)
 			if err != nil {
@@ -257,7 +257,7 @@ func (g *Grammar) itemStatement(spec *Spec, lines []line, i int, toks []token, p
 		if g.starts(l) || !(l.bullet || startsWithKind(spec.Items, l) || itemShaped(l)) {
 			break
 		}
-		for _, text := range splitItems(l.text) {
+		for _, text := range splitItems(spec.Items, l.text) {
 			item, err := parseItem(spec, text, l.n)
 			cmd.Items = append(cmd.Items, item)
 			if err != nil {
@@ -318,20 +318,32 @@ func upperKind(it *Items, l line) bool {
 }
 
 // splitItems cuts the text of an item line where another item starts on
-// the same line: a word in capitals followed by a separator ("YES: Magic
-// NO: Space travel" is two items), so that items written on one line are
-// read one by one, and a wrong kind among them is reported.
-func splitItems(text string) []string {
+// the same line. A line holds several items only when another item kind in
+// capitals with a separator follows the first ("YES: Magic NO: Space
+// travel"); it is then cut at every word in capitals followed by a
+// separator, so that a wrong kind among them ("MAYBE:") is reported. A
+// single item keeps its text whole, capitals and colons included ("YES:
+// The USA: a superpower").
+func splitItems(it *Items, text string) []string {
 	toks := tokenize(text)
+	starts := func(i int) bool {
+		t := toks[i]
+		return !t.quoted && !t.sep && t.upper && len(t.word) >= 2 && toks[i+1].sep && !toks[i-1].sep
+	}
+	several := false
+	for i := 1; i+1 < len(toks) && !several; i++ {
+		several = starts(i) && it.kind(toks[i]) != ""
+	}
+	if !several {
+		return []string{strings.TrimSpace(text)}
+	}
 	var out []string
 	from := 0
 	for i := 1; i+1 < len(toks); i++ {
-		t := toks[i]
-		if t.quoted || t.sep || !t.upper || len(t.word) < 2 || !toks[i+1].sep || toks[i-1].sep {
-			continue
+		if starts(i) {
+			out = append(out, strings.TrimSpace(text[from:toks[i].start]))
+			from = toks[i].start
 		}
-		out = append(out, strings.TrimSpace(text[from:t.start]))
-		from = t.start
 	}
 	return append(out, strings.TrimSpace(text[from:]))
 }
