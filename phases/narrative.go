@@ -124,7 +124,9 @@ func (n *Narrative) Step(ctx context.Context, t *runner.Tick, s, in any) (any, e
 	next, worldErrs := Apply(n.Sim, st, Values(outputs))
 	applyErrs = append(applyErrs, worldErrs...)
 	for _, ae := range applyErrs {
-		t.Log().Error("update skipped: "+ae.Error(), "phase", "apply",
+		// The reason says whether the update was skipped or fell back;
+		// no prefix of its own, so it is not said twice.
+		t.Log().Warn(ae.Error(), "phase", "apply",
 			"tick", ae.Tick, "location", ae.LocationID, "character", ae.CharacterID, "reason", ae.Reason)
 		rec.ApplyErrors = append(rec.ApplyErrors, store.ApplyError{LocationID: ae.LocationID, CharacterID: ae.CharacterID, Reason: ae.Reason})
 	}
