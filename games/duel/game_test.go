@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -114,6 +115,28 @@ func TestOpenSettings(t *testing.T) {
 	}
 	if _, err := Open(&world.Simulation{Dir: t.TempDir(), Kind: world.KindChronicle}, pr); err == nil {
 		t.Errorf("Open of a chronicle succeeded")
+	}
+}
+
+// TestOpenRendersEveryTemplate: a broken override of any duel template
+// stops Open, before a turn is played.
+func TestOpenRendersEveryTemplate(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{SystemPrompt, BuildPrompt, ChargesPrompt} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			os.MkdirAll(filepath.Join(dir, "prompts"), 0o755)
+			os.WriteFile(filepath.Join(dir, "prompts", name), []byte("{{.NoSuchKey}}"), 0o644)
+			pr, err := prompts.New(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Open(&world.Simulation{Dir: dir, Kind: world.KindDuel, Settings: map[string]any{"seats": people("bot", "model")}}, pr)
+			if err == nil || !strings.Contains(err.Error(), "NoSuchKey") {
+				t.Errorf("Open with a broken %s: %v", name, err)
+			}
+		})
 	}
 }
 
