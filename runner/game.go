@@ -34,6 +34,15 @@ type Game interface {
 // is the player's mistake, not a stop: the game goes on from where it was.
 var ErrRefused = errors.New("refused")
 
+// Refusal returns an error saying msg that is ErrRefused for errors.Is: a
+// kind's own sentinel for a move its rules refuse.
+func Refusal(msg string) error { return &refused{msg} }
+
+type refused struct{ msg string }
+
+func (e *refused) Error() string        { return e.msg }
+func (e *refused) Is(target error) bool { return target == ErrRefused }
+
 // Ender is a Game that can end, as a won game does. Run stops before a
 // tick when Over says the state after the last one is final, and reports
 // how it ended.

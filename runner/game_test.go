@@ -182,3 +182,13 @@ func TestSchemaInvalidStopsTheRun(t *testing.T) {
 		})
 	}
 }
+
+func TestRefusal(t *testing.T) {
+	err := fmt.Errorf("message 3: %w", Refusal("no such message"))
+	if !errors.Is(err, ErrRefused) || err.Error() != "message 3: no such message" {
+		t.Errorf("Refusal: %v, is ErrRefused %v", err, errors.Is(err, ErrRefused))
+	}
+	if errors.Is(errors.New("no such message"), ErrRefused) {
+		t.Error("a plain error is a refusal")
+	}
+}

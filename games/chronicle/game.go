@@ -17,23 +17,16 @@ import (
 // Errors of the message actions and phase changes, for errors.Is. Each
 // wraps runner.ErrRefused: the move is refused and the game goes on.
 var (
-	ErrNoMessage  = refusal("no such message")
-	ErrNotModel   = refusal("not a model message")
-	ErrApplied    = refusal("message already applied")
-	ErrNoCommands = refusal("message has no commands")
-	ErrPhase      = refusal("not allowed in this phase")
-	ErrImport     = refusal("only a chronicle with no turns can import a saved game")
+	ErrNoMessage  = runner.Refusal("no such message")
+	ErrNotModel   = runner.Refusal("not a model message")
+	ErrApplied    = runner.Refusal("message already applied")
+	ErrNoCommands = runner.Refusal("message has no commands")
+	ErrPhase      = runner.Refusal("not allowed in this phase")
+	ErrImport     = runner.Refusal("only a chronicle with no turns can import a saved game")
 	// ErrNotChronicle is returned by Open for a simulation of another kind.
 	ErrNotChronicle = errors.New("not a chronicle simulation")
 )
 
-// refused is a move the rules refuse; it is runner.ErrRefused too.
-type refused struct{ msg string }
-
-func refusal(msg string) error { return &refused{msg} }
-
-func (e *refused) Error() string        { return e.msg }
-func (e *refused) Is(target error) bool { return target == runner.ErrRefused }
 
 // PromptFile is the template of the model's system prompt; a simulation's
 // prompts/chronicle_system.md overrides the default.

@@ -15,16 +15,9 @@ import (
 // Errors of Step. Each wraps runner.ErrRefused: the turn is not played and
 // nothing is recorded.
 var (
-	ErrGameOver   = refusal("the game is over")
-	ErrNeedPerson = refusal("a person's seat has no chooser")
+	ErrGameOver   = runner.Refusal("the game is over")
+	ErrNeedPerson = runner.Refusal("a person's seat has no chooser")
 )
-
-type refused struct{ msg string }
-
-func refusal(msg string) error { return &refused{msg} }
-
-func (e *refused) Error() string        { return e.msg }
-func (e *refused) Is(target error) bool { return target == runner.ErrRefused }
 
 // personError is a person's choice that the rules refuse: both
 // runner.ErrRefused (the turn is played again) and engine.ErrInvalidChoice.
