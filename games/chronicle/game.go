@@ -27,7 +27,6 @@ var (
 	ErrNotChronicle = errors.New("not a chronicle simulation")
 )
 
-
 // PromptFile is the template of the model's system prompt; a simulation's
 // prompts/chronicle_system.md overrides the default.
 const PromptFile = "chronicle_system.md"
