@@ -28,7 +28,9 @@ import (
 // seed and seats, and says who won.
 type Game interface {
 	runner.Game
-	Reseated(seed uint64, seats map[string]string, client *llm.Client) (runner.Game, error)
+	// Reseated returns a copy of the game playing from seed with seats
+	// (checked by Seats) replacing the simulation's.
+	Reseated(seed uint64, seats map[string]string, client *llm.Client) runner.Game
 	Winner(state any) string
 	Players() []string
 	Seat(player string) string
@@ -105,9 +107,7 @@ func Run(ctx context.Context, g Game, cfg Config) (*Table, error) {
 	}
 	games := make([]runner.Game, cfg.Games)
 	for i := range games {
-		if games[i], err = g.Reseated(cfg.Seed+uint64(i), cfg.Seats, cfg.Client); err != nil {
-			return nil, err
-		}
+		games[i] = g.Reseated(cfg.Seed+uint64(i), cfg.Seats, cfg.Client)
 	}
 	tmp, err := os.MkdirTemp("", "arbiter-arena-")
 	if err != nil {
@@ -132,16 +132,25 @@ func Run(ctx context.Context, g Game, cfg Config) (*Table, error) {
 	return summarize(g, cfg, seats, results), nil
 }
 
-// Seats returns how each player of g is seated once seats replace the
-// simulation's (model or bot), or why they cannot.
+// Seats returns how each player of g sits once seats replace the
+// simulation's seats, or why they cannot: a seat must name a player, and
+// every player must end up a model or a bot.
 func Seats(g Game, seats map[string]string) (map[string]string, error) {
-	rg, err := g.Reseated(0, seats, nil)
-	if err != nil {
-		return nil, err
+	players := g.Players()
+	for p, seat := range seats {
+		if !slices.Contains(players, p) {
+			return nil, fmt.Errorf("seat %s: not a player (players: %s)", p, strings.Join(players, ", "))
+		}
+		if seat != "model" && seat != "bot" {
+			return nil, fmt.Errorf("seat %s: want model or bot, got %q", p, seat)
+		}
 	}
 	out := map[string]string{}
-	for _, p := range g.Players() {
-		out[p] = rg.(Game).Seat(p)
+	for _, p := range players {
+		out[p] = cmp.Or(seats[p], g.Seat(p))
+		if out[p] != "model" && out[p] != "bot" {
+			return nil, fmt.Errorf("seat %s is a %s in simulation.yaml: give it model or bot", p, out[p])
+		}
 	}
 	return out, nil
 }

@@ -141,6 +141,13 @@ func TestArenaRefusesBadSeats(t *testing.T) {
 			t.Errorf("%+v: %v, want %q", tc.cfg, err, tc.want)
 		}
 	}
+	g.Setup.Seats["p2"] = conquest.SeatPerson
+	if _, err := Run(context.Background(), g, Config{Games: 1}); err == nil || !strings.Contains(err.Error(), "seat p2 is a person in simulation.yaml") {
+		t.Errorf("a person's seat left as it is: %v", err)
+	}
+	if _, err := Run(context.Background(), g, Config{Games: 1, Seats: map[string]string{"p2": "bot"}}); err != nil {
+		t.Errorf("a person's seat given to the bot: %v", err)
+	}
 }
 
 func newClient(t *testing.T, url string) *llm.Client {
