@@ -132,9 +132,6 @@ func (b *Buffer) autoReady(player string) {
 	b.e.trace(Trace{Step: StepAutoReady, Turn: b.s.Turn, Phase: b.phase, Player: player})
 }
 
-// Ready reports whether every player is ready.
-func (b *Buffer) Ready() bool { return len(b.Pending()) == 0 }
-
 // Pending lists the players not ready yet, in seat order.
 func (b *Buffer) Pending() []string {
 	var out []string

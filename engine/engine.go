@@ -88,12 +88,6 @@ func duplicate(phases []Phase) Phase {
 	return ""
 }
 
-// Catalog returns the engine's catalog.
-func (e *Engine) Catalog() *Catalog { return e.cat }
-
-// Phases returns the scheduled phases, in order.
-func (e *Engine) Phases() []Phase { return slices.Clone(e.phases) }
-
 func (e *Engine) trace(t Trace) {
 	if e.Observer != nil {
 		e.Observer(t)

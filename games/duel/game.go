@@ -158,9 +158,6 @@ func (g *Game) settings(file string, set map[string]any) error {
 // Kind is world.KindDuel.
 func (g *Game) Kind() string { return world.KindDuel }
 
-// Catalog is the game's ship catalog.
-func (g *Game) Catalog() *engine.Catalog { return g.cat }
-
 // State is a duel after a turn: the board, the random source's state (so a
 // resumed game draws the same dice), and the result once the game is over.
 type State struct {
@@ -299,11 +296,8 @@ func (g *Game) Status(_ context.Context, _ *store.Store, s any) ([]runner.Field,
 			g.Seats[p.ID], p.Health, p.MaxHealth, p.Lines, fleetText(st.Board, p.ID))})
 	}
 	result := "playing"
-	switch st.Result {
-	case "draw":
-		result = "draw"
-	case P1, P2:
-		result = st.Result + " won"
+	if st.Over() {
+		result = resultText(st.Result)
 	}
 	return append(fields, runner.Field{Key: "result", Value: result}), nil
 }
