@@ -232,8 +232,14 @@ func (n *Narrative) Lint() []error {
 // refused with the limit named, before a run pays for a tick that cannot
 // finish.
 func (n *Narrative) lintCrowd() error {
+	from := map[string][]string{} // location -> the locations with a connection to it
 	for _, l := range n.Sim.Locations {
-		ids := n.canGather(l.ID)
+		for _, c := range l.Connections {
+			from[c] = append(from[c], l.ID)
+		}
+	}
+	for _, l := range n.Sim.Locations {
+		ids := n.canGather(from, l.ID)
 		if _, err := ResolutionSchema(1, l.ID, ids, reachableFrom(l)); err != nil {
 			fit := sort.Search(len(ids), func(k int) bool {
 				_, err := ResolutionSchema(1, l.ID, ids[:k+1], reachableFrom(l))
@@ -247,14 +253,9 @@ func (n *Narrative) lintCrowd() error {
 }
 
 // canGather lists the characters whose starting location has a path to
-// location id along the connections.
-func (n *Narrative) canGather(id string) []string {
-	from := map[string][]string{} // location -> the locations with a connection to it
-	for _, l := range n.Sim.Locations {
-		for _, c := range l.Connections {
-			from[c] = append(from[c], l.ID)
-		}
-	}
+// location id along the connections (from maps a location to those with a
+// connection to it).
+func (n *Narrative) canGather(from map[string][]string, id string) []string {
 	reach := map[string]bool{id: true}
 	for queue := []string{id}; len(queue) > 0; queue = queue[1:] {
 		for _, p := range from[queue[0]] {
