@@ -19,22 +19,26 @@ var ErrWALLost = errors.New("the write-ahead log of state.db was deleted or repl
 // walWatch remembers which file the store's WAL is, to notice when it
 // changes.
 type walWatch struct {
-	mu   sync.Mutex
-	file fs.FileInfo // nil until the first commit
-	lost error       // set once the WAL is lost; every later commit fails with it
-	on   bool        // the database is in WAL mode
+	mu    sync.Mutex
+	file  fs.FileInfo // nil until the first commit
+	lost  error       // set once the WAL is lost; every later commit fails with it
+	saved bool        // the lost WAL's commits were copied into state.db
+	on    bool        // the database is in WAL mode
 }
 
-// lostErr is the error of a lost WAL, nil while it is fine.
-func (s *Store) lostErr() error {
+// walSaved reports whether what was committed into a lost WAL was copied
+// into state.db.
+func (s *Store) walSaved() bool {
 	s.wal.mu.Lock()
 	defer s.wal.mu.Unlock()
-	return s.wal.lost
+	return s.wal.saved
 }
 
-// checkWAL runs after each commit: the WAL must be the file it was at the
-// previous commit. When it is missing or another file, the store copies
-// what it committed into state.db and fails from then on.
+// checkWAL runs before and after each commit: the WAL must be the file it
+// was at the previous check (before the first commit there may be none
+// yet). When it is missing or another file, the store copies what it
+// committed into state.db and fails from then on: checked before a commit,
+// that commit is not made, so an error always means "not committed".
 func (s *Store) checkWAL(ctx context.Context) error {
 	s.wal.mu.Lock()
 	defer s.wal.mu.Unlock()
@@ -43,7 +47,10 @@ func (s *Store) checkWAL(ctx context.Context) error {
 	}
 	walPath := s.path + "-wal"
 	info, err := os.Stat(walPath)
-	if err == nil && (s.wal.file == nil || os.SameFile(s.wal.file, info)) {
+	switch {
+	case s.wal.file == nil && err != nil:
+		return nil // no WAL written yet
+	case err == nil && (s.wal.file == nil || os.SameFile(s.wal.file, info)):
 		s.wal.file = info
 		return nil
 	}
@@ -52,8 +59,10 @@ func (s *Store) checkWAL(ctx context.Context) error {
 		what = "replaced by another file"
 	}
 	saved := "the ticks committed so far were copied into state.db"
+	s.wal.saved = true
 	if _, cerr := s.db.ExecContext(context.WithoutCancel(ctx), "PRAGMA wal_checkpoint(TRUNCATE)"); cerr != nil {
 		saved = fmt.Sprintf("copying the committed ticks into state.db failed (%v): the latest may be lost", cerr)
+		s.wal.saved = false
 	}
 	s.wal.lost = fmt.Errorf("%w: %s was %s while arbiter held it; %s; the run stops here (is something cleaning the folder?); `arbiter run` resumes from the last tick in state.db",
 		ErrWALLost, walPath, what, saved)
