@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/arbiter-sim/arbiter/internal/atomicfile"
 )
 
 // Named is one generated schema file: Name is both the json_schema name sent
@@ -52,31 +54,9 @@ func Write(dir string, named []Named) error {
 		contents[i] = b
 	}
 	for i, n := range named {
-		if err := writeFile(filepath.Join(dir, n.FileName()), contents[i]); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, n.FileName()), contents[i]); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-func writeFile(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
