@@ -6,20 +6,32 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// CreateBatch runs the requests with at most Config.Concurrency in flight and
-// returns their results in input order. A failed call is a Result with Err
-// set; it never cancels the others. Only ctx ending stops the batch early, in
-// which case the remaining results carry a KindCanceled error.
-func (c *Client) CreateBatch(ctx context.Context, reqs []Request) []Result {
-	results := make([]Result, len(reqs))
-	var g errgroup.Group // not WithContext: tasks never fail, so none can cancel the rest
+// CreateEach runs n calls with at most Config.Concurrency in flight, building
+// request i with build in the worker that then sends it: the engine's work on
+// one request overlaps the waits of the others instead of running before the
+// first call goes out. Results come back in index order; a failed call is a
+// Result with Err set and never cancels the others. A request that cannot be
+// built is an error: the calls not yet started are not made, those in flight
+// are cancelled, and the first build error is returned with no results.
+func (c *Client) CreateEach(ctx context.Context, n int, build func(i int) (Request, error)) ([]Result, error) {
+	results := make([]Result, n)
+	g, gctx := errgroup.WithContext(ctx) // only a build error fails a task
 	g.SetLimit(c.cfg.Concurrency)
-	for i, req := range reqs {
+	for i := range n {
+		if gctx.Err() != nil && ctx.Err() == nil {
+			break // a build failed: start nothing more
+		}
 		g.Go(func() error {
-			results[i] = c.Complete(ctx, req)
+			req, err := build(i)
+			if err != nil {
+				return err
+			}
+			results[i] = c.Complete(gctx, req)
 			return nil
 		})
 	}
-	_ = g.Wait() // always nil
-	return results
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return results, nil
 }

@@ -2,14 +2,16 @@ package llm
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 )
 
-func TestCreateBatch(t *testing.T) {
+func TestCreateEach(t *testing.T) {
 	t.Parallel()
 	const limit = 3
 	// Every answer echoes its request's user message, after a delay long
@@ -28,7 +30,10 @@ func TestCreateBatch(t *testing.T) {
 		reqs[i] = testRequest(fmt.Sprintf("loc-%d", i))
 		reqs[i].EntityKey = fmt.Sprintf("resolution:loc-%d", i)
 	}
-	results := c.CreateBatch(t.Context(), reqs)
+	results, err := c.CreateEach(t.Context(), len(reqs), func(i int) (Request, error) { return reqs[i], nil })
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	if len(results) != len(reqs) {
 		t.Fatalf("%d results for %d requests", len(results), len(reqs))
@@ -63,10 +68,38 @@ func TestCreateBatch(t *testing.T) {
 	}
 }
 
-func TestCreateBatchEmpty(t *testing.T) {
+func TestCreateEachEmpty(t *testing.T) {
 	t.Parallel()
 	c, _ := newTestClient(t, "http://127.0.0.1:1/v1", nil)
-	if got := c.CreateBatch(t.Context(), nil); len(got) != 0 {
-		t.Errorf("got %d results", len(got))
+	got, err := c.CreateEach(t.Context(), 0, func(int) (Request, error) { panic("nothing to build") })
+	if err != nil || len(got) != 0 {
+		t.Errorf("got %d results, %v", len(got), err)
+	}
+}
+
+// TestCreateEachBuildError: a request that cannot be built fails the batch
+// with its error and no results; the requests after it are never built, so
+// no call of theirs is made.
+func TestCreateEachBuildError(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.New(t, openaitest.Always(openaitest.JSON(map[string]any{"name": "x", "location": "common"})))
+	c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Concurrency = 1 })
+	var built atomic.Int32
+	broken := errors.New("template phase1_intention_user.md: no such key")
+	results, err := c.CreateEach(t.Context(), 50, func(i int) (Request, error) {
+		built.Add(1)
+		if i == 2 {
+			return Request{}, broken
+		}
+		return testRequest(fmt.Sprint(i)), nil
+	})
+	if !errors.Is(err, broken) || results != nil {
+		t.Fatalf("CreateEach = %d results, %v; want the build error", len(results), err)
+	}
+	if n := built.Load(); n > 4 {
+		t.Errorf("%d requests built after the build error, want it to stop building", n)
+	}
+	if n := srv.CallCount(); n > 3 {
+		t.Errorf("server saw %d calls, want at most the 2 built before the error (and 1 in flight)", n)
 	}
 }

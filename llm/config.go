@@ -23,7 +23,7 @@ type Config struct {
 	MaxAttempts    int           // HTTP attempts per request sent, for transient errors (default 2: seed 002 retries once)
 	RateLimitWaits int           // 429s with a Retry-After waited out per request sent, not counted as attempts (default 3)
 	RepairAttempts int           // re-asks after invalid JSON or a schema mismatch (default 1)
-	Concurrency    int           // calls in flight in CreateBatch (default 4)
+	Concurrency    int           // calls in flight in CreateEach (default 4)
 	Depth          int           // history exchanges sent back per entity (default 3)
 	BackoffBase    time.Duration // first retry delay before jitter (default 500ms)
 	BackoffMax     time.Duration // cap of any retry delay, Retry-After included (default 20s)

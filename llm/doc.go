@@ -19,7 +19,7 @@
 // package only.
 //
 // A failed call is a value, not a panic or a cancelled batch: Complete and
-// CreateBatch return Results that always carry the messages sent, the raw
+// CreateEach return Results that always carry the messages sent, the raw
 // answer, attempts, latency and usage, so that every call can be recorded.
 //
 // History is written by the caller, never by Complete: append

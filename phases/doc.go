@@ -3,7 +3,7 @@
 // location, seed 004) and apply (the arbiter's updates checked against the
 // world and folded into the next state).
 //
-// Every phase runs all of its calls in parallel through llm.Client.CreateBatch
+// Every phase runs all of its calls in parallel through llm.Client.CreateEach
 // and never fails because of what a model said: a failed call yields a fallback
 // that preserves state, and the results carry every call so the runner can
 // record it.

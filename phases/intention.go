@@ -13,10 +13,11 @@ import (
 func IntentionKey(characterID string) string { return "intention:" + characterID }
 
 // IntentionRequest builds the phase-1 request of character id at the tick
-// after st: the very request a run sends (history aside, which the client
-// adds).
-func IntentionRequest(env Env, st *world.State, id string) (llm.Request, error) {
-	data, err := prompts.NewIntentionData(env.Sim, st, id)
+// after the snapshot's state: the very request a run sends (history aside,
+// which the client adds).
+func IntentionRequest(env Env, w *prompts.Snapshot, id string) (llm.Request, error) {
+	st := w.State()
+	data, err := w.IntentionData(id)
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("intention prompt for %s: %w", id, err)
 	}
@@ -40,21 +41,19 @@ func IntentionRequest(env Env, st *world.State, id string) (llm.Request, error) 
 }
 
 // Intention runs phase 1: one structured-output call per character, all in
-// parallel. It returns one outcome per character, in the simulation's order:
-// the intention, or on a failed call the character's current
-// external_intent as a fallback (logged as a warning). Only a prompt that
-// cannot be rendered is an error.
+// parallel, each prompt rendered by the worker that sends it. It returns one
+// outcome per character, in the simulation's order: the intention, or on a
+// failed call the character's current external_intent as a fallback (logged
+// as a warning). Only a prompt that cannot be rendered is an error.
 func Intention(ctx context.Context, env Env, st *world.State) ([]Outcome[string], error) {
 	tick := st.Tick + 1
-	reqs := make([]llm.Request, len(env.Sim.Characters))
-	for i, c := range env.Sim.Characters {
-		req, err := IntentionRequest(env, st, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		reqs[i] = req
+	w := prompts.NewSnapshot(env.Sim, st)
+	results, err := env.Model.CreateEach(ctx, len(env.Sim.Characters), func(i int) (llm.Request, error) {
+		return IntentionRequest(env, w, env.Sim.Characters[i].ID)
+	})
+	if err != nil {
+		return nil, err
 	}
-	results := env.Model.CreateBatch(ctx, reqs)
 	out := make([]Outcome[string], len(results))
 	for i, c := range env.Sim.Characters {
 		o := Outcome[string]{ID: c.ID, Call: results[i]}

@@ -70,8 +70,7 @@ func TestResolutionErrorPrefixOnce(t *testing.T) {
 	}
 	pr, _ := prompts.New("")
 	env := Env{Sim: sim, Prompts: pr, Params: llm.Params{Model: "m", MaxTokens: 2048}}
-	st := sim.InitialState()
-	_, err := ResolutionRequest(env, st, sim.Location("hall"), GroupByLocation(sim, st)["hall"], currentIntents(st))
+	_, err := ResolutionRequest(env, prompts.NewSnapshot(sim, sim.InitialState()), sim.Location("hall"), nil)
 	if err == nil {
 		t.Fatal("want a schema error")
 	}

@@ -177,18 +177,24 @@ func (n *Narrative) Encode(rec *store.TickRecord, _, s any) error {
 // the characters' current external_intent stands in for that tick's
 // intentions. An unknown phase or entity is an error naming what exists.
 func (n *Narrative) Request(st *world.State, phase, entity string) (llm.Request, error) {
+	return n.request(prompts.NewSnapshot(n.Sim, st), phase, entity)
+}
+
+// request is Request on a snapshot placed once, for callers that build many.
+func (n *Narrative) request(w *prompts.Snapshot, phase, entity string) (llm.Request, error) {
 	switch phase {
 	case PhaseIntention:
 		if n.Sim.Character(entity) == nil {
 			return llm.Request{}, fmt.Errorf("entity %q: no such character in %s (characters: %s)", entity, n.Sim.ID, ids(n.Sim.Characters, func(c *world.Character) string { return c.ID }))
 		}
-		return IntentionRequest(n.env(n.Intention), st, entity)
+		return IntentionRequest(n.env(n.Intention), w, entity)
 	case PhaseResolution:
 		loc := n.Sim.Location(entity)
 		if loc == nil {
 			return llm.Request{}, fmt.Errorf("entity %q: no such location in %s (locations: %s)", entity, n.Sim.ID, ids(n.Sim.Locations, func(l *world.Location) string { return l.ID }))
 		}
-		return ResolutionRequest(n.env(n.Resolution), st, loc, GroupByLocation(n.Sim, st)[loc.ID], currentIntents(st))
+		// No intentions: each character's external_intent stands in.
+		return ResolutionRequest(n.env(n.Resolution), w, loc, nil)
 	default:
 		return llm.Request{}, fmt.Errorf("phase %q: must be %s or %s", phase, PhaseIntention, PhaseResolution)
 	}
@@ -198,11 +204,11 @@ func (n *Narrative) Request(st *world.State, phase, entity string) (llm.Request,
 // key, a broken override or a schema that cannot be built shows before a
 // run spends tokens. It stops at the first problem of each phase.
 func (n *Narrative) Lint() []error {
-	st := n.Sim.InitialState()
+	w := prompts.NewSnapshot(n.Sim, n.Sim.InitialState())
 	var errs []error
 	var tooLong []error
 	for _, c := range n.Sim.Characters {
-		req, err := n.Request(st, PhaseIntention, c.ID)
+		req, err := n.request(w, PhaseIntention, c.ID)
 		if err != nil {
 			errs = append(errs, err)
 			break
@@ -210,7 +216,7 @@ func (n *Narrative) Lint() []error {
 		tooLong = append(tooLong, n.fits(req)...)
 	}
 	for _, l := range n.Sim.Locations {
-		req, err := n.Request(st, PhaseResolution, l.ID)
+		req, err := n.request(w, PhaseResolution, l.ID)
 		if err != nil {
 			errs = append(errs, err)
 			break
@@ -272,15 +278,6 @@ func (n *Narrative) canGather(from map[string][]string, id string) []string {
 		}
 	}
 	return ids
-}
-
-// currentIntents maps every character to its current external_intent.
-func currentIntents(st *world.State) map[string]string {
-	m := make(map[string]string, len(st.Characters))
-	for id, cs := range st.Characters {
-		m[id] = cs.ExternalIntent
-	}
-	return m
 }
 
 func ids[T any](items []T, id func(T) string) string {

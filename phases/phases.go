@@ -25,11 +25,13 @@ const (
 	PhaseResolution = "resolution"
 )
 
-// Batcher runs a batch of model calls; *llm.Client implements it. Results come
-// back in input order, one per request, and a failed call is a Result with Err
-// set, never a reason to stop the batch.
+// Batcher runs a batch of model calls; *llm.Client implements it. CreateEach
+// builds request i with build in the worker that sends it. Results come back
+// in index order, one per request, and a failed call is a Result with Err
+// set, never a reason to stop the batch; only a request that cannot be built
+// is an error.
 type Batcher interface {
-	CreateBatch(ctx context.Context, reqs []llm.Request) []llm.Result
+	CreateEach(ctx context.Context, n int, build func(i int) (llm.Request, error)) ([]llm.Result, error)
 }
 
 // Env is what every phase needs: the world, its prompts, the model and a logger.

@@ -23,9 +23,10 @@ func ResolutionKey(locationID string) string { return "resolution:" + locationID
 // a run sends (history aside, which the client adds). Its schema is
 // specialised to the location: exactly the characters present, destinations
 // limited to the location and its connections.
-func ResolutionRequest(env Env, st *world.State, loc *world.Location, present []string, intentions map[string]string) (llm.Request, error) {
-	tick := st.Tick + 1
-	data, err := prompts.NewResolutionData(env.Sim, st, loc.ID, IntentionsAt(intentions, present))
+func ResolutionRequest(env Env, w *prompts.Snapshot, loc *world.Location, intentions map[string]string) (llm.Request, error) {
+	tick := w.State().Tick + 1
+	present := w.Present(loc.ID)
+	data, err := w.ResolutionData(loc.ID, IntentionsAt(intentions, present))
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("resolution prompt for %s: %w", loc.ID, err)
 	}
@@ -59,22 +60,20 @@ func ResolutionRequest(env Env, st *world.State, loc *world.Location, present []
 }
 
 // Resolution runs phase 2a (seed 004): one arbiter call per location, empty
-// locations included, all in parallel. It returns one outcome per location,
-// in the simulation's order. A failed call yields a fallback that keeps
-// every character where and as it is, with a logged warning. Only a prompt or
+// locations included, all in parallel, each prompt and schema built by the
+// worker that sends it. It returns one outcome per location, in the
+// simulation's order. A failed call yields a fallback that keeps every
+// character where and as it is, with a logged warning. Only a prompt or
 // schema that cannot be built is an error.
 func Resolution(ctx context.Context, env Env, st *world.State, intentions map[string]string) ([]Outcome[MasterOutput], error) {
 	tick := st.Tick + 1
-	groups := GroupByLocation(env.Sim, st)
-	reqs := make([]llm.Request, len(env.Sim.Locations))
-	for i, loc := range env.Sim.Locations {
-		req, err := ResolutionRequest(env, st, loc, groups[loc.ID], intentions)
-		if err != nil {
-			return nil, err
-		}
-		reqs[i] = req
+	w := prompts.NewSnapshot(env.Sim, st)
+	results, err := env.Model.CreateEach(ctx, len(env.Sim.Locations), func(i int) (llm.Request, error) {
+		return ResolutionRequest(env, w, env.Sim.Locations[i], intentions)
+	})
+	if err != nil {
+		return nil, err
 	}
-	results := env.Model.CreateBatch(ctx, reqs)
 	out := make([]Outcome[MasterOutput], len(results))
 	for i, loc := range env.Sim.Locations {
 		o := Outcome[MasterOutput]{ID: loc.ID, Call: results[i]}
@@ -82,14 +81,14 @@ func Resolution(ctx context.Context, env Env, st *world.State, intentions map[st
 			mo, skipped, err := ParseMasterOutput(o.Call.Output)
 			if err == nil {
 				o.Value = mo
-				o.Skipped = readUpdates(env, st, loc.ID, groups[loc.ID], &o.Value, skipped)
+				o.Skipped = readUpdates(env, st, loc.ID, w.Present(loc.ID), &o.Value, skipped)
 				out[i] = o
 				continue
 			}
 			o.Call.Err = &llm.Error{Kind: llm.KindSchema, Attempts: o.Call.Attempts, Message: err.Error(), Err: err}
 			o.Call.Output = nil
 		}
-		o.Value, o.Fallback = Fallback(st, loc.ID), true
+		o.Value, o.Fallback = Fallback(st, loc.ID, w.Present(loc.ID)), true
 		if !interrupted(ctx) {
 			env.logger().Warn(fmt.Sprintf("Phase 2a: %s fallback (%s: %v)", loc.ID, llm.KindOf(o.Call.Err), o.Call.Err),
 				"phase", PhaseResolution, "tick", tick, "entity", ResolutionKey(loc.ID))
@@ -109,7 +108,7 @@ func readUpdates(env Env, st *world.State, locationID string, present []string, 
 		errs = append(errs, ApplyError{Tick: mo.Tick, LocationID: locationID, CharacterID: id,
 			Reason: "update skipped: " + strings.Join(strings.Fields(skipped[id].Error()), " ")})
 	}
-	fb := Fallback(st, locationID)
+	fb := Fallback(st, locationID, present)
 	for _, id := range present {
 		if _, ok := mo.Characters[id]; ok {
 			continue
@@ -126,20 +125,6 @@ func readUpdates(env Env, st *world.State, locationID string, present []string, 
 	return errs
 }
 
-// GroupByLocation maps every location id to the sorted ids of the characters
-// in it; empty locations map to an empty slice.
-func GroupByLocation(sim *world.Simulation, st *world.State) map[string][]string {
-	groups := make(map[string][]string, len(sim.Locations))
-	for _, loc := range sim.Locations {
-		groups[loc.ID] = []string{}
-	}
-	for _, c := range sim.Characters {
-		l := st.Characters[c.ID].Location
-		groups[l] = append(groups[l], c.ID)
-	}
-	return groups
-}
-
 // IntentionsAt keeps the intentions of the given characters only.
 func IntentionsAt(intentions map[string]string, present []string) map[string]string {
 	out := make(map[string]string, len(present))
@@ -152,11 +137,11 @@ func IntentionsAt(intentions map[string]string, present []string) map[string]str
 }
 
 // Fallback is the seed-004 output for a location whose arbiter call failed:
-// every character present stays where it is with its state unchanged, gets
-// FallbackMemory, and the location is left as it is.
-func Fallback(st *world.State, locationID string) MasterOutput {
-	chars := make(map[string]CharacterUpdate)
-	for _, id := range st.CharactersAt(locationID) {
+// every character present (the ids in it at st) stays where it is with its
+// state unchanged, gets FallbackMemory, and the location is left as it is.
+func Fallback(st *world.State, locationID string, present []string) MasterOutput {
+	chars := make(map[string]CharacterUpdate, len(present))
+	for _, id := range present {
 		cs := st.Characters[id]
 		chars[id] = CharacterUpdate{
 			Location:       cs.Location,

@@ -15,20 +15,6 @@ import (
 	"github.com/arbiter-sim/arbiter/world"
 )
 
-func TestGroupCharactersByLocation(t *testing.T) {
-	sim := testWorld()
-	got := GroupByLocation(sim, sim.InitialState())
-	want := map[string][]string{"hall": {"ada", "bo"}, "garden": {"cy"}, "cellar": {}}
-	if len(got) != len(want) {
-		t.Fatalf("groups = %v, want %v", got, want)
-	}
-	for loc, ids := range want {
-		if !slices.Equal(got[loc], ids) {
-			t.Errorf("%s: %v, want %v", loc, got[loc], ids)
-		}
-	}
-}
-
 func TestExtractIntentionsForLocation(t *testing.T) {
 	all := map[string]string{"ada": "cook soup", "bo": "steal the spoon", "cy": "dig"}
 	got := IntentionsAt(all, []string{"ada", "bo"})
@@ -232,7 +218,7 @@ func TestFallbackPreservesCurrentState(t *testing.T) {
 	sim := testWorld()
 	st := sim.InitialState()
 	st.Tick = 4
-	out := Fallback(st, "hall")
+	out := Fallback(st, "hall", st.CharactersAt("hall"))
 	if out.Tick != 5 || out.LocationID != "hall" {
 		t.Errorf("tick %d location %q, want 5, hall", out.Tick, out.LocationID)
 	}

@@ -81,8 +81,31 @@ type ResolutionData struct {
 	Reachable  []string           // where they may be after the tick: the location, then its connections
 }
 
-// NewIntentionData gathers what character characterID knows at state st.
-func NewIntentionData(sim *world.Simulation, st *world.State, characterID string) (IntentionData, error) {
+// Snapshot is the world as the prompts of one tick read it: the authored
+// simulation, the state the tick starts from and where everyone is, placed
+// once (world.State.Occupancy), so that the data of any character or
+// location is gathered without scanning the others. Build one per tick.
+type Snapshot struct {
+	sim *world.Simulation
+	st  *world.State
+	at  world.Occupancy
+}
+
+// NewSnapshot places every character of st once.
+func NewSnapshot(sim *world.Simulation, st *world.State) *Snapshot {
+	return &Snapshot{sim: sim, st: st, at: st.Occupancy()}
+}
+
+// State is the state the tick starts from.
+func (w *Snapshot) State() *world.State { return w.st }
+
+// Present returns the sorted ids of the characters in location id (nil
+// when nobody is there).
+func (w *Snapshot) Present(id string) []string { return w.at[id] }
+
+// IntentionData gathers what character characterID knows.
+func (w *Snapshot) IntentionData(characterID string) (IntentionData, error) {
+	sim, st := w.sim, w.st
 	ch, err := character(sim, st, characterID)
 	if err != nil {
 		return IntentionData{}, err
@@ -91,8 +114,9 @@ func NewIntentionData(sim *world.Simulation, st *world.State, characterID string
 	if err != nil {
 		return IntentionData{}, fmt.Errorf("character %q: %w", characterID, err)
 	}
-	others := []Other{}
-	for _, id := range st.CharactersAt(loc.ID) {
+	here := w.at[loc.ID]
+	others := make([]Other, 0, max(0, len(here)-1))
+	for _, id := range here {
 		if id == characterID {
 			continue
 		}
@@ -105,15 +129,16 @@ func NewIntentionData(sim *world.Simulation, st *world.State, characterID string
 	return IntentionData{Simulation: simulation(sim, st), Character: ch, Location: loc, Others: others}, nil
 }
 
-// NewResolutionData gathers what the arbiter of location locationID needs at
-// state st; intentions maps character ids to their phase-1 intentions (those
-// of characters elsewhere are ignored).
-func NewResolutionData(sim *world.Simulation, st *world.State, locationID string, intentions map[string]string) (ResolutionData, error) {
+// ResolutionData gathers what the arbiter of location locationID needs;
+// intentions maps character ids to their phase-1 intentions (those of
+// characters elsewhere are ignored).
+func (w *Snapshot) ResolutionData(locationID string, intentions map[string]string) (ResolutionData, error) {
+	sim, st := w.sim, w.st
 	loc, err := location(sim, st, locationID)
 	if err != nil {
 		return ResolutionData{}, err
 	}
-	present := st.CharactersAt(locationID)
+	present := w.at[locationID]
 	if present == nil {
 		present = []string{}
 	}

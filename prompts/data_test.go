@@ -11,7 +11,7 @@ import (
 func TestNewIntentionData(t *testing.T) {
 	t.Parallel()
 	sim, st := fixture()
-	d, err := NewIntentionData(sim, st, "ada")
+	d, err := NewSnapshot(sim, st).IntentionData("ada")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestNewIntentionData(t *testing.T) {
 		t.Error("Memory aliases the state")
 	}
 
-	alone, err := NewIntentionData(sim, st, "cy")
+	alone, err := NewSnapshot(sim, st).IntentionData("cy")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestNewIntentionData(t *testing.T) {
 func TestNewResolutionData(t *testing.T) {
 	t.Parallel()
 	sim, st := fixture()
-	d, err := NewResolutionData(sim, st, "cottage", map[string]string{"ada": "I lock the oil store.", "cy": "I climb down."})
+	d, err := NewSnapshot(sim, st).ResolutionData("cottage", map[string]string{"ada": "I lock the oil store.", "cy": "I climb down."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestNewResolutionData(t *testing.T) {
 		t.Errorf("bo = %+v, want the external intent as fallback intention", got)
 	}
 
-	empty, err := NewResolutionData(sim, st, "jetty", nil)
+	empty, err := NewSnapshot(sim, st).ResolutionData("jetty", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,15 +102,15 @@ func TestDataErrors(t *testing.T) {
 		run  func() error
 		want string
 	}{
-		{"unknown character", func() error { _, err := NewIntentionData(sim, st, "zed"); return err }, `unknown character "zed"`},
-		{"character without state", func() error { _, err := NewIntentionData(sim, noState, "bo"); return err }, `character "bo" has no state at tick 12`},
-		{"character in unknown location", func() error { _, err := NewIntentionData(sim, nowhere, "cy"); return err }, `character "cy": unknown location "attic"`},
-		{"unknown location", func() error { _, err := NewResolutionData(sim, st, "attic", nil); return err }, `unknown location "attic"`},
-		{"location without state", func() error { _, err := NewResolutionData(sim, lostLoc, "cottage", nil); return err }, `location "cottage" has no state at tick 12`},
+		{"unknown character", func() error { _, err := NewSnapshot(sim, st).IntentionData("zed"); return err }, `unknown character "zed"`},
+		{"character without state", func() error { _, err := NewSnapshot(sim, noState).IntentionData("bo"); return err }, `character "bo" has no state at tick 12`},
+		{"character in unknown location", func() error { _, err := NewSnapshot(sim, nowhere).IntentionData("cy"); return err }, `character "cy": unknown location "attic"`},
+		{"unknown location", func() error { _, err := NewSnapshot(sim, st).ResolutionData("attic", nil); return err }, `unknown location "attic"`},
+		{"location without state", func() error { _, err := NewSnapshot(sim, lostLoc).ResolutionData("cottage", nil); return err }, `location "cottage" has no state at tick 12`},
 		{"unknown character in state", func() error {
 			odd := st.Clone()
 			odd.Characters["ghost"] = world.CharacterState{Location: "cottage"}
-			_, err := NewResolutionData(sim, odd, "cottage", nil)
+			_, err := NewSnapshot(sim, odd).ResolutionData("cottage", nil)
 			return err
 		}, `unknown character "ghost"`},
 	}

@@ -5,6 +5,6 @@
 // template and the key, never an empty string sent to a model.
 //
 // The data each template receives (IntentionData, ResolutionData) is built
-// from the world by NewIntentionData and NewResolutionData and documented
+// from the world by Snapshot.IntentionData and Snapshot.ResolutionData and documented
 // field by field in README.md.
 package prompts

@@ -20,19 +20,19 @@ func goldenCases(t *testing.T) []struct {
 } {
 	t.Helper()
 	sim, st := fixture()
-	ada, err := NewIntentionData(sim, st, "ada")
+	ada, err := NewSnapshot(sim, st).IntentionData("ada")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cy, err := NewIntentionData(sim, st, "cy")
+	cy, err := NewSnapshot(sim, st).IntentionData("cy")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cottage, err := NewResolutionData(sim, st, "cottage", map[string]string{"ada": "I lock the oil store and ask Bo where the missing cans went."})
+	cottage, err := NewSnapshot(sim, st).ResolutionData("cottage", map[string]string{"ada": "I lock the oil store and ask Bo where the missing cans went."})
 	if err != nil {
 		t.Fatal(err)
 	}
-	jetty, err := NewResolutionData(sim, st, "jetty", nil)
+	jetty, err := NewSnapshot(sim, st).ResolutionData("jetty", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestOverrideByName(t *testing.T) {
 		t.Fatal(err)
 	}
 	sim, st := fixture()
-	d, err := NewIntentionData(sim, st, "ada")
+	d, err := NewSnapshot(sim, st).IntentionData("ada")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestMissingKeyIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	sim, st := fixture()
-	d, err := NewIntentionData(sim, st, "ada")
+	d, err := NewSnapshot(sim, st).IntentionData("ada")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestDefaultsRenderEveryState(t *testing.T) {
 	}
 	sim, st := fixture()
 	for _, c := range sim.Characters {
-		d, err := NewIntentionData(sim, st, c.ID)
+		d, err := NewSnapshot(sim, st).IntentionData(c.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,7 +244,7 @@ func TestDefaultsRenderEveryState(t *testing.T) {
 		}
 	}
 	for _, l := range sim.Locations {
-		d, err := NewResolutionData(sim, st, l.ID, nil)
+		d, err := NewSnapshot(sim, st).ResolutionData(l.ID, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -44,6 +44,7 @@ func (st *State) Clone() *State {
 }
 
 // CharactersAt returns the IDs of the characters in location locID, sorted.
+// It scans every character: to place them all, use Occupancy once.
 func (st *State) CharactersAt(locID string) []string {
 	var ids []string
 	for id, cs := range st.Characters {
@@ -53,6 +54,21 @@ func (st *State) CharactersAt(locID string) []string {
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// Occupancy maps a location id to the sorted ids of the characters in it.
+// A location nobody is in has no entry; reading it gives nil.
+type Occupancy map[string][]string
+
+// Occupancy places every character of st in one pass: what a tick's
+// prompts read for every character and location, built once per tick.
+func (st *State) Occupancy() Occupancy {
+	occ := make(Occupancy, len(st.Characters))
+	for _, id := range slices.Sorted(maps.Keys(st.Characters)) {
+		l := st.Characters[id].Location
+		occ[l] = append(occ[l], id)
+	}
+	return occ
 }
 
 // Validate checks that st fits sim: it holds exactly sim's characters and

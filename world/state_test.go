@@ -127,6 +127,47 @@ func TestCharactersAt(t *testing.T) {
 	}
 }
 
+// TestOccupancy: one pass places everyone as CharactersAt would, location
+// by location, sorted.
+func TestOccupancy(t *testing.T) {
+	t.Parallel()
+	st := &State{Characters: map[string]CharacterState{
+		"zed": {Location: "hall"}, "ada": {Location: "hall"}, "bo": {Location: "cellar"}, "mo": {Location: "hall"},
+	}}
+	occ := st.Occupancy()
+	if len(occ) != 2 {
+		t.Errorf("occupancy has %d locations, want 2: %v", len(occ), occ)
+	}
+	for _, loc := range []string{"hall", "cellar", "yard"} {
+		if got, want := occ[loc], st.CharactersAt(loc); !slices.Equal(got, want) {
+			t.Errorf("occupancy of %s = %v, CharactersAt = %v", loc, got, want)
+		}
+	}
+}
+
+// TestLookupByID: lookups find what a scan finds, the first of a duplicate
+// id included (the loader refuses duplicates; a literal may hold them).
+func TestLookupByID(t *testing.T) {
+	t.Parallel()
+	first, second := &Character{ID: "ada", Name: "first"}, &Character{ID: "ada", Name: "second"}
+	sim := &Simulation{
+		Characters: []*Character{first, second, {ID: "bo"}},
+		Locations:  []*Location{{ID: "hall"}, {ID: "yard"}},
+	}
+	if c := sim.Character("ada"); c != first {
+		t.Errorf("Character(ada) = %+v, want the first", c)
+	}
+	if sim.Character("bo") == nil || sim.Character("cy") != nil {
+		t.Error("Character finds bo and not cy")
+	}
+	if l := sim.Location("yard"); l == nil || l.ID != "yard" {
+		t.Errorf("Location(yard) = %v", l)
+	}
+	if sim.Location("attic") != nil {
+		t.Error("Location(attic) is not authored")
+	}
+}
+
 func TestStateValidate(t *testing.T) {
 	t.Parallel()
 	sim := loadValid(t)

@@ -2,7 +2,10 @@
 // characters/*.yaml, locations/*.yaml) and the run state that ticks evolve from it.
 package world
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // Simulation is the authored, read-only definition of a world. Characters and
 // Locations are sorted by ID so every iteration over them is deterministic.
@@ -15,6 +18,37 @@ type Simulation struct {
 	Settings   map[string]any // free-form, as authored; nil when absent
 	Characters []*Character
 	Locations  []*Location
+
+	index sync.Once // builds byID the first time a lookup needs it
+	byID  *lookup
+}
+
+// lookup maps ids to the authored characters and locations, so a lookup is
+// O(1) however large the world.
+type lookup struct {
+	characters map[string]*Character
+	locations  map[string]*Location
+}
+
+func (s *Simulation) lookup() *lookup {
+	s.index.Do(func() {
+		l := &lookup{
+			characters: make(map[string]*Character, len(s.Characters)),
+			locations:  make(map[string]*Location, len(s.Locations)),
+		}
+		for _, c := range s.Characters {
+			if _, dup := l.characters[c.ID]; !dup { // the first of a duplicate id, as a scan would find
+				l.characters[c.ID] = c
+			}
+		}
+		for _, loc := range s.Locations {
+			if _, dup := l.locations[loc.ID]; !dup {
+				l.locations[loc.ID] = loc
+			}
+		}
+		s.byID = l
+	})
+	return s.byID
 }
 
 // Character is an authored character: identity plus starting state.
@@ -65,25 +99,12 @@ type LocationState struct {
 	Description string `json:"description"`
 }
 
-// Character returns the character with the given ID, or nil.
-func (s *Simulation) Character(id string) *Character {
-	for _, c := range s.Characters {
-		if c.ID == id {
-			return c
-		}
-	}
-	return nil
-}
+// Character returns the character with the given ID, or nil. Characters
+// and Locations must not change once a lookup has been made.
+func (s *Simulation) Character(id string) *Character { return s.lookup().characters[id] }
 
 // Location returns the location with the given ID, or nil.
-func (s *Simulation) Location(id string) *Location {
-	for _, l := range s.Locations {
-		if l.ID == id {
-			return l
-		}
-	}
-	return nil
-}
+func (s *Simulation) Location(id string) *Location { return s.lookup().locations[id] }
 
 // Reachable reports whether a character in location from may be in location
 // to after one tick: staying put, or following one of from's connections.
