@@ -376,6 +376,7 @@ func callRecord(c Call) store.CallRecord {
 	rec := store.CallRecord{
 		Phase:            res.Request.Phase,
 		EntityKey:        res.Request.EntityKey,
+		Model:            res.Request.Params.Model,
 		Request:          string(msgs),
 		Raw:              res.Raw,
 		Output:           string(res.Output),

@@ -86,10 +86,10 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 			rec.Tick, out.LocationID, out.Output, out.Fallback)
 	}
 	for _, c := range rec.Calls {
-		w.exec("calls", `INSERT INTO calls (tick, phase, entity_key, request_json, raw_response, parsed_output,
+		w.exec("calls", `INSERT INTO calls (tick, phase, entity_key, model, request_json, raw_response, parsed_output,
 			latency_ms, prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			rec.Tick, c.Phase, c.EntityKey, bounded(s.clean(c.Request), MaxStoredRequest), bounded(s.clean(c.Raw), MaxStoredRaw), c.Output,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			rec.Tick, c.Phase, c.EntityKey, c.Model, bounded(s.clean(c.Request), MaxStoredRequest), bounded(s.clean(c.Raw), MaxStoredRaw), c.Output,
 			c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.Attempts, c.Repairs, c.ErrorKind, s.clean(c.Error), c.Fallback)
 	}
 	for i, line := range rec.Events {
@@ -104,10 +104,15 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 			SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM history WHERE entity_key = ?`,
 			h.EntityKey, rec.Tick, h.User, h.Assistant, h.EntityKey)
 	}
+	done := s.writeRun(w)
 	if w.err != nil {
 		return w.err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	done()
+	return nil
 }
 
 // tickWriter runs the inserts of one tick and keeps the first error, after

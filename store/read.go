@@ -155,7 +155,7 @@ func (s *Store) Events(ctx context.Context, fromTick, toTick int) ([]Event, erro
 // Calls returns the model calls of one tick in the order they were recorded.
 func (s *Store) Calls(ctx context.Context, tick int) ([]CallRecord, error) {
 	rows, err := s.db.QueryContext(ctx, `
-		SELECT id, tick, phase, entity_key, request_json, raw_response, parsed_output, latency_ms,
+		SELECT id, tick, phase, entity_key, model, request_json, raw_response, parsed_output, latency_ms,
 			prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback
 		FROM calls WHERE tick = ? ORDER BY id`, tick)
 	if err != nil {
@@ -165,7 +165,7 @@ func (s *Store) Calls(ctx context.Context, tick int) ([]CallRecord, error) {
 	var calls []CallRecord
 	for rows.Next() {
 		var c CallRecord
-		if err := rows.Scan(&c.ID, &c.Tick, &c.Phase, &c.EntityKey, &c.Request, &c.Raw, &c.Output, &c.LatencyMS,
+		if err := rows.Scan(&c.ID, &c.Tick, &c.Phase, &c.EntityKey, &c.Model, &c.Request, &c.Raw, &c.Output, &c.LatencyMS,
 			&c.PromptTokens, &c.CompletionTokens, &c.CachedTokens, &c.Attempts, &c.Repairs, &c.ErrorKind, &c.Error, &c.Fallback); err != nil {
 			return nil, fmt.Errorf("read calls of tick %d: %w", tick, err)
 		}

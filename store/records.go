@@ -66,6 +66,7 @@ type CallRecord struct {
 	Tick             int
 	Phase            string
 	EntityKey        string
+	Model            string // the model the request named; "" when stored before schema version 3
 	Request          string // the messages sent, as JSON
 	Raw              string // raw content of the last answer
 	Output           string // the validated output, "" when the call failed

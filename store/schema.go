@@ -1,14 +1,15 @@
 package store
 
 // schemaVersion is stored in PRAGMA user_version. Raise it, and add a step
-// to migrate, whenever the schema below changes.
-const schemaVersion = 2
+// to upgrades, whenever the schema below changes.
+const schemaVersion = 3
 
 // schema creates every table; it is safe to run on an existing database.
 // Every per-tick row references its tick (a row of ticks is one committed
 // tick or turn with the kind's state as JSON), so nothing can be stored for a
 // tick that was not committed. Booleans are 0/1 integers. Version 2 added
-// records; a version 1 database gets it when opened.
+// records; version 3 the model of each call and the runs. An older database
+// gets what it lacks when opened (see upgrades).
 const schema = `
 CREATE TABLE IF NOT EXISTS ticks (
 	tick         INTEGER PRIMARY KEY CHECK (tick > 0),
@@ -56,7 +57,9 @@ CREATE TABLE IF NOT EXISTS calls (
 	repairs           INTEGER NOT NULL,
 	error_kind        TEXT    NOT NULL,
 	error             TEXT    NOT NULL,
-	fallback          INTEGER NOT NULL CHECK (fallback IN (0, 1))
+	fallback          INTEGER NOT NULL CHECK (fallback IN (0, 1)),
+	-- the model the request named; '' for calls stored before version 3
+	model             TEXT    NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS calls_tick ON calls (tick);
 
@@ -114,4 +117,26 @@ CREATE TABLE IF NOT EXISTS stops (
 	events     TEXT    NOT NULL,
 	stopped_at TEXT    NOT NULL
 );
+
+-- runs: one row per invocation of a command that committed ticks (run,
+-- play, chat), written with its first commit: its manifest (models, base
+-- URL without credentials, hashes of the prompts and schemas, seed,
+-- version, effective configuration without secrets) and the ticks it
+-- committed, first_tick..last_tick.
+CREATE TABLE IF NOT EXISTS runs (
+	id            INTEGER PRIMARY KEY,
+	started_at    TEXT    NOT NULL,
+	first_tick    INTEGER NOT NULL REFERENCES ticks (tick) ON DELETE CASCADE,
+	last_tick     INTEGER NOT NULL CHECK (last_tick >= first_tick),
+	manifest_json TEXT    NOT NULL CHECK (json_valid(manifest_json))
+);
 `
+
+// upgrades are the steps that bring an older database up to schemaVersion,
+// run in one transaction after the schema (which adds the tables it lacks):
+// upgrades[v] runs on a database of version v or older. A new database
+// needs none of them.
+var upgrades = map[int]string{
+	// Version 3: calls name their model; a call stored earlier has ''.
+	2: "ALTER TABLE calls ADD COLUMN model TEXT NOT NULL DEFAULT ''",
+}

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -44,7 +45,8 @@ type Store struct {
 	path string
 	now  func() time.Time // clock of committed_at; replaced in tests
 
-	scrub scrubber // see SetScrub
+	scrub scrubber                   // see SetScrub
+	run   atomic.Pointer[pendingRun] // see StartRun
 	wal   walWatch
 	// pin holds one connection open for the store's life: SQLite deletes
 	// the WAL when its last connection closes, which the WAL check would
@@ -99,11 +101,24 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// migrate creates the schema in a new database and refuses one written by a
-// newer version of arbiter.
+// migrate creates the schema in a new database, upgrades one written by an
+// older arbiter, and refuses one written by a newer one. The version is read
+// inside the write transaction, so two processes opening an old database at
+// once upgrade it once.
 func (s *Store) migrate(ctx context.Context) error {
 	var version int
 	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	if version == schemaVersion {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 		return err
 	}
 	switch {
@@ -112,13 +127,15 @@ func (s *Store) migrate(ctx context.Context) error {
 	case version > schemaVersion:
 		return fmt.Errorf("schema version %d is newer than this arbiter knows (%d): upgrade arbiter", version, schemaVersion)
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
+	}
+	for v := version; version > 0 && v < schemaVersion; v++ {
+		if step, ok := upgrades[v]; ok {
+			if _, err := tx.ExecContext(ctx, step); err != nil {
+				return fmt.Errorf("upgrade schema version %d to %d: %w", version, schemaVersion, err)
+			}
+		}
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion)); err != nil {
 		return err

@@ -81,26 +81,27 @@ func (s *Store) Story(ctx context.Context, from, to int) (StoryRows, error) {
 	return out, nil
 }
 
-// CallUsage is the usage of the calls of one tick, phase and entity.
+// CallUsage is the usage of the calls of one tick, phase, entity and model.
 type CallUsage struct {
 	Tick      int    `json:"tick"`
 	Phase     string `json:"phase"`
 	EntityKey string `json:"entity_key"`
+	Model     string `json:"model"` // "" for calls stored before schema version 3
 	Usage
 }
 
-// UsageRows sums the calls of every committed tick per tick, phase and
-// entity, in that order.
+// UsageRows sums the calls of every committed tick per tick, phase, entity
+// and model, in that order.
 func (s *Store) UsageRows(ctx context.Context) ([]CallUsage, error) {
 	out := []CallUsage{}
 	err := s.scan(ctx, func(scan func(...any) error) error {
 		var u CallUsage
-		if err := scan(append([]any{&u.Tick, &u.Phase, &u.EntityKey}, u.Usage.scanArgs()...)...); err != nil {
+		if err := scan(append([]any{&u.Tick, &u.Phase, &u.EntityKey, &u.Model}, u.Usage.scanArgs()...)...); err != nil {
 			return err
 		}
 		out = append(out, u)
 		return nil
-	}, "SELECT tick, phase, entity_key, "+usageColumns+" FROM calls GROUP BY tick, phase, entity_key ORDER BY tick, phase, entity_key")
+	}, "SELECT tick, phase, entity_key, model, "+usageColumns+" FROM calls GROUP BY tick, phase, entity_key, model ORDER BY tick, phase, entity_key, model")
 	if err != nil {
 		return nil, fmt.Errorf("read usage: %w", err)
 	}

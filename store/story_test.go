@@ -53,9 +53,9 @@ func TestUsageRows(t *testing.T) {
 	want := []CallUsage{}
 	for tick := 1; tick <= 2; tick++ {
 		want = append(want,
-			CallUsage{tick, "intention", "intention:ada", Usage{Calls: 1, PromptTokens: 100, CompletionTokens: 20, CachedTokens: 50, LatencyMS: 120}},
-			CallUsage{tick, "intention", "intention:bo", Usage{Calls: 1, FailedCalls: 1, LatencyMS: 3000}},
-			CallUsage{tick, "resolution", "resolution:hall", Usage{Calls: 1, Repairs: 1, PromptTokens: 300, CompletionTokens: 80, LatencyMS: 400}},
+			CallUsage{tick, "intention", "intention:ada", "small", Usage{Calls: 1, PromptTokens: 100, CompletionTokens: 20, CachedTokens: 50, LatencyMS: 120}},
+			CallUsage{tick, "intention", "intention:bo", "small", Usage{Calls: 1, FailedCalls: 1, LatencyMS: 3000}},
+			CallUsage{tick, "resolution", "resolution:hall", "large", Usage{Calls: 1, Repairs: 1, PromptTokens: 300, CompletionTokens: 80, LatencyMS: 400}},
 		)
 	}
 	if !reflect.DeepEqual(got, want) {
