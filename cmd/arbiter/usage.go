@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -30,9 +31,11 @@ func newUsageCmd(io *IOStreams, g *globals, runF func(context.Context, *UsageOpt
 		Long: `usage sums the model calls of every committed tick per phase, per entity and
 per tick: calls, failed calls, prompt, completion and cached tokens, latency.
 With prices in the configuration (prices: a list of {model, prompt,
-completion} in USD per million tokens) it adds the cost. A call is priced at
-the model its phase is configured with now (the runs do not store the model
-of each call); a model without a price leaves the cost unknown.`,
+completion} in USD per million tokens) it adds the cost, and the usage per
+model. Each call is priced at the model that answered it, as stored with the
+call; a call stored by an arbiter older than schema version 3 has no model
+and is priced at the model its phase is configured with now (the report says
+so). A model without a price leaves the cost unknown.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := loadConfig(g.configFile, nil, nil)
@@ -54,8 +57,12 @@ type UsageReport struct {
 	// Priced: every model used has a price, so every cost is known.
 	Priced bool `json:"priced"`
 	// Unpriced lists the models used that have no price.
-	Unpriced []string    `json:"unpriced_models"`
+	Unpriced []string `json:"unpriced_models"`
+	// Assumed: some calls were stored without their model (before schema
+	// version 3) and are priced at their phase's configured model.
+	Assumed  bool        `json:"assumed_models"`
 	Total    UsageLine   `json:"total"`
+	ByModel  []UsageLine `json:"by_model"`
 	ByPhase  []UsageLine `json:"by_phase"`
 	ByEntity []UsageLine `json:"by_entity"`
 	ByTick   []UsageLine `json:"by_tick"`
@@ -65,7 +72,7 @@ type UsageReport struct {
 type UsageLine struct {
 	Key   string `json:"key,omitempty"`   // phase or entity
 	Tick  int    `json:"tick,omitempty"`  // by_tick
-	Model string `json:"model,omitempty"` // by_phase: the model priced
+	Model string `json:"model,omitempty"` // by_phase: the models that answered, comma-separated
 	store.Usage
 	// CostUSD is nil when no price is configured for a model of these calls.
 	CostUSD *float64 `json:"cost_usd"`
@@ -108,34 +115,49 @@ func (c *Config) phaseModel(phase string) string {
 	return c.params(p).Model
 }
 
-// buildUsage sums rows per phase, entity and tick and prices them.
+// buildUsage sums rows per model, phase, entity and tick and prices each
+// row at its own model; model gives the phase's configured model for rows
+// stored without one.
 func buildUsage(sim string, rows []store.CallUsage, model func(phase string) string, prices []PriceConfig) *UsageReport {
 	price := map[string]PriceConfig{}
 	for _, p := range prices {
 		price[p.Model] = p
 	}
-	rep := &UsageReport{Simulation: sim, Unpriced: []string{}, ByPhase: []UsageLine{}, ByEntity: []UsageLine{}, ByTick: []UsageLine{}}
+	rep := &UsageReport{Simulation: sim, Unpriced: []string{}, ByModel: []UsageLine{}, ByPhase: []UsageLine{}, ByEntity: []UsageLine{}, ByTick: []UsageLine{}}
 	total := newAcc()
-	phases, entities, ticks := map[string]*acc{}, map[string]*acc{}, map[int]*acc{}
+	models, phases, entities, ticks := map[string]*acc{}, map[string]*acc{}, map[string]*acc{}, map[int]*acc{}
+	phaseModels := map[string][]string{}
 	for _, r := range rows {
-		m := model(r.Phase)
+		m := r.Model
+		if m == "" {
+			m = model(r.Phase)
+			rep.Assumed = true
+		}
 		cost, ok := 0.0, false
 		if p, found := price[m]; found {
 			cost, ok = (float64(r.PromptTokens)*p.Prompt+float64(r.CompletionTokens)*p.Completion)/1e6, true
 		} else if r.Calls > 0 && !slices.Contains(rep.Unpriced, m) {
 			rep.Unpriced = append(rep.Unpriced, m)
 		}
-		for _, a := range []*acc{total, get(phases, r.Phase), get(entities, r.EntityKey), get(ticks, r.Tick)} {
+		for _, a := range []*acc{total, get(models, m), get(phases, r.Phase), get(entities, r.EntityKey), get(ticks, r.Tick)} {
 			a.add(r.Usage, cost, ok)
 		}
-		phases[r.Phase].Model = m
+		if !slices.Contains(phaseModels[r.Phase], m) {
+			phaseModels[r.Phase] = append(phaseModels[r.Phase], m)
+		}
 	}
 	slices.Sort(rep.Unpriced)
 	rep.Priced = len(rep.Unpriced) == 0
 	rep.Total = total.line()
+	for _, k := range sortedKeys(models) {
+		l := models[k].line()
+		l.Key, l.Model = k, k
+		rep.ByModel = append(rep.ByModel, l)
+	}
 	for _, k := range sortedKeys(phases) {
 		l := phases[k].line()
-		l.Key = k
+		slices.Sort(phaseModels[k])
+		l.Key, l.Model = k, strings.Join(phaseModels[k], ", ")
 		rep.ByPhase = append(rep.ByPhase, l)
 	}
 	for _, k := range sortedKeys(entities) {
@@ -210,6 +232,9 @@ func writeUsage(io *IOStreams, rep *UsageReport) error {
 	if !rep.Priced {
 		fmt.Fprintf(w, "no price configured for %v: add them under prices: in config.yaml (USD per million tokens)\n", rep.Unpriced)
 	}
+	if rep.Assumed {
+		fmt.Fprintln(w, "some calls were stored without their model (by an arbiter before schema version 3): counted at the model their phase is configured with now")
+	}
 	// The cost column shows when some phase's model has a price.
 	costs := slices.ContainsFunc(rep.ByPhase, func(l UsageLine) bool { return l.CostUSD != nil })
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -227,6 +252,7 @@ func writeUsage(io *IOStreams, rep *UsageReport) error {
 			fmt.Fprintln(tw)
 		}
 	}
+	section("model", rep.ByModel, func(l UsageLine) string { return l.Key })
 	section("phase (model)", rep.ByPhase, func(l UsageLine) string { return l.Key + " (" + l.Model + ")" })
 	section("entity", rep.ByEntity, func(l UsageLine) string { return l.Key })
 	section("tick", rep.ByTick, func(l UsageLine) string { return strconv.Itoa(l.Tick) })

@@ -19,7 +19,10 @@ func TestUsage(t *testing.T) {
 	if code, out, _ := arbiter(t, "usage", sim); code != 0 || !strings.Contains(out, "no model calls committed yet") {
 		t.Errorf("usage before a run: exit %d\n%s", code, out)
 	}
-	if code, _, errOut := arbiter(t, "run", sim, "--ticks", "2"); code != 0 {
+	// The run: intention on test-model, resolution on a model of its own.
+	runCfg := filepath.Join(t.TempDir(), "run.yaml")
+	os.WriteFile(runCfg, []byte("phases:\n  resolution: {model: \"big-3.5\"}\n"), 0o644)
+	if code, _, errOut := arbiter(t, "run", sim, "--ticks", "2", "--config", runCfg); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errOut)
 	}
 
@@ -29,22 +32,26 @@ func TestUsage(t *testing.T) {
 		t.Fatalf("usage: exit %d\n%s", code, errOut)
 	}
 	perCall := openaitest.DefaultUsage.PromptTokens + openaitest.DefaultUsage.CompletionTokens
-	for _, want := range []string{"demo-sim: 22 calls over 2 ticks, 0 failed;", "cost unknown", "no price configured for [test-model]",
-		"intention (test-model)", "resolution:wharf", "\n2 "} {
+	for _, want := range []string{"demo-sim: 22 calls over 2 ticks, 0 failed;", "cost unknown", "no price configured for [big-3.5 test-model]",
+		"intention (test-model)", "resolution (big-3.5)", "resolution:wharf", "\n2 "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("usage lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "stored without their model") {
+		t.Errorf("usage says models were assumed, but every call stored its own:\n%s", out)
 	}
 
 	if header, _, _ := strings.Cut(out[strings.Index(out, "phase (model)"):], "\n"); strings.Contains(header, "cost") {
 		t.Errorf("a cost column with no price configured: %q", header)
 	}
 
-	// Priced: intention and resolution on models of their own.
+	// Priced by the model stored with each call: the configuration now
+	// puts resolution on another model, which must not change the price.
 	cfg := filepath.Join(t.TempDir(), "config.yaml")
 	os.WriteFile(cfg, []byte(`
 phases:
-  resolution: {model: "big-3.5"}
+  resolution: {model: "other-1"}
 prices:
   - {model: test-model, prompt: 1, completion: 2}
   - {model: "big-3.5", prompt: 10, completion: 20}
@@ -60,7 +67,7 @@ prices:
 	u := openaitest.DefaultUsage
 	intention := float64(12*u.PromptTokens*1+12*u.CompletionTokens*2) / 1e6
 	resolution := float64(10*u.PromptTokens*10+10*u.CompletionTokens*20) / 1e6
-	if !rep.Priced || len(rep.ByPhase) != 2 || len(rep.ByTick) != 2 || len(rep.ByEntity) != 11 {
+	if !rep.Priced || rep.Assumed || len(rep.ByModel) != 2 || len(rep.ByPhase) != 2 || len(rep.ByTick) != 2 || len(rep.ByEntity) != 11 {
 		t.Fatalf("usage --json: %+v", rep)
 	}
 	if rep.Total.Calls != 22 || rep.Total.PromptTokens+rep.Total.CompletionTokens != 22*perCall {
@@ -69,18 +76,48 @@ prices:
 	for _, c := range []struct {
 		line UsageLine
 		want float64
-	}{{rep.ByPhase[0], intention}, {rep.ByPhase[1], resolution}, {rep.Total, intention + resolution}, {rep.ByTick[1], (intention + resolution) / 2}} {
+	}{{rep.ByPhase[0], intention}, {rep.ByPhase[1], resolution}, {rep.ByModel[0], resolution}, {rep.ByModel[1], intention},
+		{rep.Total, intention + resolution}, {rep.ByTick[1], (intention + resolution) / 2}} {
 		if c.line.CostUSD == nil || !near(*c.line.CostUSD, c.want) {
 			t.Errorf("%s%d: cost %v, want %g", c.line.Key, c.line.Tick, c.line.CostUSD, c.want)
 		}
 	}
-	if rep.ByPhase[1].Model != "big-3.5" || rep.ByTick[0].Tick != 1 {
-		t.Errorf("by phase %+v, by tick %+v", rep.ByPhase, rep.ByTick)
+	if rep.ByPhase[1].Model != "big-3.5" || rep.ByModel[0].Key != "big-3.5" || rep.ByTick[0].Tick != 1 {
+		t.Errorf("by phase %+v, by model %+v, by tick %+v", rep.ByPhase, rep.ByModel, rep.ByTick)
 	}
 	_, out, _ = arbiter(t, "usage", sim, "--config", cfg)
 	total := fmt.Sprintf("cost $%.4f\n", intention+resolution)
-	if !strings.Contains(out, total) || !strings.Contains(out, "latency  cost\n") || strings.Contains(out, "unknown") || strings.Contains(out, "no price") {
-		t.Errorf("usage with prices lacks %q and a cost column:\n%s", total, out)
+	if !strings.Contains(out, total) || !strings.Contains(out, "latency  cost\n") || strings.Contains(out, "unknown") || strings.Contains(out, "no price") ||
+		strings.Contains(out, "other-1") {
+		t.Errorf("usage with prices lacks %q and a cost column, or names the configured model no call used:\n%s", total, out)
+	}
+}
+
+// TestBuildUsageAssumesModelOfOldCalls: a call stored without its model
+// (schema version 2) is priced at its phase's configured model, and the
+// report says so; a call with a model is priced at it whatever the phase.
+func TestBuildUsageAssumesModelOfOldCalls(t *testing.T) {
+	t.Parallel()
+	rows := []store.CallUsage{
+		{Tick: 1, Phase: "intention", EntityKey: "intention:ada", Usage: store.Usage{Calls: 1, PromptTokens: 1e6}},
+		{Tick: 2, Phase: "intention", EntityKey: "intention:ada", Model: "dear", Usage: store.Usage{Calls: 1, PromptTokens: 1e6}},
+	}
+	rep := buildUsage("s", rows, func(string) string { return "cheap" }, []PriceConfig{{Model: "cheap", Prompt: 1}, {Model: "dear", Prompt: 5}})
+	if !rep.Assumed || !rep.Priced {
+		t.Fatalf("assumed %v, priced %v; want both", rep.Assumed, rep.Priced)
+	}
+	if c := rep.Total.CostUSD; c == nil || *c != 6 {
+		t.Errorf("total cost %v, want 6 (1 at cheap, 5 at dear)", c)
+	}
+	if rep.ByPhase[0].Model != "cheap, dear" || len(rep.ByModel) != 2 {
+		t.Errorf("by phase %+v, by model %+v", rep.ByPhase, rep.ByModel)
+	}
+	var b strings.Builder
+	if err := writeUsage(&IOStreams{Out: &b}, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "stored without their model") || !strings.Contains(b.String(), "intention (cheap, dear)") {
+		t.Errorf("usage text does not say the model was assumed:\n%s", b.String())
 	}
 }
 
