@@ -91,6 +91,7 @@ type TickReport struct {
 	ApplyErrors int           `json:"apply_errors"`
 	Usage       llm.Usage     `json:"usage"`
 	Duration    time.Duration `json:"duration_ns"`
+	Commit      time.Duration `json:"commit_ns"` // time inside Store.CommitTick
 }
 
 // Report sums up a run: the ticks it committed and why it stopped.

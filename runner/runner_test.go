@@ -127,6 +127,9 @@ func TestRunCommitsEveryTick(t *testing.T) {
 		if want := 6 * openaitest.DefaultUsage.PromptTokens; tr.Usage.PromptTokens != want {
 			t.Errorf("tick %d prompt tokens %d, want the server's %d", tr.Tick, tr.Usage.PromptTokens, want)
 		}
+		if tr.Commit <= 0 || tr.Commit > tr.Duration {
+			t.Errorf("tick %d commit time %s, want more than 0 and within the tick's %s", tr.Tick, tr.Commit, tr.Duration)
+		}
 	}
 	calls, err := st.Calls(context.Background(), 2)
 	if err != nil {

@@ -195,12 +195,14 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 	if ctx.Err() != nil {
 		return nil, nil, t.rollback(ctx)
 	}
+	commit := time.Now()
 	if err := r.Store.CommitTick(ctx, rec); err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, t.rollback(ctx)
 		}
 		return nil, nil, t.fail(ctx, "commit_failed", err)
 	}
+	tr.Commit = time.Since(commit)
 	r.spent(t.calls)
 	// Only now, with the tick stored, do its exchanges enter the history.
 	if r.Client != nil {
