@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
+	"strconv"
 	"time"
 
 	"github.com/arbiter-sim/arbiter/llm"
@@ -16,6 +18,34 @@ import (
 type Config struct {
 	PhaseTimeout time.Duration // deadline of one phase; 0 = none
 	TokenBudget  int           // total tokens of the simulation (all runs); 0 = unlimited
+	// MaxCost is the US dollars the simulation may spend (all runs); 0 =
+	// unlimited. It is checked like TokenBudget, each call priced at its
+	// model's Prices entry; a call stored without its model (before
+	// schema version 3) at PhaseModel of its phase.
+	MaxCost    float64
+	Prices     map[string]Price
+	PhaseModel func(phase string) string
+}
+
+// Price is what a model costs in US dollars per million tokens; cached
+// prompt tokens are priced as prompt tokens.
+type Price struct{ Prompt, Completion float64 }
+
+// ErrNoPrice is returned when Config.MaxCost is set and a call's model has
+// no price, so what was spent cannot be counted.
+var ErrNoPrice = errors.New("no price for the model")
+
+// price is what a call of model in phase with usage u cost, in dollars.
+func (c Config) price(model, phase string, u llm.Usage) (float64, error) {
+	if model == "" && c.PhaseModel != nil {
+		model = c.PhaseModel(phase)
+	}
+	p, ok := c.Prices[model]
+	if !ok {
+		return 0, fmt.Errorf("run.max_cost is set, and model %q (%s calls) has no price: add it under prices: in the configuration (USD per million tokens): %w",
+			model, phase, ErrNoPrice)
+	}
+	return (float64(u.PromptTokens)*p.Prompt + float64(u.CompletionTokens)*p.Completion) / 1e6, nil
 }
 
 // Runner runs the ticks (or turns) of one simulation. Open loads where the
@@ -38,12 +68,35 @@ type Runner struct {
 	last   int // last committed tick
 	state  any // the state after last
 	used   int // tokens spent by all runs, counted when a budget is set
-	// cost is the calls and tokens of the committed ticks per phase, from
-	// which a phase's expected cost is estimated when a budget is set.
+	// usd is the dollars spent by all runs, counted when MaxCost is set.
+	usd float64
+	// cost is the calls, tokens and dollars of the committed ticks per
+	// phase, from which a phase's expected cost is estimated when a budget
+	// is set.
 	cost map[string]*phaseCost
 }
 
-type phaseCost struct{ calls, tokens int }
+type phaseCost struct {
+	calls, tokens int
+	usd           float64
+}
+
+// expectedUSD estimates what n calls of phase will cost in dollars, as
+// expected does in tokens.
+func (r *Runner) expectedUSD(phase string, n int) float64 {
+	c := r.cost[phase]
+	if c == nil || c.calls == 0 {
+		return 0
+	}
+	return float64(n) * c.usd / float64(c.calls)
+}
+
+// callUSD is what call c cost; Tick.Phase has already checked that its
+// model has a price.
+func (r *Runner) callUSD(c Call) float64 {
+	usd, _ := r.Config.price(c.Result.Request.Params.Model, c.Result.Request.Phase, c.Result.Usage)
+	return usd
+}
 
 // expected estimates what n calls of phase will cost: n times the average
 // call of that phase so far, 0 when none was made yet.
@@ -68,6 +121,11 @@ func (r *Runner) spent(calls []Call) {
 		}
 		p.calls++
 		p.tokens += c.Result.Usage.Total()
+		if r.Config.MaxCost > 0 {
+			usd := r.callUSD(c)
+			p.usd += usd
+			r.usd += usd
+		}
 	}
 }
 
@@ -162,16 +220,28 @@ func (e *SchemaError) Error() string {
 
 func (e *SchemaError) Unwrap() error { return e.Cause }
 
-// BudgetError stops a run cleanly when the token budget is spent.
+// BudgetError stops a run cleanly when the token budget (or, with Cost,
+// the cost limit) is spent.
 type BudgetError struct {
 	Used, Budget int
 	Tick         int // last committed tick
 	// Needed is what the tick stopped in flight would have brought Used to,
 	// as estimated before its next phase; 0 when it never started.
 	Needed int
+	// Cost: the limit reached is run.max_cost; Spent, MaxCost and
+	// NeededUSD are in US dollars, as Used, Budget and Needed are in tokens.
+	Cost                      bool
+	Spent, MaxCost, NeededUSD float64
 }
 
 func (e *BudgetError) Error() string {
+	if e.Cost {
+		if e.NeededUSD > e.Spent {
+			return fmt.Sprintf("budget_exhausted: %s spent of run.max_cost %s, and tick %d would bring it to about %s; stopped after tick %d (raise run.max_cost to go on)",
+				dollars(e.Spent), dollars(e.MaxCost), e.Tick+1, dollars(e.NeededUSD), e.Tick)
+		}
+		return fmt.Sprintf("budget_exhausted: %s spent of run.max_cost %s; stopped after tick %d (raise run.max_cost to go on)", dollars(e.Spent), dollars(e.MaxCost), e.Tick)
+	}
 	if e.Needed > e.Used {
 		return fmt.Sprintf("budget_exhausted: %d of %d tokens used, and tick %d would need about %d in all; stopped after tick %d (raise run.token_budget to go on)", e.Used, e.Budget, e.Tick+1, e.Needed, e.Tick)
 	}
@@ -207,15 +277,9 @@ func (r *Runner) Open(ctx context.Context) error {
 	if err := r.loadHistory(ctx, last); err != nil {
 		return err
 	}
-	if r.Config.TokenBudget > 0 {
-		sum, err := r.Store.Summary(ctx)
-		if err != nil {
+	if r.Config.TokenBudget > 0 || r.Config.MaxCost > 0 {
+		if err := r.loadSpent(ctx); err != nil {
 			return err
-		}
-		r.used = sum.Total.PromptTokens + sum.Total.CompletionTokens
-		r.cost = map[string]*phaseCost{}
-		for _, g := range sum.ByPhase {
-			r.cost[g.Key] = &phaseCost{calls: g.Calls, tokens: g.PromptTokens + g.CompletionTokens}
 		}
 	}
 	r.last, r.state, r.opened = last, st, true
@@ -278,6 +342,10 @@ func (r *Runner) step(ctx context.Context, in any, target int) (*TickReport, err
 		var events []Event
 		return nil, r.budgetExhausted(ctx, tick, &events, r.used)
 	}
+	if r.Config.MaxCost > 0 && r.usd >= r.Config.MaxCost {
+		var events []Event
+		return nil, r.costExhausted(ctx, tick, &events, r.usd)
+	}
 	next, tr, err := r.tick(ctx, in, target)
 	if err != nil {
 		return nil, err
@@ -296,6 +364,52 @@ func (r *Runner) budgetExhausted(ctx context.Context, tick int, events *[]Event,
 	err := &BudgetError{Used: r.used, Budget: r.Config.TokenBudget, Tick: r.last, Needed: used}
 	r.recordStop(ctx, tick, StopBudget, err, *events)
 	return err
+}
+
+// costExhausted is budgetExhausted for run.max_cost: usd is what the tick
+// would have brought the dollars spent to.
+func (r *Runner) costExhausted(ctx context.Context, tick int, events *[]Event, usd float64) error {
+	r.emit(events, errorEntry(tick, StopBudget))
+	r.emit(events, message(tick, "Cost budget exhausted"))
+	err := &BudgetError{Cost: true, Spent: r.usd, MaxCost: r.Config.MaxCost, NeededUSD: usd, Tick: r.last}
+	r.recordStop(ctx, tick, StopBudget, err, *events)
+	return err
+}
+
+// loadSpent reads what all runs spent so far, in tokens and (when MaxCost
+// is set) dollars, in all and per phase.
+func (r *Runner) loadSpent(ctx context.Context) error {
+	rows, err := r.Store.UsageRows(ctx)
+	if err != nil {
+		return err
+	}
+	r.used, r.usd, r.cost = 0, 0, map[string]*phaseCost{}
+	for _, row := range rows {
+		p := r.cost[row.Phase]
+		if p == nil {
+			p = &phaseCost{}
+			r.cost[row.Phase] = p
+		}
+		tokens := row.PromptTokens + row.CompletionTokens
+		p.calls += row.Calls
+		p.tokens += tokens
+		r.used += tokens
+		if r.Config.MaxCost > 0 {
+			usd, err := r.Config.price(row.Model, row.Phase, llm.Usage{PromptTokens: row.PromptTokens, CompletionTokens: row.CompletionTokens})
+			if err != nil {
+				return fmt.Errorf("counting the cost already spent (tick %d, %s): %w", row.Tick, row.EntityKey, err)
+			}
+			p.usd += usd
+			r.usd += usd
+		}
+	}
+	return nil
+}
+
+// dollars writes an amount of US dollars to the micro-dollar, without
+// trailing zeros: $0.0123, $2.
+func dollars(usd float64) string {
+	return "$" + strconv.FormatFloat(math.Round(usd*1e6)/1e6, 'f', -1, 64)
 }
 
 func stopReason(err error) string {

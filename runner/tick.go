@@ -67,6 +67,15 @@ func (t *Tick) usage() int {
 	return n
 }
 
+// usd is the dollars of the tick's calls so far.
+func (t *Tick) usd() float64 {
+	usd := 0.0
+	for _, c := range t.calls {
+		usd += t.r.callUSD(c)
+	}
+	return usd
+}
+
 // settle emits the held recoveries, which held when the tick goes on to
 // commit (success) and did not when it is dropped.
 func (t *Tick) settle(success bool) {
@@ -102,6 +111,15 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 			return nil, err
 		}
 	}
+	if m := r.Config.MaxCost; m > 0 {
+		need := r.usd + t.usd() + r.expectedUSD(p.Name, p.Calls)
+		if need > m || r.usd >= m {
+			t.settle(false)
+			err := r.costExhausted(ctx, t.N, &t.events, need)
+			t.stopped = true
+			return nil, err
+		}
+	}
 	t.emit(stateEntry(t.N, strings.ToUpper(p.Name)))
 	r.phase(PhaseProgress{Tick: t.N, LastTick: t.target, Phase: p.Name, Calls: p.Calls})
 	pctx, cancel := r.phaseContext(ctx)
@@ -117,6 +135,13 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 	}
 	if ctx.Err() != nil {
 		return nil, t.rollback(ctx)
+	}
+	if r.Config.MaxCost > 0 {
+		for _, c := range calls {
+			if _, err := r.Config.price(c.Result.Request.Params.Model, c.Result.Request.Phase, c.Result.Usage); err != nil {
+				return nil, t.fail(ctx, "step_failed", err)
+			}
+		}
 	}
 	failed := t.failures(calls, deadline)
 	r.phase(PhaseProgress{Tick: t.N, LastTick: t.target, Phase: p.Name, Calls: len(calls), Failed: failed, Done: true, Elapsed: time.Since(start)})
