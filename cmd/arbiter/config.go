@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/runner"
 )
 
 // Config is the whole effective configuration, loaded once per command from,
@@ -103,6 +105,9 @@ type PhaseConfig struct {
 type RunConfig struct {
 	PhaseTimeout time.Duration `mapstructure:"phase_timeout" yaml:"phase_timeout" json:"phase_timeout"`
 	TokenBudget  int           `mapstructure:"token_budget" yaml:"token_budget" json:"token_budget"`
+	// MaxCost is the US dollars a simulation may spend across runs (0:
+	// unlimited), each call priced with prices:.
+	MaxCost float64 `mapstructure:"max_cost" yaml:"max_cost" json:"max_cost"`
 }
 
 // MarshalJSON writes durations as strings ("0s"), as the text view does.
@@ -148,6 +153,7 @@ var defaults = map[string]any{
 	"games.force_tool_shape":        false,
 	"run.phase_timeout":             "0s",
 	"run.token_budget":              0,
+	"run.max_cost":                  0.0,
 	"prices":                        []any{},
 }
 
@@ -252,6 +258,7 @@ func (c *Config) validate() error {
 	check(c.LLM.ContextTokens >= 0, "config llm.context_tokens: must not be negative, got %d", c.LLM.ContextTokens)
 	check(c.Run.PhaseTimeout >= 0, "config run.phase_timeout: must not be negative")
 	check(c.Run.TokenBudget >= 0, "config run.token_budget: must not be negative")
+	check(c.Run.MaxCost >= 0, "config run.max_cost: must not be negative, got %g", c.Run.MaxCost)
 	seen := map[string]bool{}
 	for i, p := range c.Prices {
 		check(p.Model != "", "config prices[%d].model: must not be empty", i)
@@ -259,7 +266,38 @@ func (c *Config) validate() error {
 		check(p.Prompt >= 0 && p.Completion >= 0, "config prices[%d] (%s): prices must not be negative", i, p.Model)
 		seen[p.Model] = true
 	}
+	if c.Run.MaxCost > 0 {
+		for _, m := range c.models() {
+			check(seen[m.model], "config run.max_cost: model %q (%s) has no price: add {model: %q, prompt: ..., completion: ...} under prices: (USD per million tokens)", m.model, m.key, m.model)
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// configuredModel is a model the configuration names, with the key that
+// names it.
+type configuredModel struct{ key, model string }
+
+// models lists the models the configuration calls: llm.model, and each
+// phase's own model when it has one, each once.
+func (c *Config) models() []configuredModel {
+	out := []configuredModel{{"llm.model", c.LLM.Model}}
+	for _, p := range []configuredModel{{"phases.intention.model", c.Phases.Intention.Model}, {"phases.resolution.model", c.Phases.Resolution.Model},
+		{"chronicle.model", c.Chronicle.Model}, {"games.model", c.Games.Model}} {
+		if p.model != "" && !slices.ContainsFunc(out, func(o configuredModel) bool { return o.model == p.model }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// prices is the price table of the runner.
+func (c *Config) prices() map[string]runner.Price {
+	out := make(map[string]runner.Price, len(c.Prices))
+	for _, p := range c.Prices {
+		out[p.Model] = runner.Price{Prompt: p.Prompt, Completion: p.Completion}
+	}
+	return out
 }
 
 // unjoin lists the errors of an errors.Join.

@@ -14,7 +14,7 @@ const (
 	ExitError       = 1   // unexpected failure: storage, I/O, a bug
 	ExitUsage       = 2   // bad input: flags, arguments, config, simulation files, templates
 	ExitModel       = 3   // the model endpoint failed a whole tick (quorum_failure); last tick kept
-	ExitBudget      = 4   // token budget exhausted; stopped cleanly, last tick kept
+	ExitBudget      = 4   // token budget or run.max_cost exhausted; stopped cleanly, last tick kept
 	ExitInterrupted = 130 // interrupted (Ctrl-C); tick in flight rolled back
 )
 
@@ -43,7 +43,8 @@ func exitCode(err error) int {
 		return ExitOK
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.As(err, new(*session.InputError)), errors.Is(err, runner.ErrStateMismatch), errors.As(err, new(*runner.SchemaError)), errors.Is(err, runner.ErrRefused):
+	case errors.As(err, new(*session.InputError)), errors.Is(err, runner.ErrStateMismatch), errors.As(err, new(*runner.SchemaError)), errors.Is(err, runner.ErrRefused),
+		errors.Is(err, runner.ErrNoPrice):
 		return ExitUsage
 	case errors.Is(err, runner.ErrInterrupted):
 		return ExitInterrupted

@@ -21,6 +21,7 @@ var llmFlags = map[string]string{
 	"depth":         "llm.depth",
 	"phase-timeout": "run.phase_timeout",
 	"token-budget":  "run.token_budget",
+	"max-cost":      "run.max_cost",
 }
 
 func addLLMFlags(cmd *cobra.Command) {
@@ -33,6 +34,7 @@ func addLLMFlags(cmd *cobra.Command) {
 	f.Int("depth", 0, "past exchanges per entity sent back (llm.depth)")
 	f.Duration("phase-timeout", 0, "deadline of one phase; late calls fall back (run.phase_timeout)")
 	f.Int("token-budget", 0, "tokens the simulation may spend in all (run.token_budget)")
+	f.Float64("max-cost", 0, "US dollars the simulation may spend in all, priced with prices: (run.max_cost)")
 }
 
 // RunOptions are the inputs of `arbiter run`, flags already parsed.

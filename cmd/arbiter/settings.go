@@ -19,7 +19,8 @@ func (c *Config) settings(withClient bool, plays ...string) (session.Settings, e
 		Game:       c.params(c.Games.PhaseConfig),
 		ForceShape: c.Games.ForceToolShape,
 		Plays:      plays,
-		Run:        runner.Config{PhaseTimeout: c.Run.PhaseTimeout, TokenBudget: c.Run.TokenBudget},
+		Run: runner.Config{PhaseTimeout: c.Run.PhaseTimeout, TokenBudget: c.Run.TokenBudget,
+			MaxCost: c.Run.MaxCost, Prices: c.prices(), PhaseModel: c.phaseModel},
 	}
 	if withClient {
 		s.LLM = c.clientConfig
