@@ -206,7 +206,7 @@ func (c *Client) send(ctx context.Context, log *slog.Logger, recs *[]Recovery, r
 	for i, m := range msgs {
 		cr.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
 	}
-	resp, n, usage, err := c.create(ctx, log, recs, cr)
+	resp, n, usage, err := c.create(ctx, log, recs, callSite{req.EntityKey, req.Phase, req.Tick}, cr)
 	if err != nil {
 		return answer{}, n, usage, err
 	}

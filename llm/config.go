@@ -34,6 +34,11 @@ type Config struct {
 	MaxResponseBytes int64
 
 	Logger *slog.Logger // retries and repairs are logged here; discarded when nil
+
+	// Cassette, when set, records every chat completion or answers them
+	// from a recording (see Cassette); replaying with no live misses, the
+	// client needs no endpoint or key.
+	Cassette *Cassette
 }
 
 // Defaults of Config.
@@ -76,7 +81,7 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("llm.base_url %q must be an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1", RedactURL(c.BaseURL)))
 		}
 	}
-	if (c.BaseURL == "" || c.BaseURL == DefaultBaseURL) && c.APIKey == "" {
+	if (c.BaseURL == "" || c.BaseURL == DefaultBaseURL) && c.APIKey == "" && !c.Cassette.replayOnly() {
 		errs = append(errs, errors.New("no API key for "+DefaultBaseURL+": set OPENAI_API_KEY, or llm.base_url for a local server"))
 	}
 	for _, f := range []struct {

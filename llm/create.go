@@ -10,15 +10,24 @@ import (
 )
 
 // create sends one chat completion with the client's retries and counts its
-// usage; every kind of call (structured, plain chat, tools) goes through it.
-// It returns the response, the attempts made, the usage of every answer
-// received, and the classified error.
-func (c *Client) create(ctx context.Context, log *slog.Logger, recs *[]Recovery, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, Usage, *Error) {
+// usage; every kind of call (structured, plain chat, tools) goes through it,
+// and through the cassette when the client has one (who names the call
+// there). It returns the response, the attempts made, the usage of every
+// answer received, and the classified error.
+func (c *Client) create(ctx context.Context, log *slog.Logger, recs *[]Recovery, who callSite, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, Usage, *Error) {
 	// max_tokens is what Ollama, vLLM and llama.cpp understand; OpenAI's
 	// reasoning models accept only max_completion_tokens.
 	if errors.Is(openai.NewReasoningValidator().Validate(cr), openai.ErrReasoningModelMaxTokensDeprecated) {
 		cr.MaxCompletionTokens, cr.MaxTokens = cr.MaxTokens, 0
 	}
+	if c.cfg.Cassette != nil {
+		return c.taped(ctx, log, recs, who, cr)
+	}
+	return c.live(ctx, log, recs, cr)
+}
+
+// live sends cr to the endpoint, as create says.
+func (c *Client) live(ctx context.Context, log *slog.Logger, recs *[]Recovery, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, Usage, *Error) {
 	var (
 		resp  openai.ChatCompletionResponse
 		usage Usage

@@ -40,6 +40,7 @@ const (
 	KindNotFound                  // 404: unknown model or wrong base URL
 	KindSchemaInvalid             // the request's schema does not compile, or the server refused it (400 on response_format)
 	KindOversized                 // the answer's body is over the limit (Config.MaxResponseBytes)
+	KindCassette                  // the replay cassette has no answer for the request, or a recording failed
 )
 
 var kindNames = [...]string{
@@ -60,6 +61,7 @@ var kindNames = [...]string{
 
 	KindSchemaInvalid: "schema_invalid",
 	KindOversized:     "oversized",
+	KindCassette:      "cassette",
 }
 
 // String returns the snake_case name used in logs and events, e.g. "rate_limit".
@@ -143,6 +145,9 @@ var (
 	ErrSchemaInvalid = sentinel(KindSchemaInvalid, "the request's schema is invalid")
 	// ErrOversized: the server sent more than the client reads.
 	ErrOversized = sentinel(KindOversized, "answer larger than the limit")
+	// ErrCassette: the cassette could not answer the call (replay) or keep it
+	// (record); a run stops rather than go on without it.
+	ErrCassette = sentinel(KindCassette, "the cassette failed the call")
 )
 
 func sentinel(k Kind, msg string) *Error { return &Error{Kind: k, Message: msg} }

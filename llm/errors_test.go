@@ -22,7 +22,7 @@ func TestKindString(t *testing.T) {
 		KindUnknown: "unknown", KindTimeout: "timeout", KindRateLimit: "rate_limit", KindQuota: "quota",
 		KindServer: "server", KindConnection: "connection", KindCanceled: "canceled", KindRefusal: "refusal",
 		KindTruncated: "truncated", KindInvalidJSON: "invalid_json", KindSchema: "schema", KindAuth: "auth",
-		KindBadRequest: "bad_request", KindNotFound: "not_found", KindSchemaInvalid: "schema_invalid", KindOversized: "oversized", Kind(99): "kind(99)",
+		KindBadRequest: "bad_request", KindNotFound: "not_found", KindSchemaInvalid: "schema_invalid", KindOversized: "oversized", KindCassette: "cassette", Kind(99): "kind(99)",
 	}
 	for k, s := range want {
 		if k.String() != s {

@@ -77,7 +77,7 @@ func (c *Client) CompleteTools(ctx context.Context, req ToolRequest) (res ToolRe
 		return res
 	}
 	log := c.log.With("entity", req.EntityKey, "phase", req.Phase, "tick", req.Tick)
-	resp, n, usage, callErr := c.create(ctx, log, nil, cr)
+	resp, n, usage, callErr := c.create(ctx, log, nil, callSite{req.EntityKey, req.Phase, req.Tick}, cr)
 	res.Usage = usage
 	res.Attempts = n
 	if callErr != nil {
