@@ -119,6 +119,11 @@ func (c *Client) Complete(ctx context.Context, req Request) (res Result) {
 		}
 		res.Raw = ans.content
 		out, bad := checkAnswer(schema, req.SchemaName, ans)
+		if bad == nil && req.Check != nil {
+			if err := req.Check(out); err != nil {
+				bad = &Error{Kind: KindSchema, Message: fmt.Sprintf("answer does not match schema %s: %v", req.SchemaName, err), Err: err}
+			}
+		}
 		if repair >= 0 { // the answer after a repair tells whether it held
 			res.Recoveries[repair].Success = bad == nil
 		}

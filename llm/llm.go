@@ -41,6 +41,12 @@ type Request struct {
 	// arbiter's answer: its envelope here, each character's update in
 	// phases). Nil means Schema.
 	Accept json.RawMessage
+	// Check, when set, runs on an answer that matched Accept: an error is a
+	// schema mismatch the model is asked to repair (KindSchema), for what
+	// the caller checks in Go rather than in a per-call schema (the tick and
+	// location an arbiter answer must name), so that Accept stays the same
+	// across calls and compiles once.
+	Check func(json.RawMessage) error `json:"-"`
 }
 
 // Usage counts tokens as the server reported them.

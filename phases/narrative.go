@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
-	"sort"
 
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/prompts"
@@ -236,48 +235,55 @@ func (n *Narrative) Lint() []error {
 // into a location standing there at once. One resolution call must then
 // still have a schema strict mode accepts; a world where it would not is
 // refused with the limit named, before a run pays for a tick that cannot
-// finish.
+// finish. A world with no more characters than one call can list passes at
+// once; otherwise each location counts who can reach it, and stops counting
+// past the limit.
 func (n *Narrative) lintCrowd() error {
+	fit, err := MaxPresent()
+	if err != nil {
+		return fmt.Errorf("%w: %w", runner.ErrSchemaInvalid, err)
+	}
+	if len(n.Sim.Characters) <= fit {
+		return nil
+	}
 	from := map[string][]string{} // location -> the locations with a connection to it
 	for _, l := range n.Sim.Locations {
 		for _, c := range l.Connections {
 			from[c] = append(from[c], l.ID)
 		}
 	}
+	starting := map[string]int{} // location -> characters that start there
+	for _, c := range n.Sim.Characters {
+		starting[c.Start.Location]++
+	}
 	for _, l := range n.Sim.Locations {
-		ids := n.canGather(from, l.ID)
-		if _, err := ResolutionSchema(1, l.ID, ids, reachableFrom(l)); err != nil {
-			fit := sort.Search(len(ids), func(k int) bool {
-				_, err := ResolutionSchema(1, l.ID, ids[:k+1], reachableFrom(l))
-				return err != nil
-			})
-			return fmt.Errorf("%w: %d characters can gather in location %s, and its resolution call for them would break strict mode (%w); at most %d characters fit one call, so use fewer characters or split the world",
-				runner.ErrSchemaInvalid, len(ids), l.ID, err, fit)
+		if canGather(from, starting, l.ID, fit) <= fit {
+			continue
 		}
+		crowd := canGather(from, starting, l.ID, len(n.Sim.Characters))
+		t, _ := resolutionTemplate() // built by MaxPresent
+		return fmt.Errorf("%w: %d characters can gather in location %s, and its resolution call for them would break strict mode (%w); at most %d characters fit one call, so use fewer characters or split the world",
+			runner.ErrSchemaInvalid, crowd, l.ID, t.fits(crowd), fit)
 	}
 	return nil
 }
 
-// canGather lists the characters whose starting location has a path to
+// canGather counts the characters whose starting location has a path to
 // location id along the connections (from maps a location to those with a
-// connection to it).
-func (n *Narrative) canGather(from map[string][]string, id string) []string {
+// connection to it; starting counts who starts where), up to past limit.
+func canGather(from map[string][]string, starting map[string]int, id string, limit int) int {
 	reach := map[string]bool{id: true}
-	for queue := []string{id}; len(queue) > 0; queue = queue[1:] {
+	count := starting[id]
+	for queue := []string{id}; len(queue) > 0 && count <= limit; queue = queue[1:] {
 		for _, p := range from[queue[0]] {
 			if !reach[p] {
 				reach[p] = true
+				count += starting[p]
 				queue = append(queue, p)
 			}
 		}
 	}
-	var ids []string
-	for _, c := range n.Sim.Characters {
-		if reach[c.Start.Location] {
-			ids = append(ids, c.ID)
-		}
-	}
-	return ids
+	return count
 }
 
 func ids[T any](items []T, id func(T) string) string {

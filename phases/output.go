@@ -97,11 +97,74 @@ func IntentionSchema() json.RawMessage { return slices.Clone(intentionSchema()) 
 // specialised to what the world allows: tick and location_id are single-value
 // enums; characters has exactly the ids present as properties, all required,
 // no others (none: it must be {}); each character's location is an enum of
-// reachable (the location and its connections).
+// reachable (the location and its connections). It is cut from a template
+// built and checked against strict mode once (resolutionTemplate), so a call
+// pays for writing its values, not for reflecting and checking the schema; a
+// crowd past strict mode's property limit is refused before it is written.
 func ResolutionSchema(tick int, locationID string, present, reachable []string) (json.RawMessage, error) {
 	if len(present) > 0 && len(reachable) == 0 {
 		return nil, errors.New("no reachable location")
 	}
+	t, err := resolutionTemplate()
+	if err != nil {
+		return nil, err
+	}
+	if err := t.fits(len(present)); err != nil {
+		return nil, err
+	}
+	if len(present) > 1 {
+		seen := make(map[string]bool, len(present))
+		for _, id := range present {
+			if seen[id] {
+				return nil, fmt.Errorf("character %q listed twice", id)
+			}
+			seen[id] = true
+		}
+	}
+	return t.write(tick, locationID, present, dedupe(reachable)), nil
+}
+
+// fits checks that a schema for n characters present stays within strict
+// mode's property limit, as CheckStrict would count it.
+func (t *schemaTemplate) fits(n int) error {
+	if p := t.base + n*t.perCharacter; p > schemas.MaxProperties {
+		return fmt.Errorf("schemas: not a strict-mode schema: %w", schemas.TooManyProperties(p))
+	}
+	return nil
+}
+
+// MaxPresent is the most characters one arbiter call's schema can list
+// within strict mode's property limit.
+func MaxPresent() (int, error) {
+	t, err := resolutionTemplate()
+	if err != nil {
+		return 0, err
+	}
+	return (schemas.MaxProperties - t.base) / t.perCharacter, nil
+}
+
+// schemaTemplate is the JSON of ResolutionSchema cut where a request's
+// values go: root[0] tick root[1] location_id root[2] the characters'
+// properties root[3] their required list root[4]; each character's schema is
+// character[0] its location enum character[1].
+type schemaTemplate struct {
+	root      [5][]byte
+	character [2][]byte
+	// base and perCharacter count the object properties of a schema with
+	// no character present and what each character adds.
+	base, perCharacter int
+}
+
+// Sentinels marked where the template's values go when it was marshalled.
+const (
+	sentinelTick      = "\x00tick"
+	sentinelLocation  = "\x00location_id"
+	sentinelProperty  = "\x00character"
+	sentinelRequired  = "\x00required"
+	sentinelReachable = "\x00reachable"
+)
+
+var resolutionTemplate = sync.OnceValues(func() (*schemaTemplate, error) {
 	root, err := schemas.Reflect(MasterOutput{})
 	if err != nil {
 		return nil, err
@@ -110,51 +173,151 @@ func ResolutionSchema(tick int, locationID string, present, reachable []string) 
 	if err != nil {
 		return nil, err
 	}
-	loc := prop(character, "location")
-	loc.Enum = dedupe(reachable)
-
+	prop(character, "location").Enum = []any{sentinelReachable}
 	t := prop(root, "tick")
-	t.Enum, t.Minimum = []any{tick}, ""
-	prop(root, "location_id").Enum = []any{locationID}
-
+	t.Enum, t.Minimum = []any{sentinelTick}, ""
+	prop(root, "location_id").Enum = []any{sentinelLocation}
 	chars := prop(root, "characters")
 	chars.Properties = jsonschema.NewProperties()
-	for _, id := range present {
-		if _, dup := chars.Properties.Get(id); dup {
-			return nil, fmt.Errorf("character %q listed twice", id)
-		}
-		chars.Properties.Set(id, character)
-	}
-	chars.Required, chars.Extras = slices.Clone(present), nil
-	if len(present) == 0 {
-		chars.Extras = map[string]any{"required": []string{}}
-	}
+	chars.Properties.Set(sentinelProperty, &jsonschema.Schema{}) // marshals as true
+	chars.Required, chars.Extras = []string{sentinelRequired}, nil
 	chars.Description = "One entry per character present, keyed by character id: exactly these ids, no others."
-	b, err := schemas.Marshal(root)
+
+	rootJSON, err := json.Marshal(root)
 	if err != nil {
 		return nil, err
 	}
-	return b, nil
+	charJSON, err := json.Marshal(character)
+	if err != nil {
+		return nil, err
+	}
+	var tpl schemaTemplate
+	cuts, err := cut(rootJSON, quoted(sentinelTick, true), quoted(sentinelLocation, true), quoted(sentinelProperty, false)+":true", quoted(sentinelRequired, true))
+	if err != nil {
+		return nil, err
+	}
+	copy(tpl.root[:], cuts)
+	cuts, err = cut(charJSON, quoted(sentinelReachable, true))
+	if err != nil {
+		return nil, err
+	}
+	copy(tpl.character[:], cuts)
+
+	// Check the template as a whole once, with none and with one character
+	// present, and count what a character adds.
+	for _, present := range [][]string{nil, {"a"}} {
+		b := tpl.write(1, "l", present, []any{"l"})
+		if errs := schemas.CheckStrict(b); len(errs) > 0 {
+			return nil, fmt.Errorf("schemas: not a strict-mode schema: %w", errors.Join(errs...))
+		}
+		n, err := schemas.CountProperties(b)
+		if err != nil {
+			return nil, err
+		}
+		if present == nil {
+			tpl.base = n
+		} else {
+			tpl.perCharacter = n - tpl.base
+		}
+	}
+	return &tpl, nil
+})
+
+// quoted is the JSON of sentinel, in a one-value array when enum is set.
+func quoted(sentinel string, enum bool) string {
+	b, _ := json.Marshal(sentinel)
+	if enum {
+		return "[" + string(b) + "]"
+	}
+	return string(b)
+}
+
+// cut splits b at each of marks, in order, each found exactly once.
+func cut(b []byte, marks ...string) ([][]byte, error) {
+	parts := make([][]byte, 0, len(marks)+1)
+	for _, m := range marks {
+		before, after, ok := bytes.Cut(b, []byte(m))
+		if !ok || bytes.Contains(after, []byte(m)) {
+			return nil, fmt.Errorf("schema template: %s not found once", m)
+		}
+		parts = append(parts, before)
+		b = after
+	}
+	return append(parts, b), nil
+}
+
+// write fills the template in.
+func (t *schemaTemplate) write(tick int, locationID string, present []string, reachable []any) json.RawMessage {
+	enum := func(v any) []byte {
+		b, _ := json.Marshal([]any{v}) // strings and ints always marshal
+		return b
+	}
+	reach, _ := json.Marshal(reachable)
+	required, _ := json.Marshal(append(make([]string, 0, len(present)), present...))
+	size := len(t.root[0]) + len(t.root[1]) + len(t.root[2]) + len(t.root[3]) + len(t.root[4]) + 2*len(required) +
+		len(present)*(len(t.character[0])+len(reach)+len(t.character[1])+2)
+	b := make([]byte, 0, size)
+	b = append(b, t.root[0]...)
+	b = append(b, enum(tick)...)
+	b = append(b, t.root[1]...)
+	b = append(b, enum(locationID)...)
+	b = append(b, t.root[2]...)
+	for i, id := range present {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		key, _ := json.Marshal(id)
+		b = append(b, key...)
+		b = append(b, ':')
+		b = append(b, t.character[0]...)
+		b = append(b, reach...)
+		b = append(b, t.character[1]...)
+	}
+	b = append(b, t.root[3]...)
+	b = append(b, required...)
+	return append(b, t.root[4]...)
 }
 
 // ResolutionEnvelope is the schema an arbiter answer must match for the
-// client to return it (llm.Request.Accept): ResolutionSchema's tick and
-// location_id, but any characters object, each update then read on its own
-// by ParseMasterOutput, and moment and description optional. One bad update
-// thus costs the location that update, not its whole resolution.
-func ResolutionEnvelope(tick int, locationID string) (json.RawMessage, error) {
+// client to return it (llm.Request.Accept): MasterOutput's shape, with any
+// characters object, each update then read on its own by ParseMasterOutput,
+// and moment and description optional. One bad update thus costs the
+// location that update, not its whole resolution. It is the same for every
+// call, so the client compiles it once; the tick and location an answer
+// must name are ResolutionCheck's.
+var ResolutionEnvelope = sync.OnceValues(func() (json.RawMessage, error) {
 	root, err := envelope(MasterOutput{})
 	if err != nil {
 		return nil, err
 	}
-	t := prop(root, "tick")
-	t.Enum, t.Minimum = []any{tick}, ""
-	prop(root, "location_id").Enum = []any{locationID}
 	b, err := json.Marshal(root)
 	if err != nil {
-		return nil, fmt.Errorf("resolution envelope for %s: %w", locationID, err)
+		return nil, fmt.Errorf("resolution envelope: %w", err)
 	}
 	return b, nil
+})
+
+// ResolutionCheck is the llm.Request.Check of the arbiter call of location
+// locationID at tick: an answer that names another tick or location is sent
+// back for repair, as a schema mismatch would be.
+func ResolutionCheck(tick int, locationID string) func(json.RawMessage) error {
+	return func(out json.RawMessage) error {
+		var got struct {
+			Tick       int    `json:"tick"`
+			LocationID string `json:"location_id"`
+		}
+		if err := json.Unmarshal(out, &got); err != nil {
+			return fmt.Errorf("%w: %w", ErrOutput, err)
+		}
+		var errs []error
+		if got.Tick != tick {
+			errs = append(errs, fmt.Errorf("at /tick: %d, but this call resolves tick %d", got.Tick, tick))
+		}
+		if got.LocationID != locationID {
+			errs = append(errs, fmt.Errorf("at /location_id: %q, but this call resolves location %q", got.LocationID, locationID))
+		}
+		return errors.Join(errs...)
+	}
 }
 
 func prop(s *jsonschema.Schema, name string) *jsonschema.Schema {

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	sjs "github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/arbiter-sim/arbiter/schemas"
 )
 
 func ptr(s string) *string { return &s }
@@ -277,6 +281,74 @@ func TestResolutionSchemaErrors(t *testing.T) {
 	}
 	if _, err := ResolutionSchema(1, "common", []string{"ada"}, nil); err == nil || !strings.Contains(err.Error(), "no reachable location") {
 		t.Errorf("no reachable location: err = %v", err)
+	}
+}
+
+// TestResolutionSchemaLimit: the schema is refused past strict mode's
+// property limit exactly where CheckStrict would refuse the written schema,
+// and MaxPresent is the last crowd that fits.
+func TestResolutionSchemaLimit(t *testing.T) {
+	t.Parallel()
+	fit, err := MaxPresent()
+	if err != nil || fit < 100 {
+		t.Fatalf("MaxPresent = %d, %v", fit, err)
+	}
+	ids := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("c%05d", i)
+		}
+		return out
+	}
+	b, err := ResolutionSchema(1, "hall", ids(fit), []string{"hall"})
+	if err != nil {
+		t.Fatalf("%d characters: %v", fit, err)
+	}
+	if errs := schemas.CheckStrict(b); len(errs) > 0 {
+		t.Fatalf("%d characters: written schema breaks strict mode: %v", fit, errs)
+	}
+	_, err = ResolutionSchema(1, "hall", ids(fit+1), []string{"hall"})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("strict mode allows at most %d", schemas.MaxProperties)) {
+		t.Fatalf("%d characters: err = %v, want the property limit", fit+1, err)
+	}
+}
+
+// TestResolutionSchemaEscapesIDs: ids and locations with JSON's and JSON
+// pointer's special characters are written as the values they are.
+func TestResolutionSchemaEscapesIDs(t *testing.T) {
+	t.Parallel()
+	present := []string{`a"b`, `c\d`, "e/f~g", "<h>"}
+	b, err := ResolutionSchema(2, `l"1`, present, []string{`l"1`, "x/y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := schemas.CheckStrict(b); len(errs) > 0 {
+		t.Fatalf("breaks strict mode: %v", errs)
+	}
+	var doc struct {
+		Properties struct {
+			LocationID struct{ Enum []string } `json:"location_id"`
+			Characters struct {
+				Properties map[string]struct {
+					Properties struct{ Location struct{ Enum []string } }
+				}
+				Required []string
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Properties.LocationID.Enum; !slices.Equal(got, []string{`l"1`}) {
+		t.Errorf("location_id enum = %q", got)
+	}
+	if got := doc.Properties.Characters.Required; !slices.Equal(got, present) {
+		t.Errorf("required = %q, want %q", got, present)
+	}
+	for _, id := range present {
+		if got := doc.Properties.Characters.Properties[id].Properties.Location.Enum; !slices.Equal(got, []string{`l"1`, "x/y"}) {
+			t.Errorf("%q: location enum = %q", id, got)
+		}
 	}
 }
 

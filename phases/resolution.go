@@ -42,7 +42,7 @@ func ResolutionRequest(env Env, w *prompts.Snapshot, loc *world.Location, intent
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("%w: resolution schema for %s: %w", runner.ErrSchemaInvalid, loc.ID, err)
 	}
-	accept, err := ResolutionEnvelope(tick, loc.ID)
+	accept, err := ResolutionEnvelope()
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("%w: %w", runner.ErrSchemaInvalid, err)
 	}
@@ -56,6 +56,7 @@ func ResolutionRequest(env Env, w *prompts.Snapshot, loc *world.Location, intent
 		SchemaName: "MasterOutput",
 		Schema:     schema,
 		Accept:     accept,
+		Check:      ResolutionCheck(tick, loc.ID),
 	}, nil
 }
 

@@ -9,9 +9,13 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/prompts"
 	"github.com/arbiter-sim/arbiter/world"
 )
 
@@ -428,5 +432,97 @@ func TestResolutionLogsContextAndRenderingAtDebug(t *testing.T) {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("no %q in:\n%s", want, logs.String())
 		}
+	}
+}
+
+// TestResolutionWrongTickOrLocationIsRepaired: the client checks the tick
+// and location an arbiter answer names (ResolutionCheck), so one that names
+// another is sent back for repair like a schema mismatch, and a repaired
+// answer is used; the envelope it is checked against is the same for every
+// call.
+func TestResolutionWrongTickOrLocationIsRepaired(t *testing.T) {
+	for _, tt := range []struct {
+		name, key string
+		value     any
+		says      string
+	}{
+		{"tick", "tick", 7, "at /tick: 7, but this call resolves tick 1"},
+		{"location", "location_id", "garden", `at /location_id: "garden", but this call resolves location "hall"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			first := true
+			var mu sync.Mutex
+			env, srv, _ := testEnv(t, func(c *openaitest.Call) openaitest.Reply {
+				v, err := openaitest.Instance(c, nil)
+				if err != nil {
+					return openaitest.Status(400, "invalid_request_error", "", err.Error())
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if first {
+					first = false
+					v.(map[string]any)[tt.key] = tt.value
+				}
+				return openaitest.JSON(v)
+			})
+			client, err := llm.New(llm.Config{BaseURL: srv.URL, APIKey: "test", MaxAttempts: 1, RepairAttempts: 1, Timeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			env.Model = client
+			hall := *env.Sim.Locations[2]
+			hall.Connections = nil
+			env.Sim.Locations = []*world.Location{&hall}
+			env.Sim.Characters = env.Sim.Characters[:1]
+			res, err := Resolution(t.Context(), env, env.Sim.InitialState(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			call := res[0].Call
+			if res[0].Fallback || call.Repairs != 1 || call.Err != nil {
+				t.Fatalf("fallback %v, repairs %d, err %v; want the repaired answer", res[0].Fallback, call.Repairs, call.Err)
+			}
+			if out := res[0].Value; out.Tick != 1 || out.LocationID != "hall" {
+				t.Errorf("used answer names tick %d, location %q", out.Tick, out.LocationID)
+			}
+			if len(call.Recoveries) != 1 || !strings.Contains(call.Recoveries[0].Err.Error(), tt.says) {
+				t.Errorf("recoveries %v, want one repair saying %q", call.Recoveries, tt.says)
+			}
+			if last := call.Messages[len(call.Messages)-1].Content; !strings.Contains(last, tt.says) {
+				t.Errorf("the repair prompt does not tell the model %q:\n%s", tt.says, last)
+			}
+		})
+	}
+}
+
+// TestResolutionEnvelopeIsShared: every arbiter call is checked against the
+// same envelope, whatever its tick, location or crowd, so the client's
+// compiled-schema cache holds one entry for all of them.
+func TestResolutionEnvelopeIsShared(t *testing.T) {
+	env, _, _ := testEnv(t, openaitest.FromSchema(nil))
+	st := env.Sim.InitialState()
+	var accepts [][]byte
+	for _, tick := range []int{0, 41} {
+		st.Tick = tick
+		w := prompts.NewSnapshot(env.Sim, st)
+		for _, loc := range env.Sim.Locations {
+			req, err := ResolutionRequest(env, w, loc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if req.Check == nil {
+				t.Fatalf("%s: no Check for tick and location", loc.ID)
+			}
+			accepts = append(accepts, req.Accept)
+		}
+	}
+	for i, a := range accepts {
+		if !bytes.Equal(a, accepts[0]) {
+			t.Errorf("accept schema %d differs from the first:\n%s\n%s", i, a, accepts[0])
+		}
+	}
+	if bytes.Contains(accepts[0], []byte(`"enum"`)) {
+		t.Errorf("the shared envelope pins a value: %s", accepts[0])
 	}
 }

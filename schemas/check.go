@@ -69,9 +69,28 @@ func CheckStrict(schema []byte) []error {
 	}
 	c.schema(root, "", 0)
 	if c.properties > MaxProperties {
-		c.fail("", fmt.Sprintf("%d object properties; strict mode allows at most %d", c.properties, MaxProperties))
+		c.errs = append(c.errs, TooManyProperties(c.properties))
 	}
 	return c.errs
+}
+
+// CountProperties is how many object properties schema has, as strict
+// mode's MaxProperties counts them (every occurrence, $defs included).
+func CountProperties(schema []byte) (int, error) {
+	var root any
+	if err := json.Unmarshal(schema, &root); err != nil {
+		return 0, fmt.Errorf("schemas: not JSON: %w", err)
+	}
+	c := &checker{root: root}
+	c.schema(root, "", 0)
+	return c.properties, nil
+}
+
+// TooManyProperties is CheckStrict's violation for a schema of n object
+// properties, n > MaxProperties, for callers that count them without
+// building the schema.
+func TooManyProperties(n int) error {
+	return &Violation{Problem: fmt.Sprintf("%d object properties; strict mode allows at most %d", n, MaxProperties)}
 }
 
 type checker struct {
@@ -198,7 +217,7 @@ func (c *checker) ref(ref any, ptr string) {
 		return
 	}
 	for _, tok := range strings.Split(strings.TrimPrefix(r, "#/"), "/") {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		tok = pointerUnescaper.Replace(tok)
 		m, ok := node.(map[string]any)
 		if !ok {
 			node = nil
@@ -211,8 +230,18 @@ func (c *checker) ref(ref any, ptr string) {
 	}
 }
 
+// pointerEscaper and pointerUnescaper are RFC 6901's escapes of a JSON
+// pointer token, built once (a Replacer is costly to build).
+var (
+	pointerEscaper   = strings.NewReplacer("~", "~0", "/", "~1")
+	pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+)
+
 func escape(name string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+	if !strings.ContainsAny(name, "~/") {
+		return name
+	}
+	return pointerEscaper.Replace(name)
 }
 
 func jsonText(v any) string {

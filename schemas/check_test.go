@@ -106,3 +106,19 @@ func nested(n int) string {
 	}
 	return s
 }
+
+// TestCountProperties counts every property occurrence as CheckStrict does,
+// and says when the schema is not JSON.
+func TestCountProperties(t *testing.T) {
+	t.Parallel()
+	n, err := CountProperties([]byte(`{"type":"object","additionalProperties":false,"required":["a","b"],"properties":{"a":{"type":"string"},"b":{"type":"object","additionalProperties":false,"required":["c"],"properties":{"c":{"type":"integer"}}}}}`))
+	if err != nil || n != 3 {
+		t.Errorf("CountProperties = %d, %v; want 3", n, err)
+	}
+	if _, err := CountProperties([]byte(`{"type":`)); err == nil || !strings.Contains(err.Error(), "not JSON") {
+		t.Errorf("broken JSON: err = %v", err)
+	}
+	if err := TooManyProperties(5001); !strings.Contains(err.Error(), "5001 object properties; strict mode allows at most 5000") {
+		t.Errorf("TooManyProperties = %v", err)
+	}
+}
