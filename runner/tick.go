@@ -154,7 +154,13 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 
 	var down error // why the tick is dropped
 	reason := "no model call of the tick succeeded"
-	switch {
+	switch miss := cassetteFailure(calls); {
+	case miss != nil:
+		// The cassette stands in for the endpoint: without its answer the
+		// run cannot be the recorded one, so it stops as on an endpoint
+		// failure, the last committed tick kept.
+		down = miss.Result.Err
+		reason = "the cassette failed the call of " + miss.Result.Request.EntityKey
 	case p.Final:
 		if allFailed(t.calls) {
 			down = firstError(t.calls)
@@ -353,6 +359,17 @@ func endpointFailure(calls []Call) error {
 		}
 	}
 	return firstError(calls)
+}
+
+// cassetteFailure returns the first call the replay cassette had no answer
+// for, or could not record (llm.ErrCassette), nil when there is none.
+func cassetteFailure(calls []Call) *Call {
+	for i := range calls {
+		if errors.Is(calls[i].Result.Err, llm.ErrCassette) {
+			return &calls[i]
+		}
+	}
+	return nil
 }
 
 func firstError(calls []Call) error {
