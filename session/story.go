@@ -79,6 +79,15 @@ type SkippedUpdate struct {
 type StoryTurn struct {
 	Turn  int      `json:"turn"`
 	Lines []string `json:"lines"`
+	// Errors are the players' failures of the turn, also in Lines:
+	// conquest's order errors and passed turns, the duel's refused choices.
+	Errors []PlayerError `json:"errors"`
+}
+
+// PlayerError is one player's failure in a turn.
+type PlayerError struct {
+	Player string `json:"player"`
+	Error  string `json:"error"`
 }
 
 // Story tells ticks q.From..q.To of the run. A tick outside the committed
@@ -270,10 +279,14 @@ func (s *Session) gameStory(ctx context.Context, from, to int) ([]StoryTurn, err
 			for _, c := range l.Choices {
 				lines = append(lines, "choice: "+c)
 			}
+			errs := []PlayerError{}
 			for _, c := range l.Rejected {
 				lines = append(lines, "refused: "+c)
+				// The duel records a refusal as "<seat>: <why>".
+				seat, why, _ := strings.Cut(c, ": ")
+				errs = append(errs, PlayerError{Player: seat, Error: why})
 			}
-			turns = append(turns, StoryTurn{Turn: r.Tick, Lines: nonNil(lines)})
+			turns = append(turns, StoryTurn{Turn: r.Tick, Lines: nonNil(lines), Errors: errs})
 		}
 		return turns, nil
 	}
@@ -297,17 +310,20 @@ func (s *Session) gameStory(ctx context.Context, from, to int) ([]StoryTurn, err
 			return nil, fmt.Errorf("read turn %d: %w", tick, err)
 		}
 		lines := st.Log
+		errs := []PlayerError{}
 		for _, e := range rows.ApplyErrors {
 			if e.Tick == tick {
 				lines = append(lines, "order error: "+e.CharacterID+": "+e.Reason)
+				errs = append(errs, PlayerError{Player: e.CharacterID, Error: e.Reason})
 			}
 		}
 		for _, p := range st.Passed {
 			if p.Turn == tick {
 				lines = append(lines, "passed: "+p.Player+": "+p.Reason)
+				errs = append(errs, PlayerError{Player: p.Player, Error: "turn passed: " + p.Reason})
 			}
 		}
-		turns = append(turns, StoryTurn{Turn: tick, Lines: nonNil(lines)})
+		turns = append(turns, StoryTurn{Turn: tick, Lines: nonNil(lines), Errors: errs})
 	}
 	return turns, nil
 }
