@@ -1,0 +1,302 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// The charts are SVG drawn here: each view below is a chart's geometry in
+// pixels, which the template writes out as elements.
+
+// palette is the colours of series, characters and players, in order
+// (Tableau 10, readable on white and by most colour-blind readers).
+var palette = []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"}
+
+// neutral is the colour of what no player owns.
+const neutral = "#c8c8c8"
+
+func colour(i int) string { return palette[i%len(palette)] }
+
+// axisLabel is a tick label of an axis.
+type axisLabel struct {
+	X, Y float64
+	Text string
+}
+
+// gridLine is a horizontal line of the plot at a value.
+type gridLine struct {
+	Y     float64
+	Label string
+}
+
+// point is one value of a series where it is drawn, with its tooltip.
+type point struct {
+	X, Y  float64
+	Title string
+}
+
+// bar is one value of a bar series.
+type bar struct {
+	X, Y, W, H float64
+	Title      string
+}
+
+// seriesView is one series drawn: a polyline (lines) or bars.
+type seriesView struct {
+	Name   string
+	Colour string
+	Points string // the polyline's "x,y x,y ..."
+	Dots   []point
+	Bars   []bar
+}
+
+// chartView is a Chart laid out.
+type chartView struct {
+	Title, Unit           string
+	Width, Height         int
+	Left, Right, Top, Bot float64
+	Grid                  []gridLine
+	XLabels               []axisLabel
+	Series                []seriesView
+	Empty                 bool // every value is zero
+}
+
+const (
+	chartW, chartH = 960, 260
+	marginL        = 64
+	marginR        = 16
+	marginT        = 16
+	marginB        = 36
+)
+
+// view lays c out.
+func (c Chart) view() chartView {
+	v := chartView{Title: c.Title, Unit: c.Unit, Width: chartW, Height: chartH,
+		Left: marginL, Right: chartW - marginR, Top: marginT, Bot: chartH - marginB}
+	top := 0.0
+	for _, s := range c.Series {
+		for _, x := range s.Values {
+			top = max(top, x)
+		}
+	}
+	v.Empty = top == 0
+	// Four grid steps of a round size; counts step by whole numbers.
+	step := niceCeil(top / 4)
+	if c.Bars {
+		step = math.Ceil(step)
+	}
+	top = 4 * step
+	for i := 0; i <= 4; i++ {
+		val := step * float64(i)
+		v.Grid = append(v.Grid, gridLine{Y: v.Bot - (v.Bot-v.Top)*float64(i)/4, Label: number(val)})
+	}
+	n := len(c.Ticks)
+	slot := (v.Right - v.Left) / float64(max(n, 1))
+	xAt := func(i int) float64 { return v.Left + slot*(float64(i)+0.5) }
+	yAt := func(val float64) float64 { return v.Bot - (v.Bot-v.Top)*val/top }
+	every := max(1, (n+11)/12) // at most about 12 labels
+	for i, t := range c.Ticks {
+		if i%every == 0 || i == n-1 {
+			v.XLabels = append(v.XLabels, axisLabel{X: xAt(i), Y: v.Bot + 16, Text: strconv.Itoa(t)})
+		}
+	}
+	for si, s := range c.Series {
+		sv := seriesView{Name: s.Name, Colour: colour(si)}
+		var pts []string
+		bw := slot * 0.8 / float64(len(c.Series))
+		for i, val := range s.Values {
+			if i >= n {
+				break
+			}
+			title := fmt.Sprintf("%s, tick %d: %s %s", s.Name, c.Ticks[i], number(val), c.Unit)
+			if c.Bars {
+				if val > 0 {
+					x := v.Left + slot*float64(i) + slot*0.1 + bw*float64(si)
+					sv.Bars = append(sv.Bars, bar{X: x, Y: yAt(val), W: bw, H: v.Bot - yAt(val), Title: title})
+				}
+				continue
+			}
+			x, y := xAt(i), yAt(val)
+			pts = append(pts, coord(x)+","+coord(y))
+			sv.Dots = append(sv.Dots, point{X: x, Y: y, Title: title})
+		}
+		sv.Points = strings.Join(pts, " ")
+		v.Series = append(v.Series, sv)
+	}
+	return v
+}
+
+// niceCeil is the smallest of 1, 2, 2.5, 5 times a power of ten at or
+// above x (0.25 for 0: an empty chart still has a scale), so the grid
+// lines fall on round numbers.
+func niceCeil(x float64) float64 {
+	if x <= 0 {
+		return 0.25
+	}
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*p >= x {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// number prints a value for people: whole numbers plainly, tens of
+// thousands with a k, fractions with at most two decimals.
+func number(x float64) string {
+	switch {
+	case x >= 10000:
+		return strconv.FormatFloat(x/1000, 'f', -1, 64) + "k"
+	case x == math.Trunc(x):
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	default:
+		return strconv.FormatFloat(math.Round(x*100)/100, 'f', -1, 64)
+	}
+}
+
+func coord(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+
+// pathView is a PathChart laid out: a row per location, a column per tick.
+type pathView struct {
+	Width, Height int
+	Left, Right   float64
+	Top, Bot      float64
+	Rows          []axisLabel
+	XLabels       []axisLabel
+	Paths         []seriesView
+}
+
+const rowH = 34
+
+func (pc *PathChart) view() pathView {
+	v := pathView{Width: chartW, Left: 150, Right: chartW - marginR, Top: marginT}
+	v.Bot = v.Top + float64(rowH*len(pc.Locations))
+	v.Height = int(v.Bot) + marginB
+	row := map[string]int{}
+	for i, l := range pc.Locations {
+		row[l.ID] = i
+		v.Rows = append(v.Rows, axisLabel{X: v.Left - 8, Y: v.Top + rowH*(float64(i)+0.5), Text: l.Name})
+	}
+	n := len(pc.Ticks)
+	slot := (v.Right - v.Left) / float64(max(n, 1))
+	xAt := func(i int) float64 { return v.Left + slot*(float64(i)+0.5) }
+	every := max(1, (n+11)/12)
+	for i, t := range pc.Ticks {
+		if i%every == 0 || i == n-1 {
+			v.XLabels = append(v.XLabels, axisLabel{X: xAt(i), Y: v.Bot + 16, Text: strconv.Itoa(t)})
+		}
+	}
+	name := map[string]string{}
+	for _, l := range pc.Locations {
+		name[l.ID] = l.Name
+	}
+	// Characters sharing a location are spread a little so every line shows.
+	spread := min(4.0, float64(rowH-10)/float64(max(len(pc.Paths), 1)))
+	for ci, p := range pc.Paths {
+		sv := seriesView{Name: p.Name, Colour: colour(ci)}
+		off := spread * (float64(ci) - float64(len(pc.Paths)-1)/2)
+		var pts []string
+		for i, loc := range p.At {
+			r, ok := row[loc]
+			if !ok || i >= n {
+				continue
+			}
+			x, y := xAt(i), v.Top+rowH*(float64(r)+0.5)+off
+			pts = append(pts, coord(x)+","+coord(y))
+			sv.Dots = append(sv.Dots, point{X: x, Y: y, Title: fmt.Sprintf("%s after tick %d: %s", p.Name, pc.Ticks[i], name[loc])})
+		}
+		sv.Points = strings.Join(pts, " ")
+		v.Paths = append(v.Paths, sv)
+	}
+	return v
+}
+
+// mapView is a StarMap laid out on a grid of cells.
+type mapView struct {
+	Width, Height int
+	Legend        []seriesView // a name and a colour per player, then neutral
+	Stars         []starView
+	Fleets        []fleetView
+}
+
+type starView struct {
+	X, Y, R     float64
+	Colour      string
+	ID, Ships   string
+	Title       string
+	LabelY      float64
+	ShipsLabelY float64
+}
+
+type fleetView struct {
+	X1, Y1, X2, Y2 float64
+	Colour         string
+	Title          string
+}
+
+const cell = 44
+
+func (m *StarMap) view() mapView {
+	v := mapView{Width: max(m.Width, 1) * cell, Height: max(m.Height, 1) * cell}
+	owner := map[string]string{"": neutral}
+	for i, p := range m.Players {
+		owner[p] = colour(i)
+		v.Legend = append(v.Legend, seriesView{Name: p, Colour: colour(i)})
+	}
+	v.Legend = append(v.Legend, seriesView{Name: "neutral", Colour: neutral})
+	centre := map[string][2]float64{}
+	for _, s := range m.Stars {
+		x, y := (float64(s.X)+0.5)*cell, (float64(s.Y)+0.5)*cell
+		centre[s.ID] = [2]float64{x, y}
+		c, ok := owner[s.Owner]
+		if !ok {
+			c = neutral
+		}
+		who := s.Owner
+		if who == "" {
+			who = "neutral"
+		}
+		v.Stars = append(v.Stars, starView{X: x, Y: y, R: 6 + 2*float64(min(s.Production, 5)), Colour: c,
+			ID: s.ID, Ships: strconv.Itoa(s.Ships), LabelY: y + 4, ShipsLabelY: y + cell/2 - 2,
+			Title: fmt.Sprintf("%s (%d,%d): %s, production %d, %d ships", s.ID, s.X, s.Y, who, s.Production, s.Ships)})
+	}
+	for _, f := range m.Fleets {
+		a, okA := centre[f.From]
+		b, okB := centre[f.To]
+		if !okA || !okB {
+			continue
+		}
+		c, ok := owner[f.Owner]
+		if !ok {
+			c = neutral
+		}
+		v.Fleets = append(v.Fleets, fleetView{X1: a[0], Y1: a[1], X2: b[0], Y2: b[1], Colour: c,
+			Title: fmt.Sprintf("%s: %d ships %s -> %s, arrives turn %d", f.Owner, f.Ships, f.From, f.To, f.Arrives)})
+	}
+	return v
+}
+
+// meterView is a Meter as a bar of the full width W.
+type meterView struct {
+	Label string
+	Text  string
+	W     float64
+	Fill  float64
+	Color string
+}
+
+func meters(ms []Meter) []meterView {
+	var out []meterView
+	for i, m := range ms {
+		w := 240.0
+		fill := 0.0
+		if m.Max > 0 {
+			fill = w * float64(min(max(m.Value, 0), m.Max)) / float64(m.Max)
+		}
+		out = append(out, meterView{Label: m.Label, Text: fmt.Sprintf("%d/%d", m.Value, m.Max), W: w, Fill: fill, Color: colour(i)})
+	}
+	return out
+}

@@ -1,0 +1,159 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/arbiter-sim/arbiter/internal/atomicfile"
+	"github.com/arbiter-sim/arbiter/report"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.png from the pages headless Chromium renders")
+
+// chromium is the headless browser the page is checked in: Debian's
+// chromium package (installed by .ci/run). Without it the test skips and
+// says how to install it.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("headless Chromium is not installed (neither chromium nor chromium-browser is on PATH); on Debian: apt-get install -y chromium")
+	return ""
+}
+
+// browse runs headless Chromium on the page with args and returns its
+// standard output.
+func browse(t *testing.T, bin, page string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	args = append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + t.TempDir()}, args...)
+	cmd := exec.CommandContext(ctx, bin, append(args, "file://"+page)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", bin, args, err, errOut.String())
+	}
+	return out.Bytes()
+}
+
+// writePage builds and renders the report of dir into a file.
+func writePage(t *testing.T, dir string) string {
+	t.Helper()
+	r, err := report.Build(context.Background(), open(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := report.Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestChromium renders the reports of a narrative run and of a conquest
+// game in headless Chromium and checks the document it built: every part
+// there, the model's markup as text (no script or image element came of
+// it), the charts drawn. A screenshot of each must be a page, not a blank;
+// -update keeps them under testdata for people to look at.
+func TestChromium(t *testing.T) {
+	bin := chromium(t)
+	for _, tc := range []struct {
+		name, shot string
+		dir        func(*testing.T) string
+		height     int
+		want       []string
+		count      map[string]int
+	}{
+		{
+			name: "narrative", shot: "report.png", height: 2600,
+			dir: func(t *testing.T) string { return narrativeRun(t, 3) },
+			want: []string{
+				"<h1>The Low Water at Vesper Lock</h1>", "3 ticks committed",
+				`<h3>Tick 1</h3>`, `<h3>Tick 3</h3>`, "Sallow Wharf", "The Undercroft",
+				`<span class="move">moved wharf → lock</span>`,
+				// Hollis's memory and the Drowned Bell's moment, as text.
+				`Saw "&lt;b&gt;CLOSED&lt;/b&gt;" &amp; &lt;script&gt;alert("x")&lt;/script&gt; on the door`,
+				`A lamp gutters. &lt;img src="http://evil.example/x.png" onerror="alert(1)"&gt;`,
+				"The ferryman would not meet my eyes.",
+				`<span class="mark">fallback</span>the arbiter's call failed`,
+				"<title>Pip after tick 2: The Undercroft</title>",
+				"Tokens per tick", "Mean latency of a call", "Failed calls and fallbacks per tick",
+				"<td>resolution</td><td class=\"n\">15</td><td class=\"n\">3</td><td class=\"n\">3</td>",
+			},
+			count: map[string]int{`<div class="tick"`: 3, "<svg": 4, `<div class="location"`: 15, "<script": 0, "<img": 0, "<b>CLOSED": 0},
+		},
+		{
+			name: "conquest", shot: "report-conquest.png", height: 1400,
+			dir: func(t *testing.T) string { return gameRun(t, "conquest-demo", 8) },
+			want: []string{
+				"<h1>The Rim Wars</h1>", "8 turns committed", `<h3>Turn 1</h3>`, `<h3>Turn 8</h3>`,
+				"8 of 40", `<section id="errors">`, "no model calls in this run",
+			},
+			count: map[string]int{`<div class="turn"`: 8, `<svg class="starmap"`: 8, "<script": 0},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page := writePage(t, tc.dir(t))
+			dom := string(browse(t, bin, page, "--dump-dom"))
+			for _, want := range tc.want {
+				if !strings.Contains(dom, want) {
+					t.Errorf("the rendered document lacks %q", want)
+				}
+			}
+			for s, n := range tc.count {
+				if got := strings.Count(dom, s); got != n {
+					t.Errorf("the rendered document has %d × %q, want %d", got, s, n)
+				}
+			}
+			if t.Failed() {
+				t.Logf("document:\n%s", dom)
+			}
+
+			shot := filepath.Join(t.TempDir(), tc.shot)
+			browse(t, bin, page, "--hide-scrollbars", "--window-size=1280,"+strconv.Itoa(tc.height), "--screenshot="+shot)
+			b, err := os.ReadFile(shot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, err := png.Decode(bytes.NewReader(b))
+			if err != nil {
+				t.Fatalf("screenshot: %v", err)
+			}
+			if sz := img.Bounds().Size(); sz.X != 1280 || sz.Y != tc.height {
+				t.Errorf("screenshot is %v, want 1280x%d", sz, tc.height)
+			}
+			colours := map[uint32]bool{}
+			for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y += 7 {
+				for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x += 7 {
+					r, g, b, _ := img.At(x, y).RGBA()
+					colours[r>>8<<16|g>>8<<8|b>>8] = true
+				}
+			}
+			if len(colours) < 20 {
+				t.Errorf("the screenshot has %d colours: a blank page?", len(colours))
+			}
+			if *update {
+				if err := atomicfile.Write(filepath.Join("testdata", tc.shot), b); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,218 @@
+package report_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/arbiter-sim/arbiter/games/chronicle"
+	"github.com/arbiter-sim/arbiter/report"
+	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/session"
+)
+
+// evil is text a model could write to break out of the page.
+const evil = `</div><script>alert(1)</script><a href="https://evil.example/">x</a><img src=//evil.example/i.png> & "quoted" 'single'`
+
+// tag is an element's start tag; text a model wrote has its < escaped, so
+// it never matches.
+var tag = regexp.MustCompile(`<[a-zA-Z][^>]*>`)
+
+// remoteAttr is an attribute that would load or link anything from another
+// place.
+var remoteAttr = regexp.MustCompile(`(?i)\b(src|href|action|srcset|poster|data)\s*=\s*["']?\s*(https?:|//)`)
+
+// remote returns the first reference of page to another place: an
+// attribute of a tag, or a url() in CSS.
+func remote(page string) string {
+	for _, tg := range tag.FindAllString(page, -1) {
+		if m := remoteAttr.FindString(tg); m != "" {
+			return tg
+		}
+	}
+	if i := strings.Index(page, "url("); i >= 0 {
+		return page[i:min(len(page), i+40)]
+	}
+	return ""
+}
+
+func narrativeReport() *report.Report {
+	return &report.Report{
+		Simulation: "demo", Title: "Title " + evil, Kind: "narrative", LastTick: 2,
+		Figures: []runner.Field{{Key: "model calls", Value: "22"}},
+		Stopped: "stopped: " + evil,
+		Timeline: []session.StoryTick{
+			{Tick: 1, Locations: []session.StoryLocation{{ID: "hall", Name: "Hall " + evil, Moment: "Moment " + evil, Fallback: true,
+				Characters: []session.StoryCharacter{{ID: "ada", Name: "Ada", Intention: "Intends " + evil, IntentionFallback: true,
+					Memory: []string{"Remembers " + evil}, From: "hall", To: "yard"}},
+				Skipped: []session.SkippedUpdate{{Character: "bo", Reason: "Skipped " + evil}}}}},
+			{Tick: 2, Locations: []session.StoryLocation{{ID: "yard", Name: "Yard", Moment: "Quiet.", Characters: []session.StoryCharacter{}}}},
+		},
+		Paths: &report.PathChart{Locations: []report.Place{{ID: "hall", Name: "Hall " + evil}, {ID: "yard", Name: "Yard"}},
+			Ticks: []int{0, 1, 2}, Paths: []report.Path{{ID: "ada", Name: "Ada " + evil, At: []string{"hall", "yard", "yard"}}}},
+		Calls: []report.Chart{
+			{Title: "Tokens per tick", Unit: "tokens", Ticks: []int{1, 2}, Series: []report.Series{{Name: "intention " + evil, Values: []float64{1200, 25000}}}},
+			{Title: "Failed", Unit: "calls", Bars: true, Ticks: []int{1, 2}, Series: []report.Series{{Name: "resolution failed", Values: []float64{0, 2}}}},
+		},
+		Phases: []report.PhaseTotal{{Phase: "intention", Calls: 12, Failed: 1, Fallbacks: 1, PromptTokens: 900, CompletionTokens: 300, MeanLatencyMS: 42}},
+	}
+}
+
+func gameReport() *report.Report {
+	return &report.Report{
+		Simulation: "war", Title: "War", Kind: "conquest", LastTick: 1,
+		Turns: []report.Turn{{N: 1, Lines: []string{"Log " + evil}, Errors: []session.PlayerError{{Player: "p1", Error: "Order 0: " + evil}},
+			Board: report.Board{Fields: []runner.Field{{Key: "p1", Value: "Field " + evil}},
+				Map: &report.StarMap{Width: 3, Height: 2, Players: []string{"p1", "p2"},
+					Stars:  []report.Star{{ID: "A", X: 0, Y: 0, Owner: "p1", Production: 3, Ships: 9}, {ID: "B", X: 2, Y: 1, Ships: 2}},
+					Fleets: []report.Fleet{{Owner: "p1", From: "A", To: "B", Ships: 4, Arrives: 3}}},
+				Meters: []report.Meter{{Label: "p1 health " + evil, Value: 7, Max: 10}}}}},
+		Players: []report.PlayerErrors{{Player: "p1", Seat: "model", Errors: []report.TurnError{{Turn: 1, Error: "Order 0: " + evil}}}, {Player: "p2", Seat: "bot"}},
+	}
+}
+
+func render(t *testing.T, r *report.Report) string {
+	t.Helper()
+	b, err := report.Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestRenderEscapes: whatever a model wrote shows as text; nothing it wrote
+// becomes markup, and the page links or loads nothing from elsewhere.
+func TestRenderEscapes(t *testing.T) {
+	t.Parallel()
+	for name, r := range map[string]*report.Report{"narrative": narrativeReport(), "conquest": gameReport()} {
+		page := render(t, r)
+		if strings.Contains(page, "<script") || strings.Contains(page, "<img") || strings.Contains(page, `<a href="https`) {
+			t.Errorf("%s: a model's markup is in the page", name)
+		}
+		if m := remote(page); m != "" {
+			t.Errorf("%s: the page refers to another place: %q", name, m)
+		}
+		if n := strings.Count(page, "&lt;script&gt;alert(1)&lt;/script&gt;"); n == 0 {
+			t.Errorf("%s: the model's text is not shown escaped", name)
+		}
+		if !strings.Contains(page, `<meta http-equiv="Content-Security-Policy" content="default-src 'none'`) {
+			t.Errorf("%s: no content security policy", name)
+		}
+	}
+}
+
+// TestRemoteFinds: the checker of TestRenderEscapes finds what it looks for.
+func TestRemoteFinds(t *testing.T) {
+	t.Parallel()
+	for _, page := range []string{`<img src="https://x/y.png">`, `<a HREF='//x/'>`, `<link href=http://x/s.css>`, `<style>b{background:url(x.png)}</style>`} {
+		if remote(page) == "" {
+			t.Errorf("remote(%q) found nothing", page)
+		}
+	}
+	if m := remote(`<p>&lt;img src="https://x/y.png"&gt;</p><svg viewBox="0 0 1 1">`); m != "" {
+		t.Errorf("remote found %q in escaped text", m)
+	}
+}
+
+// TestRenderNarrative: the page holds every part of the story, marked.
+func TestRenderNarrative(t *testing.T) {
+	t.Parallel()
+	page := render(t, narrativeReport())
+	for _, want := range []string{
+		"<title>demo — arbiter report</title>",
+		`<section id="timeline">`, `<h3>Tick 1</h3>`, `<h3>Tick 2</h3>`, `id="tick-1-hall"`, `id="tick-2-yard"`,
+		"Moment &lt;/div&gt;", "Intends &lt;/div&gt;", "Remembers &lt;/div&gt;", "Skipped &lt;/div&gt;",
+		`<span class="move">moved hall → yard</span>`,
+		`<span class="mark">fallback</span>the arbiter's call failed`,
+		`<section id="paths">`, `<section id="calls">`,
+		"<b>model calls</b>22", "2 ticks committed",
+		"<td>intention</td><td class=\"n\">12</td>", "42 ms",
+		"25k", // the grid's top label of the tokens chart
+		"<title>resolution failed, tick 2: 2 calls</title>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, "<svg"); n != 3 {
+		t.Errorf("%d charts, want 3 (paths, tokens, failures)", n)
+	}
+	// Ada's path: three points, the last two on the yard's row.
+	if n := strings.Count(page, "Ada &lt;/div&gt;"); n < 4 {
+		t.Errorf("Ada's path has %d labelled points and legend entries, want 3 + 1", n)
+	}
+	for _, absent := range []string{`<section id="turns">`, `<section id="chronicle">`} {
+		if strings.Contains(page, absent) {
+			t.Errorf("a narrative page has %s", absent)
+		}
+	}
+}
+
+// TestRenderGame: a game's page shows every turn's board and log and each
+// player's errors, and says when there were no model calls.
+func TestRenderGame(t *testing.T) {
+	t.Parallel()
+	page := render(t, gameReport())
+	for _, want := range []string{
+		`<section id="turns">`, `<div class="turn" id="turn-1">`, "Log &lt;/div&gt;", "Field &lt;/div&gt;",
+		`<svg class="starmap"`, "<title>A (0,0): p1, production 3, 9 ships</title>", "<title>B (2,1): neutral, production 0, 2 ships</title>",
+		"<title>p1: 4 ships A -&gt; B, arrives turn 3</title>",
+		`<svg class="meters"`, "7/10", `width="168"`, // 7 of 10 of a 240-pixel bar
+		`<section id="errors">`, `<table class="player-errors" data-player="p1">`, "Order 0: &lt;/div&gt;",
+		`<h3>p2 <span class="id">bot</span></h3><p class="none">no errors</p>`,
+		"no model calls in this run", "1 turn committed",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+func TestRenderChronicle(t *testing.T) {
+	t.Parallel()
+	r := &report.Report{Simulation: "hist", Title: "History", Kind: "chronicle", LastTick: 3, Chronicle: &chronicle.Timeline{
+		BigPicture: "A river " + evil, Phase: chronicle.Play,
+		Palette: chronicle.Palette{Yes: []string{"boats"}, No: []string{"magic " + evil}},
+		Periods: []chronicle.Period{{Name: "Dusk", Tone: chronicle.Dark, Bookend: "last", Description: "The end.",
+			Events: []chronicle.Event{{Name: "The Flood", Tone: chronicle.Dark, Description: "Water " + evil}}}},
+	}}
+	page := render(t, r)
+	for _, want := range []string{`<section id="chronicle">`, "A river &lt;/div&gt;", "YES: boats", "NO: magic &lt;/div&gt;",
+		`<h3>Dusk <span class="id">dark, last bookend</span></h3>`, "<b>The Flood</b>", "Water &lt;/div&gt;", "3 turns committed"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	r.Chronicle.Periods = nil
+	if page := render(t, r); !strings.Contains(page, "no periods yet") {
+		t.Error("an empty timeline does not say so")
+	}
+}
+
+// TestRenderRefuses: a report no run could give is refused, naming what is
+// wrong, and nothing is rendered.
+func TestRenderRefuses(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		change func(*report.Report) *report.Report
+		want   string
+	}{
+		{"nil", func(*report.Report) *report.Report { return nil }, "no report"},
+		{"no tick", func(r *report.Report) *report.Report { r.LastTick = 0; return r }, "report of demo: no tick committed (last tick 0); run it first"},
+		{"kind", func(r *report.Report) *report.Report { r.Kind = "poker"; return r }, `kind "poker" is none of narrative, conquest, duel, chronicle`},
+		{"series", func(r *report.Report) *report.Report {
+			r.Calls[1].Series[0].Values = []float64{1}
+			return r
+		}, `chart "Failed": series "resolution failed" has 1 values for 2 ticks`},
+		{"path", func(r *report.Report) *report.Report {
+			r.Paths.Paths[0].At = r.Paths.Paths[0].At[:1]
+			return r
+		}, "path of ada has 1 places for 3 ticks"},
+	} {
+		b, err := report.Render(tc.change(narrativeReport()))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || b != nil {
+			t.Errorf("%s: Render = %d bytes, %v; want nothing and %q", tc.name, len(b), err, tc.want)
+		}
+	}
+}
