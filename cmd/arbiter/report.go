@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arbiter-sim/arbiter/internal/atomicfile"
+	"github.com/arbiter-sim/arbiter/report"
+)
+
+// ReportOptions are the inputs of `arbiter report`.
+type ReportOptions struct {
+	IO      *IOStreams
+	Globals *globals
+	Dir     string
+	Output  string // a file, or "-" for stdout
+}
+
+func newReportCmd(io *IOStreams, g *globals, runF func(context.Context, *ReportOptions) error) *cobra.Command {
+	opts := &ReportOptions{IO: io, Globals: g}
+	cmd := &cobra.Command{
+		Use:   "report <simulation-dir> -o <file.html>",
+		Short: "Write the run as one self-contained HTML page: timeline, paths, calls, boards",
+		Long: `report writes what a run did as one HTML file that needs nothing else (no
+script, no remote font or image): the timeline of ticks with each location's
+moment and each character's intentions and memory entries, each character's
+path across locations as a chart, the model calls per phase and tick (tokens,
+latency, failed calls, fallbacks) as plots; for conquest and the duel the
+board after every turn and each player's errors; for a chronicle its timeline.
+The file is replaced whole or not at all; -o - writes the page to stdout.`,
+		Example: "  arbiter report simulations/demo-sim -o report.html",
+		Args:    exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Output == "" {
+				return usageErrorf("-o: say where to write the page (-o report.html, or -o - for stdout)")
+			}
+			opts.Dir = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runReport(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "the HTML file to write (- for stdout)")
+	return cmd
+}
+
+func runReport(ctx context.Context, opts *ReportOptions) error {
+	if opts.Output != "-" {
+		if err := checkOutput(opts.Output); err != nil {
+			return err
+		}
+	}
+	s, err := openRead(ctx, opts.Globals, opts.Dir)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	rep, err := report.Build(ctx, s)
+	if err != nil {
+		return err
+	}
+	page, err := report.Render(rep)
+	if err != nil {
+		return err
+	}
+	if opts.Output == "-" {
+		_, err := opts.IO.Out.Write(page)
+		return err
+	}
+	if err := atomicfile.Write(opts.Output, page); err != nil {
+		return err
+	}
+	unit := "tick"
+	if rep.Kind != "narrative" {
+		unit = "turn"
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "wrote %s (%s, %s)\n", opts.Output, plural(rep.LastTick, unit), byteSize(len(page)))
+	return nil
+}
+
+// checkOutput refuses, before any work, a path that cannot take the page:
+// a folder, or a file in a folder that does not exist.
+func checkOutput(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usageErrorf("-o %s: is a folder; name the HTML file to write (e.g. %s)", path, filepath.Join(path, "report.html"))
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return usageErrorf("-o %s: folder %s does not exist", path, dir)
+	}
+	if !fi.IsDir() {
+		return usageErrorf("-o %s: %s is not a folder", path, dir)
+	}
+	return nil
+}
+
+// byteSize prints a size for people: 812 B, 35.2 KB, 1.4 MB.
+func byteSize(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1000*1000:
+		return fmt.Sprintf("%.1f KB", float64(n)/1000)
+	default:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	}
+}
