@@ -1,0 +1,174 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// WriteMarkdown writes the report as BENCHMARKS.md: the machine and settings,
+// the targets with pass or fail, a row of figures per world, the sequential
+// loop, the cost exponent and how each figure was measured.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	var b bytes.Buffer
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("# Benchmarks\n\n")
+	p("What a narrative tick costs at scale (issue 12), measured %s", r.Date.Format("2006-01-02 15:04 MST"))
+	if r.Command != "" {
+		p(" by\n\n```sh\n%s\n```\n\n", r.Command)
+	} else {
+		p(".\n\n")
+	}
+	m := r.Machine
+	p("Machine: %s/%s, %s, %d CPUs (GOMAXPROCS %d), %s memory, %s", m.OS, m.Arch, m.CPU, m.CPUs, m.GOMAXPROCS, gigabytes(m.Memory), m.Go)
+	if m.Revision != "" {
+		p("; arbiter %s", short(m.Revision))
+		if m.Modified {
+			p(" with uncommitted changes")
+		}
+	}
+	p(".\n\n")
+	s := r.Settings
+	p("Settings: stand-in server latency %s (%s), server concurrency C=%d, ", s.Latency, tailText(s.Tail), s.ServerConcurrency)
+	if s.RPM > 0 {
+		p("%d requests per minute (429 with Retry-After above it), ", s.RPM)
+	} else {
+		p("no rpm limit, ")
+	}
+	p("client concurrency (llm.concurrency) %d, depth (llm.depth) %d, max_tokens %d intention / %d resolution", s.ClientConcurrency, s.Depth, s.IntentionMax, s.ResolutionMax)
+	if s.RateLimit > 0 {
+		p(", client rate limit %g requests/s", s.RateLimit)
+	}
+	p("; main world %d ticks", s.Ticks)
+	if s.SizeTicks > 0 && len(r.Sizes) > 0 {
+		p(", sizes %d ticks each", s.SizeTicks)
+	}
+	p(", seed %d.\n\n", s.Seed)
+
+	p("## Targets\n\n| target | goal | measured | result |\n| --- | --- | --- | --- |\n")
+	for _, t := range r.Targets {
+		p("| %s | %s | %s | **%s** |\n", t.Name, t.Goal, cell(t.Figure), t.Status)
+	}
+
+	p("\n## Worlds\n\n")
+	p("| world | characters / locations (regions) | ticks | calls | T | T* | T/T* | engine CPU per call | allocations per call | peak RSS | commit mean / max | state.db per tick (final size) | prompt tokens per call, tick 1 → tick n | 429s | failed calls | open |\n")
+	p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, w := range r.allWorlds() {
+		p("| %s | %d / %d (%d) | %d | %d | %s | %s | %.3f | %s | %.0f (%.1f KB) | %s | %s / %s | %s (%s) | %s | %d | %d | %s |\n",
+			w.Role, w.Characters, w.Locations, w.Regions, w.Ticks, w.Calls,
+			seconds(w.Tick), seconds(w.Ideal), w.Ratio, micro(w.CPUPerCall), w.AllocsPerCall, w.AllocBytesPerCall/1e3,
+			megabytes(w.PeakRSS), millis(w.Commit), millis(w.CommitMax), megabytes(w.DBGrowth), megabytes(w.DBBytes),
+			promptText(w), w.Server.RateLimited, w.Failed, seconds(w.Open))
+	}
+	for _, w := range r.allWorlds() {
+		if w.Error != "" {
+			p("\n%s world (%s): %s\n", w.Role, w.Shape, cell(w.Error))
+		}
+	}
+
+	if q := r.Sequential; q != nil {
+		p("\n## Speed-up over a sequential loop\n\n")
+		sw := q.World
+		p("The same kind of world run with client concurrency 1 in the same invocation: %s, %d ticks, %d calls in %s, %s per call",
+			sw.Shape, sw.Ticks, sw.Calls, seconds(sw.Wall), millis(q.PerCall))
+		if sw.Shape != r.Main.Shape {
+			p(" (a smaller world of the main world's proportions: one sequential tick of the main world would take about %s)",
+				seconds(time.Duration(r.Main.Characters+r.Main.Locations)*r.Settings.Latency))
+		}
+		if r.Main.Calls > 0 {
+			p(". The main world: %s per call. Speed-up: **%.1fx**.\n", millis(r.Main.Wall/time.Duration(r.Main.Calls)), q.SpeedUp)
+		} else {
+			p(". The main world committed no tick, so there is no speed-up to state.\n")
+		}
+	}
+
+	p("\n## Cost exponent\n\n")
+	if e := r.Exponent; e != nil {
+		p("Fitted cost = a·characters^b by least squares on the logs over %v characters (locations in the same proportion): engine CPU per tick b = **%.2f**, T b = %.2f (goal 1.0: a tick costs in proportion to the world).\n", e.Characters, e.CPU, e.Wall)
+	} else {
+		p("Not measured: fewer than two sizes committed a tick (`--sizes`).\n")
+	}
+
+	p("\n## How it was measured\n\n")
+	p(`- Each world is generated as a real simulation folder (simulation.yaml, characters/*.yaml,
+  locations/*.yaml) in a temporary folder and opened with session.Open, as `+"`arbiter run`"+` opens
+  one (world.Load, prompt lint, state.db, the model client from config.yaml and the flags).
+  Character i starts in location i mod M. Locations are grouped in regions of connected
+  locations (a ring plus one random two-way connection per location) holding at most %d
+  characters each, because the engine refuses a world where more characters could gather in one
+  location than one strict resolution schema holds.
+- The stand-in server runs in a child process (the arbiter binary re-executed with its hidden
+  `+"`bench serve`"+` command), on 127.0.0.1. It answers every call from the request's own json_schema:
+  an intention, or a MasterOutput with the tick and location of the schema's enums and an update
+  for every character listed, half of them moving to another location of their enum. It holds
+  one of C slots for the latency (requests over C queue), and reports usage: prompt tokens are the
+  request's message bytes / 4, completion tokens the answer's bytes / 4. Its own CPU time (%s
+  over this run) is not in the engine's figures.
+- T is the wall time of the run's ticks divided by their number; T* = ceil(characters/C)·L +
+  ceil(locations/C)·L. Engine CPU is the arbiter process's user + system time (getrusage
+  RUSAGE_SELF) over the ticks, per model call; allocations are runtime.MemStats.Mallocs (and
+  TotalAlloc) over the same span, per call. Peak RSS is getrusage's maxrss of the arbiter
+  process up to the end of that world (worlds run in the order listed, in one process, so a
+  later world's figure is at least an earlier one's). Commit is the time inside
+  Store.CommitTick (runner.TickReport.Commit). state.db per tick is the database's growth
+  (page_count x page_size, read after each commit) from tick 1 to the last tick, divided by the
+  ticks between; the final size is the file after the run closed. Prompt tokens per call are the
+  server-reported prompt tokens of a tick over its calls.
+- Figures are measured, not asserted: unit tests check that the harness works, never timings.
+`, RegionCharacters, seconds(r.serverCPU()))
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// allWorlds lists main, sequential, then sizes.
+func (r *Report) allWorlds() []*World {
+	out := []*World{}
+	if r.Main != nil {
+		out = append(out, r.Main)
+	}
+	if r.Sequential != nil {
+		out = append(out, r.Sequential.World)
+	}
+	return append(out, r.Sizes...)
+}
+
+func (r *Report) serverCPU() time.Duration {
+	var d time.Duration
+	for _, w := range r.allWorlds() {
+		d += w.ServerCPU
+	}
+	return d
+}
+
+func promptText(w *World) string {
+	n := min(20, len(w.Prompt))
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f → %.0f (tick %d)", w.PromptAt(1), w.PromptAt(n), n)
+}
+
+func tailText(t string) string {
+	switch t {
+	case TailPareto:
+		return "Pareto tail, alpha 2, mean L, capped at 20 L"
+	case TailLognormal:
+		return "log-normal tail, sigma 1, mean L, capped at 20 L"
+	}
+	return "fixed"
+}
+
+// cell keeps text on one table row.
+func cell(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", `\|`)
+}
+
+func seconds(d time.Duration) string { return fmt.Sprintf("%.3f s", d.Seconds()) }
+
+func millis(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
+
+func gigabytes(n int64) string { return fmt.Sprintf("%.1f GB", float64(n)/1e9) }
+
+func short(rev string) string { return rev[:min(12, len(rev))] }

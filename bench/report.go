@@ -1,0 +1,165 @@
+package bench
+
+import (
+	"bufio"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Report is everything one benchmark run measured.
+type Report struct {
+	Date       time.Time   `json:"date"`
+	Command    string      `json:"command,omitempty"` // how it was run, to run it again
+	Machine    Machine     `json:"machine"`
+	Settings   Settings    `json:"settings"`
+	Main       *World      `json:"main"`
+	Sequential *Sequential `json:"sequential,omitempty"`
+	Sizes      []*World    `json:"sizes,omitempty"`
+	Exponent   *Exponent   `json:"exponent,omitempty"`
+	Targets    []Target    `json:"targets"`
+}
+
+// Settings are the run's settings as the report states them.
+type Settings struct {
+	Latency           time.Duration `json:"latency_ns"`
+	Tail              string        `json:"tail"`
+	ServerConcurrency int           `json:"server_concurrency"`
+	RPM               int           `json:"rpm"`
+	ClientConcurrency int           `json:"client_concurrency"`
+	Depth             int           `json:"depth"`
+	Ticks             int           `json:"ticks"`
+	SizeTicks         int           `json:"size_ticks,omitempty"`
+	SeqTicks          int           `json:"sequential_ticks"`
+	Seed              uint64        `json:"seed"`
+	IntentionMax      int           `json:"intention_max_tokens"`
+	ResolutionMax     int           `json:"resolution_max_tokens"`
+	RateLimit         float64       `json:"client_rate_limit"` // llm.rate_limit, requests per second (0: none)
+}
+
+func settingsOf(o Options) Settings {
+	return Settings{
+		Latency: o.Server.Latency, Tail: o.Server.Tail, ServerConcurrency: o.Server.Concurrency, RPM: o.Server.RPM,
+		ClientConcurrency: o.Client.Concurrency, Depth: o.Client.Depth, Ticks: o.Ticks, SizeTicks: o.SizeTicks,
+		SeqTicks: o.SeqTicks, Seed: o.Seed, IntentionMax: o.Intention.MaxTokens, ResolutionMax: o.Resolution.MaxTokens,
+		RateLimit: o.Client.RateLimit,
+	}
+}
+
+// World is what one generated world measured.
+type World struct {
+	Role string `json:"role"` // main | sequential | size
+	Shape
+	Regions     int `json:"regions"`
+	Concurrency int `json:"client_concurrency"`
+	Ticks       int `json:"ticks"` // committed
+	Calls       int `json:"calls"`
+	Failed      int `json:"failed_calls"`
+	Fallbacks   int `json:"fallbacks"`
+
+	Generate time.Duration `json:"generate_ns"` // writing the world's files
+	Open     time.Duration `json:"open_ns"`     // session.Open: load, lint, state.db
+	Wall     time.Duration `json:"wall_ns"`     // all ticks
+	Tick     time.Duration `json:"tick_ns"`     // T: mean time of a tick
+	TickMax  time.Duration `json:"tick_max_ns"`
+	Ideal    time.Duration `json:"ideal_ns"` // T*
+	Ratio    float64       `json:"ratio"`    // T/T*
+
+	CPU               time.Duration `json:"cpu_ns"` // engine CPU over the ticks
+	CPUPerCall        time.Duration `json:"cpu_per_call_ns"`
+	AllocsPerCall     float64       `json:"allocs_per_call"`
+	AllocBytesPerCall float64       `json:"alloc_bytes_per_call"`
+	PeakRSS           int64         `json:"peak_rss_bytes"` // the process's, up to the end of this world
+	Commit            time.Duration `json:"commit_ns"`      // mean time in Store.CommitTick
+	CommitMax         time.Duration `json:"commit_max_ns"`
+
+	DBAfter  []int64 `json:"db_bytes_after_tick"` // state.db (WAL included) after each tick
+	DBGrowth int64   `json:"db_growth_per_tick"`  // after tick 1
+	DBBytes  int64   `json:"db_bytes"`            // the file once closed
+
+	Prompt    []float64     `json:"prompt_tokens_per_call"` // by tick
+	Server    Stats         `json:"server"`
+	ServerCPU time.Duration `json:"server_cpu_ns"`
+	Error     string        `json:"error,omitempty"`
+}
+
+// PromptAt is the prompt tokens per call of tick n (1-based), 0 when the
+// world did not commit it.
+func (w *World) PromptAt(n int) float64 {
+	if n < 1 || n > len(w.Prompt) {
+		return 0
+	}
+	return w.Prompt[n-1]
+}
+
+// Sequential is the same kind of world run one call at a time.
+type Sequential struct {
+	World   *World        `json:"world"`
+	PerCall time.Duration `json:"per_call_ns"` // wall time per call, sequential
+	// SpeedUp is the sequential loop's wall time per call over the main
+	// world's.
+	SpeedUp float64 `json:"speed_up"`
+}
+
+// Exponent is b in cost = a·characters^b, fitted over the sizes.
+type Exponent struct {
+	Characters []int   `json:"characters"`
+	CPU        float64 `json:"cpu"`  // of engine CPU per tick
+	Wall       float64 `json:"wall"` // of T
+}
+
+// Machine is where the figures were measured.
+type Machine struct {
+	OS         string `json:"os"`
+	Arch       string `json:"arch"`
+	CPU        string `json:"cpu"`
+	CPUs       int    `json:"cpus"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	Memory     int64  `json:"memory_bytes"`
+	Go         string `json:"go"`
+	Revision   string `json:"revision,omitempty"` // the arbiter commit, when the binary knows it
+	Modified   bool   `json:"modified,omitempty"` // built from a tree with changes
+}
+
+func machine() Machine {
+	m := Machine{OS: runtime.GOOS, Arch: runtime.GOARCH, CPU: "unknown", CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), Go: runtime.Version()}
+	if v := procField("/proc/cpuinfo", "model name"); v != "" {
+		m.CPU = v
+	}
+	if v := procField("/proc/meminfo", "MemTotal"); v != "" {
+		if kb, err := strconv.ParseInt(strings.TrimSuffix(v, " kB"), 10, 64); err == nil {
+			m.Memory = kb * 1024
+		}
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				m.Revision = s.Value
+			case "vcs.modified":
+				m.Modified = s.Value == "true"
+			}
+		}
+	}
+	return m
+}
+
+// procField is the value of the first "key : value" line of a /proc file.
+func procField(path, key string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,382 @@
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	_ "modernc.org/sqlite" // a read-only look at state.db's size after each tick
+
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/session"
+	"github.com/arbiter-sim/arbiter/world"
+)
+
+// Options are the settings of one benchmark run.
+type Options struct {
+	Shape Shape // the main world
+	Ticks int   // ticks of the main world
+
+	Server ServerConfig
+	// Client is the model client's configuration (from config.yaml and the
+	// flags); its BaseURL and APIKey are the stand-in server's, and its
+	// Concurrency the client concurrency of the main world.
+	Client                llm.Config
+	Intention, Resolution llm.Params
+
+	// Sizes are further worlds, run SizeTicks ticks each, from which the
+	// cost exponent is fitted.
+	Sizes     []Shape
+	SizeTicks int
+	// SeqTicks ticks of the main world run with client concurrency 1 (the
+	// sequential loop); when (characters + locations) x latency would pass
+	// SeqBudget per tick, a smaller world of the same proportions is run
+	// instead, and the speed-up compares time per call.
+	SeqTicks  int
+	SeqBudget time.Duration
+	// WorldTimeout stops a world that has not finished its ticks by then
+	// (0: none); what it did measure is reported with the reason.
+	WorldTimeout time.Duration
+
+	Seed     uint64
+	Launcher Launcher
+	TempDir  string // where worlds are generated ("": the system's)
+	Logger   *slog.Logger
+	Progress func(string) // told of each step; nil: silent
+
+	// timer, when set, is stopped while a world is generated and opened,
+	// and runs during its ticks (a testing.B, so ns/op is ticks alone).
+	timer interface{ StartTimer(); StopTimer() }
+}
+
+// Check reports every option out of range, naming it.
+func (o *Options) Check() error {
+	var errs []error
+	add := func(ok bool, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf(format, args...))
+		}
+	}
+	if err := o.Shape.Check(); err != nil {
+		errs = append(errs, err)
+	}
+	add(o.Ticks >= 1, "ticks must be at least 1, got %d", o.Ticks)
+	if err := o.Server.Check(); err != nil {
+		errs = append(errs, err)
+	}
+	add(o.Client.Concurrency >= 1, "client concurrency must be at least 1, got %d", o.Client.Concurrency)
+	add(o.Client.Depth >= 0, "depth must not be negative, got %d", o.Client.Depth)
+	for _, s := range o.Sizes {
+		if err := s.Check(); err != nil {
+			errs = append(errs, fmt.Errorf("sizes: %w", err))
+		}
+	}
+	add(len(o.Sizes) == 0 || o.SizeTicks >= 1, "size ticks must be at least 1, got %d", o.SizeTicks)
+	add(o.SeqTicks >= 0, "sequential ticks must not be negative, got %d", o.SeqTicks)
+	add(o.SeqBudget >= 0, "sequential budget must not be negative, got %s", o.SeqBudget)
+	add(o.WorldTimeout >= 0, "world timeout must not be negative, got %s", o.WorldTimeout)
+	return errors.Join(errs...)
+}
+
+// Run measures the main world, the sequential loop and the sizes, in that
+// order, and sums them up against issue 12's targets. A world that fails or
+// times out is reported with its error; Run itself fails only when nothing
+// could be measured (bad options, no stand-in server).
+func Run(ctx context.Context, o Options) (*Report, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	if _, _, err := usage(); err != nil {
+		return nil, err
+	}
+	rep := &Report{Date: time.Now().UTC(), Machine: machine(), Settings: settingsOf(o)}
+	main, err := o.world(ctx, "main", o.Shape, o.Ticks, o.Client.Concurrency)
+	if err != nil {
+		return nil, err
+	}
+	rep.Main = main
+	if o.SeqTicks > 0 && ctx.Err() == nil {
+		shape := o.seqShape()
+		seq, err := o.world(ctx, "sequential", shape, o.SeqTicks, 1)
+		if err != nil {
+			return nil, err
+		}
+		rep.Sequential = &Sequential{World: seq}
+		if main.Calls > 0 && seq.Calls > 0 {
+			rep.Sequential.PerCall = seq.Wall / time.Duration(seq.Calls)
+			rep.Sequential.SpeedUp = float64(seq.Wall) / float64(seq.Calls) / (float64(main.Wall) / float64(main.Calls))
+		}
+	}
+	for _, s := range o.Sizes {
+		if ctx.Err() != nil {
+			break
+		}
+		w, err := o.world(ctx, "size", s, o.SizeTicks, o.Client.Concurrency)
+		if err != nil {
+			return nil, err
+		}
+		rep.Sizes = append(rep.Sizes, w)
+	}
+	rep.Exponent = fitExponent(rep.Sizes)
+	rep.Targets = targets(rep)
+	return rep, nil
+}
+
+// seqShape is the world of the sequential loop: the main world, or a
+// smaller one of the same proportions when a sequential tick of the main
+// world would take longer than SeqBudget.
+func (o *Options) seqShape() Shape {
+	s := o.Shape
+	calls := float64(s.Characters + s.Locations)
+	if o.SeqBudget <= 0 || o.Server.Latency <= 0 || calls*float64(o.Server.Latency) <= float64(o.SeqBudget) {
+		return s
+	}
+	f := float64(o.SeqBudget) / (calls * float64(o.Server.Latency))
+	return Shape{Characters: max(1, int(float64(s.Characters)*f)), Locations: max(1, int(float64(s.Locations)*f))}
+}
+
+func (o *Options) progress(format string, args ...any) {
+	if o.Progress != nil {
+		o.Progress(fmt.Sprintf(format, args...))
+	}
+}
+
+// world generates a world of shape s, starts a stand-in server for it, runs
+// ticks ticks through the session layer with the given client concurrency,
+// and measures them. A failure of the world itself (the engine refused it,
+// a tick failed, the timeout passed) is its Error; an error is returned only
+// when the harness itself cannot go on.
+func (o *Options) world(ctx context.Context, role string, s Shape, ticks, concurrency int) (*World, error) {
+	w := &World{Role: role, Shape: s, Regions: s.Regions(), Concurrency: concurrency, Ideal: Ideal(s, o.Server.Concurrency, o.Server.Latency)}
+	o.progress("%s world, %s, %d ticks, client concurrency %d: generating", role, s, ticks, concurrency)
+	dir, err := os.MkdirTemp(o.TempDir, "arbiter-bench-")
+	if err != nil {
+		return nil, fmt.Errorf("bench: a folder for the world: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	simDir := filepath.Join(dir, "sim")
+	start := time.Now()
+	if err := Generate(simDir, s, o.Seed); err != nil {
+		return nil, fmt.Errorf("bench: generate %s: %w", s, err)
+	}
+	w.Generate = time.Since(start)
+
+	child, err := StartServer(ctx, o.Launcher, o.Server)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		cpu, err := child.Close()
+		w.ServerCPU = cpu
+		if err != nil && w.Error == "" && ctx.Err() == nil {
+			w.Error = err.Error()
+		}
+	}()
+
+	if o.WorldTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.WorldTimeout)
+		defer cancel()
+	}
+	w.measure(ctx, o, child, simDir, ticks, concurrency)
+	return w, nil
+}
+
+// measure opens the world as `arbiter run` would and runs its ticks,
+// recording every figure into w; a failure is w.Error.
+func (w *World) measure(ctx context.Context, o *Options, child *Child, simDir string, ticks, concurrency int) {
+	dbPath := session.StatePath(simDir)
+	var db *sql.DB
+	defer func() {
+		if db != nil {
+			db.Close()
+		}
+	}()
+	set := session.Settings{
+		LLM: func() (llm.Config, error) {
+			c := o.Client
+			c.BaseURL, c.APIKey, c.Concurrency = child.URL, "bench", concurrency
+			return c, nil
+		},
+		Plays:      []string{world.KindNarrative},
+		Depth:      o.Client.Depth,
+		Intention:  o.Intention,
+		Resolution: o.Resolution,
+		Logger:     o.Logger,
+		OnTick: func(t runner.TickReport) {
+			if db == nil {
+				var err error
+				if db, err = sql.Open("sqlite", "file:"+dbPath+"?mode=ro"); err != nil {
+					db = nil
+				}
+			}
+			size := dbSize(db)
+			w.DBAfter = append(w.DBAfter, size)
+			o.progress("%s world: tick %d/%d committed in %s (T* %s), commit %s, state.db %s", w.Role, t.Tick, ticks,
+				t.Duration.Round(time.Millisecond), w.Ideal.Round(time.Millisecond), t.Commit.Round(time.Millisecond), megabytes(size))
+		},
+	}
+	start := time.Now()
+	sess, err := session.Open(ctx, simDir, set, session.ReadWrite)
+	w.Open = time.Since(start)
+	if err != nil {
+		w.Error = fmt.Sprintf("open: %v", err)
+		return
+	}
+	o.progress("%s world: opened in %s (load, lint, state.db)", w.Role, w.Open.Round(time.Millisecond))
+	before, err := child.Stats(ctx)
+	if err != nil {
+		sess.Close()
+		w.Error = err.Error()
+		return
+	}
+	runtime.GC()
+	if o.timer != nil {
+		o.timer.StartTimer()
+		defer o.timer.StopTimer()
+	}
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	cpu0, _, _ := usage()
+	start = time.Now()
+	rep, runErr := sess.Run(ctx, ticks)
+	w.Wall = time.Since(start)
+	cpu1, rss, _ := usage()
+	runtime.ReadMemStats(&m1)
+	w.PeakRSS = rss
+	if db != nil {
+		db.Close()
+		db = nil
+	}
+	if err := sess.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if after, err := child.Stats(context.WithoutCancel(ctx)); err == nil {
+		w.Server = after.Sub(before)
+	}
+	if fi, err := os.Stat(dbPath); err == nil {
+		w.DBBytes = fi.Size()
+	}
+	if runErr != nil {
+		w.Error = fmt.Sprintf("run: %v", runErr)
+		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			w.Error = fmt.Sprintf("stopped by the world timeout (%s) with the tick in flight rolled back: %v", o.WorldTimeout, runErr)
+		}
+	}
+	if rep == nil {
+		return
+	}
+	for _, t := range rep.Ticks {
+		w.Ticks++
+		w.Calls += t.Calls
+		w.Failed += t.Failed
+		w.Fallbacks += t.Fallbacks
+		w.Commit += t.Commit
+		w.CommitMax = max(w.CommitMax, t.Commit)
+		w.TickMax = max(w.TickMax, t.Duration)
+		w.Prompt = append(w.Prompt, float64(t.Usage.PromptTokens)/float64(max(1, t.Calls)))
+	}
+	if w.Ticks == 0 {
+		return
+	}
+	w.CPU = cpu1 - cpu0
+	w.Tick = w.Wall / time.Duration(w.Ticks)
+	if runErr != nil {
+		// The wall time then includes a tick rolled back: T is the mean of
+		// the committed ticks alone.
+		var sum time.Duration
+		for _, t := range rep.Ticks {
+			sum += t.Duration
+		}
+		w.Tick = sum / time.Duration(w.Ticks)
+	}
+	w.Commit /= time.Duration(w.Ticks)
+	if w.Ideal > 0 {
+		w.Ratio = float64(w.Tick) / float64(w.Ideal)
+	}
+	if w.Calls > 0 {
+		w.CPUPerCall = w.CPU / time.Duration(w.Calls)
+		w.AllocsPerCall = float64(m1.Mallocs-m0.Mallocs) / float64(w.Calls)
+		w.AllocBytesPerCall = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(w.Calls)
+	}
+	if n := len(w.DBAfter); n >= 2 {
+		w.DBGrowth = (w.DBAfter[n-1] - w.DBAfter[0]) / int64(n-1)
+	} else if n == 1 {
+		w.DBGrowth = w.DBAfter[0]
+	}
+}
+
+// dbSize is state.db's size as of its last commit (WAL included): its page
+// count times its page size, or 0 when it cannot be read.
+func dbSize(db *sql.DB) int64 {
+	if db == nil {
+		return 0
+	}
+	var pages, size int64
+	if db.QueryRow("PRAGMA page_count").Scan(&pages) != nil || db.QueryRow("PRAGMA page_size").Scan(&size) != nil {
+		return 0
+	}
+	return pages * size
+}
+
+// Ideal is T*: the two waves of calls of a tick at server concurrency c and
+// latency l, ceil(characters/c)·l + ceil(locations/c)·l.
+func Ideal(s Shape, c int, l time.Duration) time.Duration {
+	if c < 1 {
+		return 0
+	}
+	waves := (s.Characters+c-1)/c + (s.Locations+c-1)/c
+	return time.Duration(waves) * l
+}
+
+// fitExponent fits cost = a·characters^b by least squares on the logs, for
+// engine CPU per tick and for T, over the sizes that committed a tick.
+func fitExponent(sizes []*World) *Exponent {
+	var xs, cpu, wall []float64
+	var used []int
+	for _, w := range sizes {
+		if w.Ticks == 0 || w.CPU <= 0 {
+			continue
+		}
+		xs = append(xs, math.Log(float64(w.Characters)))
+		cpu = append(cpu, math.Log(float64(w.CPU)/float64(w.Ticks)))
+		wall = append(wall, math.Log(float64(w.Tick)))
+		used = append(used, w.Characters)
+	}
+	if len(xs) < 2 {
+		return nil
+	}
+	b, ok := slope(xs, cpu)
+	if !ok {
+		return nil
+	}
+	t, _ := slope(xs, wall)
+	return &Exponent{Characters: used, CPU: b, Wall: t}
+}
+
+func slope(xs, ys []float64) (float64, bool) {
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i]
+		my += ys[i]
+	}
+	n := float64(len(xs))
+	mx, my = mx/n, my/n
+	var sxy, sxx float64
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	if sxx == 0 {
+		return 0, false
+	}
+	return sxy / sxx, true
+}

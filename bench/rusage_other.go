@@ -1,0 +1,12 @@
+//go:build !unix
+
+package bench
+
+import (
+	"errors"
+	"time"
+)
+
+func usage() (time.Duration, int64, error) {
+	return 0, 0, errors.New("arbiter bench measures CPU time and peak RSS with getrusage, which this system lacks")
+}

@@ -1,0 +1,124 @@
+package bench
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/arbiter-sim/arbiter/llm"
+)
+
+// Statuses of a target.
+const (
+	Pass        = "pass"
+	Fail        = "FAIL"
+	NotMeasured = "not measured"
+)
+
+// Target is one of issue 12's targets and how this run fared.
+type Target struct {
+	Name   string `json:"name"`
+	Goal   string `json:"goal"`
+	Figure string `json:"figure"` // what was measured, and on what
+	Status string `json:"status"` // pass | FAIL | not measured
+}
+
+// The targets of issue 12.
+var (
+	targetShape   = Shape{Characters: 10_000, Locations: 1_000}
+	largestShape  = Shape{Characters: 100_000, Locations: 10_000}
+	targetC       = 64
+	targetL       = 50 * time.Millisecond
+	maxRatio      = 1.05
+	maxCPUPerCall = 300 * time.Microsecond
+	maxRSS        = int64(300e6)
+	maxDBGrowth   = int64(1e6)
+	maxExponent   = 1.1 // "goal: 1.0", with room for noise on a shared machine
+)
+
+func targets(r *Report) []Target {
+	m := r.Main
+	at := fmt.Sprintf("at %s, C=%d, L=%s %s", m.Shape, r.Settings.ServerConcurrency, r.Settings.Latency, r.Settings.Tail)
+	if m.Shape != targetShape || r.Settings.ServerConcurrency != targetC || r.Settings.Latency != targetL || r.Settings.Tail != TailFixed {
+		at += fmt.Sprintf(" (the target is stated for %s, C=%d, L=%s fixed)", targetShape, targetC, targetL)
+	}
+	measured := m.Ticks > 0
+	var out []Target
+	out = append(out,
+		check("T/T*", fmt.Sprintf("<= %.2f", maxRatio), measured, m.Ratio <= maxRatio,
+			fmt.Sprintf("%.3f (T %s, T* %s) %s", m.Ratio, m.Tick.Round(time.Millisecond), m.Ideal, at)),
+		check("engine CPU per call", fmt.Sprintf("<= %s", maxCPUPerCall), measured, m.CPUPerCall <= maxCPUPerCall,
+			fmt.Sprintf("%s %s", micro(m.CPUPerCall), at)),
+		check("peak RSS", "<= "+megabytes(maxRSS), measured, m.PeakRSS <= maxRSS,
+			fmt.Sprintf("%s %s", megabytes(m.PeakRSS), at)),
+	)
+
+	t := Target{Name: "state.db growth per tick at 100 characters", Goal: "< " + megabytes(maxDBGrowth), Status: NotMeasured,
+		Figure: "no world of 100 characters ran 2 ticks or more (add 100 to --sizes)"}
+	for _, w := range r.worlds() {
+		if w.Characters == 100 && len(w.DBAfter) >= 2 {
+			t = check(t.Name, t.Goal, true, w.DBGrowth < maxDBGrowth,
+				fmt.Sprintf("%s per tick over ticks 2..%d of %s", megabytes(w.DBGrowth), len(w.DBAfter), w.Shape))
+			break
+		}
+	}
+	out = append(out, t)
+
+	t = Target{Name: "prompt per call at tick 20 vs tick 1", Goal: "<= 2x at the default depth", Status: NotMeasured}
+	switch {
+	case r.Settings.Depth != llm.DefaultDepth:
+		t.Figure = fmt.Sprintf("run at depth %d; the target is for the default depth %d", r.Settings.Depth, llm.DefaultDepth)
+	case len(m.Prompt) < 20:
+		t.Figure = fmt.Sprintf("the main world ran %d ticks; the target needs 20", len(m.Prompt))
+	default:
+		x := m.PromptAt(20) / m.PromptAt(1)
+		t = check(t.Name, t.Goal, true, x <= 2, fmt.Sprintf("%.2fx (%.0f tokens at tick 20, %.0f at tick 1) on %s", x, m.PromptAt(20), m.PromptAt(1), m.Shape))
+	}
+	out = append(out, t)
+
+	t = Target{Name: "100,000 characters in 10,000 locations completes a tick", Goal: "a tick committed", Status: NotMeasured,
+		Figure: "not in --sizes"}
+	for _, w := range r.worlds() {
+		if w.Shape == largestShape {
+			t.Status, t.Figure = Fail, "no tick committed: "+w.Error
+			if w.Ticks > 0 {
+				t.Status = Pass
+				t.Figure = fmt.Sprintf("%d ticks, T %s (T* %s), opened in %s, peak RSS %s", w.Ticks, w.Tick.Round(time.Millisecond), w.Ideal, w.Open.Round(time.Millisecond), megabytes(w.PeakRSS))
+			}
+			break
+		}
+	}
+	out = append(out, t)
+
+	t = Target{Name: "cost exponent (engine CPU per tick over characters)", Goal: fmt.Sprintf("1.0 (pass <= %.1f)", maxExponent), Status: NotMeasured,
+		Figure: "fewer than two sizes committed a tick"}
+	if e := r.Exponent; e != nil {
+		t = check(t.Name, t.Goal, true, e.CPU <= maxExponent, fmt.Sprintf("%.2f over %v characters (T: %.2f)", e.CPU, e.Characters, e.Wall))
+	}
+	return append(out, t)
+}
+
+func check(name, goal string, measured, ok bool, figure string) Target {
+	t := Target{Name: name, Goal: goal, Figure: figure, Status: NotMeasured}
+	switch {
+	case !measured:
+		t.Figure = "no tick committed"
+	case ok:
+		t.Status = Pass
+	default:
+		t.Status = Fail
+	}
+	return t
+}
+
+// worlds lists the main world, then the sizes.
+func (r *Report) worlds() []*World {
+	out := []*World{}
+	if r.Main != nil {
+		out = append(out, r.Main)
+	}
+	return append(out, r.Sizes...)
+}
+
+func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
+
+func micro(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d)/float64(time.Millisecond)) }
