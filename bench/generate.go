@@ -24,7 +24,9 @@ type Shape struct {
 	Locations  int `json:"locations"`
 }
 
-func (s Shape) String() string { return fmt.Sprintf("%d characters in %d locations", s.Characters, s.Locations) }
+func (s Shape) String() string {
+	return fmt.Sprintf("%d characters in %d locations", s.Characters, s.Locations)
+}
 
 // Check reports a shape the generator cannot write.
 func (s Shape) Check() error {

@@ -54,7 +54,10 @@ type Options struct {
 
 	// timer, when set, is stopped while a world is generated and opened,
 	// and runs during its ticks (a testing.B, so ns/op is ticks alone).
-	timer interface{ StartTimer(); StopTimer() }
+	timer interface {
+		StartTimer()
+		StopTimer()
+	}
 }
 
 // Check reports every option out of range, naming it.
