@@ -222,6 +222,18 @@ func TestCompleteSendsHistory(t *testing.T) {
 	if n := len(next.Messages); n != 6 || next.Messages[3].Content != "u4" {
 		t.Errorf("next call messages = %+v", next.Messages)
 	}
+
+	// A request with a Record is sent whole and remembered by its record.
+	long := testRequest("Tick 6. The whole room, everyone in it, every memory...")
+	long.Record = "Tick 6 in the hall."
+	rec := c.Complete(t.Context(), long)
+	if last := rec.Messages[len(rec.Messages)-1].Content; last != long.User {
+		t.Errorf("sent %q, want the whole user prompt", last)
+	}
+	c.History().Commit(rec)
+	if got := c.History().Get("intention:ada"); got[len(got)-1].User != "Tick 6 in the hall." {
+		t.Errorf("history keeps %q, want the record", got[len(got)-1].User)
+	}
 }
 
 func TestCompleteTransientRetries(t *testing.T) {

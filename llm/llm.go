@@ -47,6 +47,11 @@ type Request struct {
 	// location an arbiter answer must name), so that Accept stays the same
 	// across calls and compiles once.
 	Check func(json.RawMessage) error `json:"-"`
+	// Record is what the entity's history keeps of User once the call's tick
+	// commits: a compact account of what the entity was told that was new,
+	// so that a past exchange does not repeat a whole earlier prompt. ""
+	// keeps User whole.
+	Record string
 }
 
 // Usage counts tokens as the server reported them.
@@ -103,5 +108,9 @@ func (r Result) Exchange() (Exchange, bool) {
 	if r.Err != nil || r.Output == nil {
 		return Exchange{}, false
 	}
-	return Exchange{User: r.Request.User, Assistant: string(r.Output)}, true
+	user := r.Request.User
+	if r.Request.Record != "" {
+		user = r.Request.Record
+	}
+	return Exchange{User: user, Assistant: string(r.Output)}, true
 }

@@ -37,6 +37,7 @@ func IntentionRequest(env Env, w *prompts.Snapshot, id string) (llm.Request, err
 		User:       user,
 		SchemaName: "IntentionResponse",
 		Schema:     IntentionSchema(),
+		Record:     intentionRecord(data),
 	}, nil
 }
 

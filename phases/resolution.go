@@ -57,6 +57,7 @@ func ResolutionRequest(env Env, w *prompts.Snapshot, loc *world.Location, intent
 		Schema:     schema,
 		Accept:     accept,
 		Check:      ResolutionCheck(tick, loc.ID),
+		Record:     resolutionRecord(data),
 	}, nil
 }
 

@@ -137,7 +137,7 @@ func TestOverrideByName(t *testing.T) {
 	}
 	// The other templates keep their defaults.
 	sys, err := r.Render("phase1_intention_system.md", d)
-	if err != nil || !strings.HasPrefix(sys, "You are Ada Marsh") {
+	if err != nil || !strings.HasPrefix(sys, "You play one character in") || !strings.Contains(sys, "You are Ada Marsh.") {
 		t.Errorf("default system prompt = %.40q, %v", sys, err)
 	}
 	if r.Source("phase1_intention_system.md") != "default" {
@@ -252,6 +252,78 @@ func TestDefaultsRenderEveryState(t *testing.T) {
 			if out, err := r.Render(n, d); err != nil || strings.Contains(out, "<no value>") {
 				t.Errorf("%s for %s: %v\n%s", n, l.ID, err, out)
 			}
+		}
+	}
+}
+
+// TestSystemPromptsShareTheirStaticText: the default system prompts of one
+// phase are identical up to their last section, the one about the entity
+// (who the character is, which place the arbiter resolves), so that a
+// provider's prefix cache serves the premise and the instructions to every
+// call of the phase.
+func TestSystemPromptsShareTheirStaticText(t *testing.T) {
+	t.Parallel()
+	r, err := New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, st := fixture()
+	w := NewSnapshot(sim, st)
+	var intention, resolution []string
+	for _, c := range sim.Characters {
+		d, err := w.IntentionData(c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := r.Render("phase1_intention_system.md", d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		intention = append(intention, out)
+	}
+	for _, l := range sim.Locations {
+		d, err := w.ResolutionData(l.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := r.Render("phase2a_resolution_system.md", d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resolution = append(resolution, out)
+	}
+	for _, tc := range []struct {
+		name, last string
+		prompts    []string
+	}{
+		{"intention", "# Who you are", intention},
+		{"resolution", "# The place", resolution},
+	} {
+		if len(tc.prompts) < 2 {
+			t.Fatalf("%s: %d prompts, the fixture needs two or more", tc.name, len(tc.prompts))
+		}
+		shared := SharedPrefix(tc.prompts)
+		cut := strings.LastIndex(tc.prompts[0], tc.last)
+		if cut < 0 || shared < cut+len(tc.last) {
+			t.Errorf("%s: the prompts share %d bytes; want everything before and including %q (%d):\n%s", tc.name, shared, tc.last, cut+len(tc.last), tc.prompts[0][:min(shared, len(tc.prompts[0]))])
+		}
+	}
+}
+
+func TestSharedPrefix(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		texts []string
+		want  int
+	}{
+		{nil, 0},
+		{[]string{"abc"}, 3},
+		{[]string{"abcd", "abxy", "abc"}, 2},
+		{[]string{"abc", "ab"}, 2},
+		{[]string{"x", "y"}, 0},
+	} {
+		if got := SharedPrefix(tc.texts); got != tc.want {
+			t.Errorf("SharedPrefix(%q) = %d, want %d", tc.texts, got, tc.want)
 		}
 	}
 }
