@@ -13,7 +13,7 @@ const (
 	ExitOK          = 0   // success
 	ExitError       = 1   // unexpected failure: storage, I/O, a bug
 	ExitUsage       = 2   // bad input: flags, arguments, config, simulation files, templates
-	ExitModel       = 3   // the model endpoint failed a whole tick (quorum_failure); last tick kept
+	ExitModel       = 3   // the model endpoint, or the replay cassette standing in for it, failed a tick (quorum_failure); last tick kept
 	ExitBudget      = 4   // token budget or run.max_cost exhausted; stopped cleanly, last tick kept
 	ExitInterrupted = 130 // interrupted (Ctrl-C); tick in flight rolled back
 )

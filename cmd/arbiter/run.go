@@ -44,6 +44,9 @@ type RunOptions struct {
 	Config  *Config
 	Dir     string
 	Ticks   int
+	// Cassette records the run's model calls, or answers them from a
+	// recording (--record, --replay).
+	Cassette CassetteOptions
 }
 
 func newRunCmd(io *IOStreams, g *globals, runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -55,6 +58,9 @@ func newRunCmd(io *IOStreams, g *globals, runF func(context.Context, *RunOptions
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Ticks < 1 {
 				return usageErrorf("--ticks must be at least 1, got %d", opts.Ticks)
+			}
+			if err := opts.Cassette.check(); err != nil {
+				return err
 			}
 			cfg, err := loadConfig(g.configFile, cmd.Flags(), llmFlags)
 			if err != nil {
@@ -69,6 +75,7 @@ func newRunCmd(io *IOStreams, g *globals, runF func(context.Context, *RunOptions
 	}
 	cmd.Flags().IntVarP(&opts.Ticks, "ticks", "n", 1, "ticks to run")
 	addLLMFlags(cmd)
+	addCassetteFlags(cmd, &opts.Cassette)
 	return cmd
 }
 
@@ -90,6 +97,15 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	if !g.json {
 		set.OnTick = func(t runner.TickReport) { writeTickLine(io, t) }
 	}
+	done, err := opts.Cassette.use(opts.Config, &set)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := done(); err == nil {
+			err = cerr
+		}
+	}()
 	s, err := session.Open(ctx, opts.Dir, set, session.ReadWrite)
 	if err != nil {
 		return err
