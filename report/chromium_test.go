@@ -64,6 +64,7 @@ func writePage(t *testing.T, dir string) string {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("the report of %d ticks is %d bytes", r.LastTick, len(b))
 	return path
 }
 
