@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/arbiter-sim/arbiter/prompts"
 	"github.com/arbiter-sim/arbiter/world"
 )
 
@@ -27,7 +28,8 @@ func (e ApplyError) Error() string {
 // and is in that location, and its destination is that location or one of its
 // connections. An invalid update is skipped and reported; the others apply
 // (strict per update, lenient per tick, as seed 000's orders). Memory entries
-// are appended; a location's moment and description are replaced when the
+// are appended, and a character keeps only its latest prompts.MemoryDepth
+// (the prompts show no more; all are stored when the tick commits); a location's moment and description are replaced when the
 // arbiter gave a non-null value. The input state is not modified.
 func Apply(sim *world.Simulation, st *world.State, outputs map[string]MasterOutput) (*world.State, []ApplyError) {
 	tick := st.Tick + 1
@@ -75,6 +77,9 @@ func Apply(sim *world.Simulation, st *world.State, outputs map[string]MasterOutp
 			cs.InternalState = upd.InternalState
 			cs.ExternalIntent = upd.ExternalIntent
 			cs.Memory = append(cs.Memory, world.MemoryEntry{Tick: tick, Entry: upd.MemoryEntry})
+			if over := len(cs.Memory) - prompts.MemoryDepth; over > 0 {
+				cs.Memory = slices.Delete(cs.Memory, 0, over)
+			}
 			next.Characters[id] = cs
 		}
 		ls := next.Locations[loc.ID]

@@ -2,8 +2,14 @@ package phases
 
 import (
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/store"
+	"github.com/arbiter-sim/arbiter/world"
 )
 
 func upd(loc, memory string) CharacterUpdate {
@@ -131,4 +137,70 @@ func FuzzApply(f *testing.F) {
 			t.Fatalf("characters %d, want %d", len(next.Characters), len(st.Characters))
 		}
 	})
+}
+
+// TestMemoryKeptInStateIsWhatPromptsShow: the state a tick makes keeps each
+// character's latest prompts.MemoryDepth entries; a state loaded from the
+// store does too, and ExportAll reads every entry back from the store.
+func TestMemoryKeptInStateIsWhatPromptsShow(t *testing.T) {
+	sim := testWorld()
+	pr, err := prompts.New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &Narrative{Sim: sim, Prompts: pr}
+	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+
+	st := sim.InitialState()
+	const ticks = prompts.MemoryDepth + 5
+	for tick := 1; tick <= ticks; tick++ {
+		next, errs := Apply(sim, st, map[string]MasterOutput{"hall": {Tick: tick, LocationID: "hall",
+			Characters: CharacterUpdates{"ada": upd("hall", fmt.Sprintf("memory %d", tick)), "bo": upd("hall", "bo")}}})
+		if len(errs) != 0 {
+			t.Fatal(errs)
+		}
+		rec := &store.TickRecord{Tick: tick, Kind: n.Kind()}
+		if err := n.Encode(rec, st, next); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.CommitTick(t.Context(), rec); err != nil {
+			t.Fatal(err)
+		}
+		st = next
+	}
+	latest := func(mem []world.MemoryEntry) bool {
+		if len(mem) != prompts.MemoryDepth {
+			return false
+		}
+		for i, m := range mem {
+			if want := ticks - prompts.MemoryDepth + 1 + i; m.Tick != want || m.Entry != fmt.Sprintf("memory %d", want) {
+				return false
+			}
+		}
+		return true
+	}
+	if mem := st.Characters["ada"].Memory; !latest(mem) {
+		t.Errorf("ticked state keeps %+v, want the latest %d", mem, prompts.MemoryDepth)
+	}
+	loaded, err := n.Load(t.Context(), db, ticks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mem := loaded.(*world.State).Characters["ada"].Memory; !latest(mem) {
+		t.Errorf("loaded state keeps %+v, want the latest %d", mem, prompts.MemoryDepth)
+	}
+	all, err := n.ExportAll(t.Context(), db, loaded.(*world.State))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mem := all.Characters["ada"].Memory; len(mem) != ticks || mem[0].Entry != "memory 1" || mem[ticks-1].Entry != fmt.Sprintf("memory %d", ticks) {
+		t.Errorf("export has %d memories (%+v), want all %d", len(mem), mem, ticks)
+	}
+	if len(loaded.(*world.State).Characters["ada"].Memory) != prompts.MemoryDepth {
+		t.Error("ExportAll changed the state it was given")
+	}
 }

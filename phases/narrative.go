@@ -44,7 +44,8 @@ func (n *Narrative) env(p llm.Params) Env {
 }
 
 // Load returns the authored state for tick 0, else the state committed at
-// tick with every memory entry up to it. A state that no longer fits the
+// tick with each character's latest memory entries, those the prompts show
+// (prompts.MemoryDepth; the rest stay in the database). A state that no longer fits the
 // simulation's files wraps runner.ErrStateMismatch.
 func (n *Narrative) Load(ctx context.Context, st *store.Store, tick int) (any, error) {
 	if tick == 0 {
@@ -58,15 +59,8 @@ func (n *Narrative) Load(ctx context.Context, st *store.Store, tick int) (any, e
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, fmt.Errorf("read state of tick %d: %w", tick, err)
 	}
-	mems, err := st.Memories(ctx, tick)
-	if err != nil {
+	if err := withMemories(ctx, st, &s, prompts.MemoryDepth); err != nil {
 		return nil, err
-	}
-	for _, m := range mems {
-		if cs, ok := s.Characters[m.CharacterID]; ok {
-			cs.Memory = append(cs.Memory, world.MemoryEntry{Tick: m.Tick, Entry: m.Entry})
-			s.Characters[m.CharacterID] = cs
-		}
 	}
 	out := s.Clone() // non-nil maps and memories even if the JSON had nulls
 	if err := out.Validate(n.Sim); err != nil {
@@ -152,9 +146,9 @@ func (n *Narrative) Encode(rec *store.TickRecord, _, s any) error {
 	if st.Tick != rec.Tick {
 		return fmt.Errorf("narrative: the state is of tick %d, not %d", st.Tick, rec.Tick)
 	}
-	bare := st.Clone()
-	for _, id := range slices.Sorted(maps.Keys(bare.Characters)) {
-		cs := bare.Characters[id]
+	bare := &world.State{Tick: st.Tick, Characters: make(map[string]world.CharacterState, len(st.Characters)), Locations: st.Locations}
+	for _, id := range slices.Sorted(maps.Keys(st.Characters)) {
+		cs := st.Characters[id]
 		for _, m := range cs.Memory {
 			if m.Tick == rec.Tick {
 				rec.Memories = append(rec.Memories, store.MemoryRecord{CharacterID: id, Entry: m.Entry})
@@ -299,6 +293,39 @@ func ids[T any](items []T, id func(T) string) string {
 
 // Export is the state as `arbiter export` prints it.
 func (n *Narrative) Export(s any) any { return s }
+
+// ExportAll is the state with every memory entry written up to its tick,
+// read from st: a loaded or ticked state keeps only the latest.
+func (n *Narrative) ExportAll(ctx context.Context, st *store.Store, s *world.State) (*world.State, error) {
+	out := s.Clone()
+	if st == nil || s.Tick == 0 {
+		return out, nil
+	}
+	for id, cs := range out.Characters {
+		cs.Memory = cs.Memory[:0]
+		out.Characters[id] = cs
+	}
+	if err := withMemories(ctx, st, out, 0); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// withMemories appends to s the memory entries stored up to its tick, each
+// character's latest last (0: all).
+func withMemories(ctx context.Context, st *store.Store, s *world.State, last int) error {
+	mems, err := st.Memories(ctx, s.Tick, last)
+	if err != nil {
+		return err
+	}
+	for _, m := range mems {
+		if cs, ok := s.Characters[m.CharacterID]; ok {
+			cs.Memory = append(cs.Memory, world.MemoryEntry{Tick: m.Tick, Entry: m.Entry})
+			s.Characters[m.CharacterID] = cs
+		}
+	}
+	return nil
+}
 
 // Status is the narrative's part of `arbiter status`: the size of the world
 // and the updates the apply step skipped so far.

@@ -10,6 +10,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,6 +24,7 @@ import (
 	"github.com/arbiter-sim/arbiter/games/duel"
 	"github.com/arbiter-sim/arbiter/internal/filelock"
 	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/manifest"
 	"github.com/arbiter-sim/arbiter/phases"
 	"github.com/arbiter-sim/arbiter/prompts"
 	"github.com/arbiter-sim/arbiter/runner"
@@ -418,6 +420,9 @@ func (s *Session) Export(ctx context.Context, tick int, latest bool) (any, error
 	if err != nil {
 		return nil, err
 	}
+	if n, ok := s.Kind.(*phases.Narrative); ok { // a state in memory keeps the latest memories only
+		return n.ExportAll(ctx, s.store, st.(*world.State))
+	}
 	return s.Kind.Export(st), nil
 }
 
@@ -429,6 +434,12 @@ type Status struct {
 	Fields     []runner.Field    `json:"-"`
 	KindStatus map[string]string `json:"status"`
 	store.Summary
+	// LastRun is the latest run that committed ticks, with its manifest;
+	// nil before the first (or in a state.db written before runs were
+	// stored).
+	LastRun *store.Run `json:"last_run"`
+	// Manifest is LastRun's manifest, read.
+	Manifest *manifest.Manifest `json:"-"`
 }
 
 // Status sums up the run: the kind's part, then calls, tokens and why the
@@ -441,6 +452,18 @@ func (s *Session) Status(ctx context.Context) (*Status, error) {
 			return nil, err
 		}
 		out.Summary = sum
+		runs, err := s.store.Runs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(runs) > 0 {
+			last := runs[len(runs)-1]
+			var m manifest.Manifest
+			if err := json.Unmarshal(last.Manifest, &m); err != nil {
+				return nil, fmt.Errorf("run %d: manifest: %w", last.N, err)
+			}
+			out.LastRun, out.Manifest = &last, &m
+		}
 	}
 	fields, err := s.Kind.Status(ctx, s.store, s.State())
 	if err != nil {

@@ -46,10 +46,19 @@ func (s *Store) Kind(ctx context.Context) (string, error) {
 }
 
 // Memories returns the memory entries of ticks 1..upTo, in order of tick,
-// character and entry.
-func (s *Store) Memories(ctx context.Context, upTo int) ([]MemoryRecord, error) {
-	rows, err := s.db.QueryContext(ctx,
-		"SELECT tick, character_id, entry FROM memories WHERE tick <= ? ORDER BY tick, character_id, seq", upTo)
+// character and entry: with last > 0 only each character's latest last
+// entries (what prompts show), else all of them.
+func (s *Store) Memories(ctx context.Context, upTo, last int) ([]MemoryRecord, error) {
+	query, args := "SELECT tick, character_id, entry FROM memories WHERE tick <= ? ORDER BY tick, character_id, seq", []any{upTo}
+	if last > 0 {
+		query = `SELECT tick, character_id, entry FROM (
+			SELECT tick, character_id, seq, entry,
+				ROW_NUMBER() OVER (PARTITION BY character_id ORDER BY tick DESC, seq DESC) AS newest
+			FROM memories WHERE tick <= ?)
+		WHERE newest <= ? ORDER BY tick, character_id, seq`
+		args = append(args, last)
+	}
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read memories: %w", err)
 	}

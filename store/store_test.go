@@ -284,7 +284,7 @@ func TestReopenResumes(t *testing.T) {
 		t.Errorf("recommitting tick 2 after reopen = %v, want ErrTickOrder", err)
 	}
 	commit(t, s, record(3))
-	if mems, err := s.Memories(t.Context(), 3); err != nil || len(mems) != 3 {
+	if mems, err := s.Memories(t.Context(), 3, 0); err != nil || len(mems) != 3 {
 		t.Errorf("Memories(3) = %+v, %v; want 3 entries", mems, err)
 	}
 }
@@ -545,9 +545,20 @@ func TestMemoriesUpToTick(t *testing.T) {
 		{1, "ada", "memory 1"},
 		{2, "ada", "memory 2"}, {2, "ada", "memory 2b"}, {2, "bo", "bo 2"},
 	}
-	got, err := s.Memories(context.Background(), 2)
+	got, err := s.Memories(context.Background(), 2, 0)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("Memories(2) = %+v, %v\nwant %+v", got, err, want)
+	}
+	// The latest two per character, in the same order.
+	want = []MemoryRecord{{2, "ada", "memory 2"}, {2, "ada", "memory 2b"}, {2, "bo", "bo 2"}}
+	got, err = s.Memories(context.Background(), 2, 2)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Memories(2, last 2) = %+v, %v\nwant %+v", got, err, want)
+	}
+	want = []MemoryRecord{{2, "ada", "memory 2b"}, {2, "bo", "bo 2"}, {3, "ada", "memory 3"}}
+	got, err = s.Memories(context.Background(), 3, 2)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Memories(3, last 2) = %+v, %v\nwant %+v", got, err, want)
 	}
 }
 

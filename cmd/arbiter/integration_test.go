@@ -88,7 +88,7 @@ func TestIntegrationDemoSim(t *testing.T) {
 		if len(locations) != 5 {
 			t.Errorf("tick %d: arbiter calls for %d locations, want all 5", tick, len(locations))
 		}
-		mems, err := db.Memories(context.Background(), tick)
+		mems, err := db.Memories(context.Background(), tick, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
