@@ -1,7 +1,9 @@
 package prompts
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -36,6 +38,7 @@ var funcs = template.FuncMap{
 type Renderer struct {
 	templates map[string]*template.Template
 	sources   map[string]string
+	digests   map[string]string // hex SHA-256 of each template's text
 }
 
 // TemplateError is a template that failed to parse or to render.
@@ -56,7 +59,7 @@ func (e *TemplateError) Unwrap() error { return e.Err }
 // A file there that names no template, or a template that does not parse,
 // is an error naming the file.
 func New(simDir string) (*Renderer, error) {
-	r := &Renderer{templates: map[string]*template.Template{}, sources: map[string]string{}}
+	r := &Renderer{templates: map[string]*template.Template{}, sources: map[string]string{}, digests: map[string]string{}}
 	names, err := fs.Glob(defaults, "*.md")
 	if err != nil {
 		return nil, err
@@ -111,6 +114,8 @@ func (r *Renderer) parse(name, source, text string) error {
 	}
 	r.templates[name] = t
 	r.sources[name] = source
+	sum := sha256.Sum256([]byte(text))
+	r.digests[name] = hex.EncodeToString(sum[:])
 	return nil
 }
 
@@ -132,6 +137,11 @@ func (r *Renderer) Render(name string, data any) (string, error) {
 
 // Names lists the template names, sorted.
 func (r *Renderer) Names() []string { return slices.Sorted(maps.Keys(r.templates)) }
+
+// Digest is the hex SHA-256 of the text of template name as it is served
+// (the override's when overridden), "" for no such template: a run's
+// manifest records it so two runs can tell which templates changed.
+func (r *Renderer) Digest(name string) string { return r.digests[name] }
 
 // Source tells where template name came from: the path of the simulation's
 // override file, "default" for the embedded default, or "" for no such

@@ -91,6 +91,9 @@ func runChat(ctx context.Context, opts *ChatOptions) (err error) {
 			err = cerr
 		}
 	}()
+	if err := startRun(s, opts.Config); err != nil {
+		return err
+	}
 	g, ok := s.Kind.(*chronicle.Game)
 	if !ok {
 		return usageErrorf("%s is a %s simulation, not a chronicle: `arbiter chat` plays chronicles (kind: chronicle); see `arbiter run %s`", opts.Dir, s.Sim.Kind, opts.Dir)

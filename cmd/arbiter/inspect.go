@@ -82,6 +82,12 @@ func writeStatus(io *IOStreams, s *session.Status) error {
 	}
 	fmt.Fprintf(io.Out, "tokens:       %d prompt (%d cached) + %d completion = %d\n",
 		s.Total.PromptTokens, s.Total.CachedTokens, s.Total.CompletionTokens, s.Total.PromptTokens+s.Total.CompletionTokens)
+	if r := s.LastRun; r != nil {
+		fmt.Fprintf(io.Out, "%-14sticks %d..%d, started %s\n", fmt.Sprintf("run %d:", r.N), r.FirstTick, r.LastTick, r.StartedAt.Local().Format("2006-01-02 15:04:05"))
+		if err := writeManifest(io.Out, s.Manifest); err != nil {
+			return err
+		}
+	}
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "\ncalls by\tcalls\tfailed\tprompt\tcompletion\tcached\tlatency")
 	for _, u := range append(slices.Clone(s.ByPhase), s.ByEntity...) {

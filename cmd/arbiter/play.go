@@ -73,6 +73,9 @@ func runPlay(ctx context.Context, opts *PlayOptions) (err error) {
 			err = cerr
 		}
 	}()
+	if err := startRun(s, opts.Config); err != nil {
+		return err
+	}
 	in := newLines(io.In)
 	defer in.close()
 	switch k := s.Kind.(type) {

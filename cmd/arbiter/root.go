@@ -85,7 +85,7 @@ turn commits whole to the simulation's state.db, or not at all.`,
 
 	root.AddCommand(
 		newRunCmd(io, g, nil),
-		newStatusCmd(io, g, nil),
+		newStatusCmd(io, g, nil), newDiffRunsCmd(io, g, nil),
 		newExportCmd(io, g, nil),
 		newStoryCmd(io, g, nil), newUsageCmd(io, g, nil), newReportCmd(io, g, nil),
 		newResetCmd(io, g, nil),

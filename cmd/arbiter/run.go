@@ -115,6 +115,9 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 			err = cerr
 		}
 	}()
+	if err := startRun(s, opts.Config); err != nil {
+		return err
+	}
 	rep, runErr := s.Run(ctx, opts.Ticks)
 	if rep != nil {
 		if werr := writeReport(io, g, s.Sim.ID, rep); werr != nil && runErr == nil {

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arbiter-sim/arbiter/manifest"
+	"github.com/arbiter-sim/arbiter/store"
+)
+
+// DiffRunsOptions are the inputs of `arbiter diff-runs`.
+type DiffRunsOptions struct {
+	IO      *IOStreams
+	Globals *globals
+	Dirs    []string // one simulation, or two whose latest runs are compared
+	Runs    []int    // with one simulation: the two runs to compare; none for the last two
+}
+
+func newDiffRunsCmd(io *IOStreams, g *globals, runF func(context.Context, *DiffRunsOptions) error) *cobra.Command {
+	opts := &DiffRunsOptions{IO: io, Globals: g}
+	cmd := &cobra.Command{
+		Use:   "diff-runs <simulation-dir> [other-simulation-dir]",
+		Short: "Say what changed between two runs: models, base URL, templates, schemas, seed, version, config",
+		Long: `diff-runs compares the manifests of two runs: the arbiter build, the base URL,
+the model of each phase, the prompt templates and schemas in effect (by
+hash), the seed and the configuration, key by key (old → new).
+
+With one simulation it compares its last two runs, or the two given with
+--run (numbered from 1 as status shows them). With two simulations it
+compares the latest run of each.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return fmt.Errorf("takes 1 or 2 arguments, got %d", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Dirs = args
+			switch {
+			case len(opts.Runs) != 0 && len(opts.Runs) != 2:
+				return usageErrorf("--run given %s: give two (--run 1 --run 2), or none for the last two runs", plural(len(opts.Runs), "time"))
+			case len(opts.Runs) != 0 && len(args) == 2:
+				return usageErrorf("--run picks runs of one simulation; with two simulations the latest run of each is compared")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runDiffRuns(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().IntSliceVar(&opts.Runs, "run", nil, "a run to compare, given twice (--run 1 --run 3); default the last two")
+	return cmd
+}
+
+// RunRef names one side of a comparison.
+type RunRef struct {
+	Simulation string    `json:"simulation"`
+	Dir        string    `json:"dir"`
+	Run        int       `json:"run"`
+	FirstTick  int       `json:"first_tick"`
+	LastTick   int       `json:"last_tick"`
+	StartedAt  time.Time `json:"started_at"`
+}
+
+func (r RunRef) String() string {
+	return fmt.Sprintf("%s run %d (ticks %d..%d)", r.Simulation, r.Run, r.FirstTick, r.LastTick)
+}
+
+// RunsDiff is what `arbiter diff-runs` prints.
+type RunsDiff struct {
+	A       RunRef            `json:"a"`
+	B       RunRef            `json:"b"`
+	Same    bool              `json:"same"`
+	Changes []manifest.Change `json:"changes"`
+}
+
+// simRuns is the runs stored for one simulation.
+type simRuns struct {
+	id, dir string
+	runs    []store.Run
+}
+
+func readRuns(ctx context.Context, g *globals, dir string) (*simRuns, error) {
+	s, err := openRead(ctx, g, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	runs, err := s.Runs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &simRuns{id: s.Sim.ID, dir: dir, runs: runs}, nil
+}
+
+// pick returns run n (1-based), or a usage error naming the runs there are.
+func (s *simRuns) pick(n int) (store.Run, error) {
+	if n < 1 || n > len(s.runs) {
+		return store.Run{}, usageErrorf("--run %d: %s has no run %d (%s)", n, s.dir, n, s.have())
+	}
+	return s.runs[n-1], nil
+}
+
+// have says which runs there are: "its runs: 1..3".
+func (s *simRuns) have() string {
+	switch len(s.runs) {
+	case 0:
+		return "no run has committed a tick yet"
+	case 1:
+		return "its only run is 1"
+	}
+	return fmt.Sprintf("its runs: 1..%d", len(s.runs))
+}
+
+func runDiffRuns(ctx context.Context, opts *DiffRunsOptions) error {
+	first, err := readRuns(ctx, opts.Globals, opts.Dirs[0])
+	if err != nil {
+		return err
+	}
+	var (
+		a, b   store.Run
+		bSim   = first
+		second *simRuns
+	)
+	switch {
+	case len(opts.Dirs) == 2:
+		if second, err = readRuns(ctx, opts.Globals, opts.Dirs[1]); err != nil {
+			return err
+		}
+		for _, s := range []*simRuns{first, second} {
+			if len(s.runs) == 0 {
+				return usageErrorf("%s has no runs yet: nothing to compare (runs are stored from schema version 3 on)", s.dir)
+			}
+		}
+		a, b, bSim = first.runs[len(first.runs)-1], second.runs[len(second.runs)-1], second
+	case len(opts.Runs) == 2:
+		if a, err = first.pick(opts.Runs[0]); err != nil {
+			return err
+		}
+		if b, err = first.pick(opts.Runs[1]); err != nil {
+			return err
+		}
+	default:
+		if n := len(first.runs); n < 2 {
+			return usageErrorf("%s has %s (%s): diff-runs compares two; run it again, or compare it with another simulation: arbiter diff-runs %s <other-simulation-dir>",
+				first.dir, plural(n, "run"), first.have(), first.dir)
+		}
+		a, b = first.runs[len(first.runs)-2], first.runs[len(first.runs)-1]
+	}
+	ma, err := readManifest(first.dir, a)
+	if err != nil {
+		return err
+	}
+	mb, err := readManifest(bSim.dir, b)
+	if err != nil {
+		return err
+	}
+	d := &RunsDiff{A: ref(first, a), B: ref(bSim, b), Changes: manifest.Diff(ma, mb)}
+	d.Same = len(d.Changes) == 0
+	if d.Changes == nil {
+		d.Changes = []manifest.Change{}
+	}
+	if opts.Globals.json {
+		return writeJSON(opts.IO, d)
+	}
+	return writeRunsDiff(opts.IO, d)
+}
+
+func ref(s *simRuns, r store.Run) RunRef {
+	return RunRef{Simulation: s.id, Dir: s.dir, Run: r.N, FirstTick: r.FirstTick, LastTick: r.LastTick, StartedAt: r.StartedAt}
+}
+
+func readManifest(dir string, r store.Run) (*manifest.Manifest, error) {
+	var m manifest.Manifest
+	if err := json.Unmarshal(r.Manifest, &m); err != nil {
+		return nil, fmt.Errorf("%s: run %d: manifest: %w", dir, r.N, err)
+	}
+	return &m, nil
+}
+
+func writeRunsDiff(io *IOStreams, d *RunsDiff) error {
+	fmt.Fprintf(io.Out, "%s → %s\n", d.A, d.B)
+	if d.Same {
+		fmt.Fprintln(io.Out, "no differences: same arbiter build, base URL, models, templates, schemas, seed and configuration")
+		return nil
+	}
+	for _, c := range d.Changes {
+		fmt.Fprintf(io.Out, "  %s\n", c)
+	}
+	return nil
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/spf13/viper"
+
+	"github.com/arbiter-sim/arbiter/manifest"
+	"github.com/arbiter-sim/arbiter/session"
+)
+
+// manifestConfig is the configuration as a run's manifest stores it:
+// flattened keys, no secret. The API key is only said to be set (not even
+// the last characters config show prints), and the base URL loses its
+// user information and query secrets.
+func (c Config) manifestConfig() (map[string]string, error) {
+	r := c.redacted()
+	r.LLM.BaseURL = manifest.CleanURL(c.LLM.BaseURL)
+	if c.LLM.APIKey != "" {
+		r.LLM.APIKey = manifest.Redacted
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	return manifest.Flatten(b)
+}
+
+// defaultManifestConfig is the built-in defaults as manifestConfig writes
+// them, for status to show only the keys a run changed.
+func defaultManifestConfig() (map[string]string, error) {
+	v := viper.NewWithOptions(viper.KeyDelimiter("."))
+	for k, val := range defaults {
+		v.SetDefault(k, val)
+	}
+	var c Config
+	if err := v.Unmarshal(&c); err != nil {
+		return nil, err
+	}
+	return c.manifestConfig()
+}
+
+// startRun gives the session the manifest of this run: what the
+// simulation decides (kind, models, templates, schemas, seed), the
+// endpoint without credentials, and the effective configuration without
+// secrets. It is stored with the run's first commit.
+func startRun(s *session.Session, c *Config) error {
+	m, err := s.Manifest()
+	if err != nil {
+		return err
+	}
+	if url, err := c.endpoint(); err == nil { // no endpoint: a game of bots only
+		m.BaseURL = manifest.CleanURL(url)
+	}
+	if m.Config, err = c.manifestConfig(); err != nil {
+		return err
+	}
+	return s.StartRun(m)
+}
+
+// writeManifest prints a run's manifest for status: one line per part,
+// the configuration keys that differ from the built-in defaults.
+func writeManifest(w io.Writer, m *manifest.Manifest) error {
+	build := m.Arbiter.Version
+	if m.Arbiter.Revision != "" {
+		build += " rev " + m.Arbiter.Revision
+	}
+	if m.Arbiter.Modified {
+		build += " (modified)"
+	}
+	fmt.Fprintf(w, "  arbiter:    %s, %s\n", build, m.Arbiter.Go)
+	if m.BaseURL != "" {
+		fmt.Fprintf(w, "  base URL:   %s\n", m.BaseURL)
+	}
+	if len(m.Models) > 0 {
+		parts := make([]string, len(m.Models))
+		for i, p := range m.Models {
+			parts[i] = p.Phase + " " + p.Model
+		}
+		fmt.Fprintf(w, "  models:     %s\n", strings.Join(parts, ", "))
+	}
+	if m.Seed != nil {
+		fmt.Fprintf(w, "  seed:       %d\n", *m.Seed)
+	}
+	files := func(label string, fs []manifest.File) {
+		for i, f := range fs {
+			if i > 0 {
+				label = ""
+			}
+			fmt.Fprintf(w, "  %-11s %s (%s) sha256:%s\n", label, f.Name, f.Source, f.SHA256[:min(12, len(f.SHA256))])
+		}
+	}
+	files("templates:", m.Templates)
+	files("schemas:", m.Schemas)
+	def, err := defaultManifestConfig()
+	if err != nil {
+		return err
+	}
+	var changed []string
+	for _, k := range slices.Sorted(maps.Keys(m.Config)) {
+		if v, ok := def[k]; !ok || v != m.Config[k] {
+			changed = append(changed, k+"="+m.Config[k])
+		}
+	}
+	if len(changed) == 0 {
+		fmt.Fprintln(w, "  config:     the defaults (status --json lists every key)")
+		return nil
+	}
+	fmt.Fprintf(w, "  config:     %s (besides the defaults; status --json lists every key)\n", strings.Join(changed, ", "))
+	return nil
+}

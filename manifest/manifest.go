@@ -1,0 +1,161 @@
+// Package manifest describes what a run of a simulation ran with, so that
+// two runs can be compared and a run reproduced: the arbiter build, the
+// models per phase and the endpoint (never its credentials), hashes of the
+// prompt templates and schemas in effect, the seed, and the effective
+// configuration with its secrets removed. A manifest is stored with the
+// first tick its run commits (store.StartRun).
+package manifest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"runtime/debug"
+	"slices"
+	"strings"
+)
+
+// Manifest is what one run ran with.
+type Manifest struct {
+	Arbiter   Build        `json:"arbiter"`
+	Kind      string       `json:"kind"`
+	BaseURL   string       `json:"base_url"` // without user information or query secrets (CleanURL)
+	Models    []PhaseModel `json:"models"`   // in the kind's phase order
+	Templates []File       `json:"templates"`
+	Schemas   []File       `json:"schemas"`
+	Seed      *uint64      `json:"seed,omitempty"` // games only
+	// Config is the effective configuration as flattened keys
+	// ("llm.timeout") and their values as text, secrets removed.
+	Config map[string]string `json:"config"`
+}
+
+// Build is the arbiter binary that ran.
+type Build struct {
+	Version  string `json:"version"`            // the module version, "(devel)" for a build from a work tree
+	Revision string `json:"revision,omitempty"` // the VCS revision the binary was built from
+	Modified bool   `json:"modified,omitempty"` // built from a work tree with changes not committed
+	Go       string `json:"go"`
+}
+
+// PhaseModel is the model a phase's calls are made with.
+type PhaseModel struct {
+	Phase string `json:"phase"`
+	Model string `json:"model"`
+}
+
+// File is a prompt template or schema in effect, by name: where it came
+// from ("default", the path of a simulation's override, "generated") and
+// the SHA-256 of its content.
+type File struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	SHA256 string `json:"sha256"`
+}
+
+// Hash is the hex SHA-256 of b.
+func Hash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// ReadBuild describes the running binary from its build information.
+func ReadBuild() Build {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return Build{Version: "unknown"}
+	}
+	b := Build{Version: info.Main.Version, Go: info.GoVersion}
+	if b.Version == "" {
+		b.Version = "(devel)"
+	}
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			b.Revision = s.Value
+		case "vcs.modified":
+			b.Modified = s.Value == "true"
+		}
+	}
+	return b
+}
+
+// Redacted stands in for a value removed because it may be a secret.
+const Redacted = "[redacted]"
+
+// publicQuery are the query parameters of an endpoint URL known to hold no
+// secret (Azure OpenAI's API version); every other value is redacted.
+var publicQuery = []string{"api-version"}
+
+// CleanURL returns raw without its credentials: the user information
+// (user:password@) is removed, the value of every query parameter but the
+// known public ones is redacted, the fragment is dropped. A URL that does
+// not parse is redacted whole, since what it holds cannot be told apart.
+func CleanURL(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return Redacted
+	}
+	u.User = nil
+	u.Fragment, u.RawFragment = "", ""
+	if u.RawQuery != "" {
+		q, err := url.ParseQuery(u.RawQuery)
+		if err != nil {
+			u.RawQuery = Redacted
+		} else {
+			for k, vs := range q {
+				if slices.Contains(publicQuery, strings.ToLower(k)) {
+					continue
+				}
+				for i := range vs {
+					vs[i] = Redacted
+				}
+			}
+			u.RawQuery = q.Encode()
+		}
+	}
+	return u.String()
+}
+
+// Flatten turns a JSON object into dotted keys and text values: nested
+// objects are walked ("llm.timeout"), strings are shown as they are, any
+// other value (number, bool, array, null) as its JSON.
+func Flatten(obj json.RawMessage) (map[string]string, error) {
+	var root map[string]any
+	if err := json.Unmarshal(obj, &root); err != nil {
+		return nil, fmt.Errorf("flatten configuration: %w", err)
+	}
+	out := map[string]string{}
+	var walk func(prefix string, v any) error
+	walk = func(prefix string, v any) error {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, child := range x {
+				key := k
+				if prefix != "" {
+					key = prefix + "." + k
+				}
+				if err := walk(key, child); err != nil {
+					return err
+				}
+			}
+		case string:
+			out[prefix] = x
+		default:
+			b, err := json.Marshal(x)
+			if err != nil {
+				return fmt.Errorf("flatten configuration key %s: %w", prefix, err)
+			}
+			out[prefix] = string(b)
+		}
+		return nil
+	}
+	if err := walk("", root); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

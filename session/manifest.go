@@ -1,0 +1,100 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/arbiter-sim/arbiter/games/chronicle"
+	"github.com/arbiter-sim/arbiter/games/conquest"
+	"github.com/arbiter-sim/arbiter/games/duel"
+	"github.com/arbiter-sim/arbiter/manifest"
+	"github.com/arbiter-sim/arbiter/phases"
+	"github.com/arbiter-sim/arbiter/schemas"
+	"github.com/arbiter-sim/arbiter/store"
+)
+
+// Manifest describes what the session runs with, as far as the simulation
+// decides it: the arbiter build, the kind, the model of each of its phases,
+// the prompt templates it renders and the schemas it sends (by hash, the
+// overrides of the simulation's prompts/ included), and a game's seed. The
+// caller adds the endpoint and the configuration, which are its own.
+func (s *Session) Manifest() (*manifest.Manifest, error) {
+	set := s.settings
+	m := &manifest.Manifest{Arbiter: manifest.ReadBuild(), Kind: s.Sim.Kind, Models: []manifest.PhaseModel{},
+		Templates: []manifest.File{}, Schemas: []manifest.File{}, Config: map[string]string{}}
+	var (
+		templates []string
+		named     []schemas.Named
+	)
+	model := func(phase, name string) {
+		if s.needsModel() {
+			m.Models = append(m.Models, manifest.PhaseModel{Phase: phase, Model: name})
+		}
+	}
+	switch k := s.Kind.(type) {
+	case *phases.Narrative:
+		model(phases.PhaseIntention, set.Intention.Model)
+		model(phases.PhaseResolution, set.Resolution.Model)
+		templates = []string{phases.IntentionSystemTemplate, phases.IntentionUserTemplate, phases.ResolutionSystemTemplate, phases.ResolutionUserTemplate}
+		named = phases.Schemas()
+	case *chronicle.Game:
+		model(chronicle.PhaseChat, set.Chat.Model)
+		templates = []string{chronicle.PromptFile}
+	case *conquest.Game:
+		// A model seat's tools are built from the map of each turn; their
+		// shape is the arbiter revision's.
+		model(conquest.PhaseOrders, set.Game.Model)
+		templates = []string{conquest.PromptFile}
+		seed := k.Setup.Seed
+		m.Seed = &seed
+	case *duel.Game:
+		model(duel.PhaseBuild, set.Game.Model)
+		model(duel.PhaseCharges, set.Game.Model)
+		templates = []string{duel.SystemPrompt, duel.BuildPrompt, duel.ChargesPrompt}
+		named = duel.Schemas()
+		seed := k.Seed
+		m.Seed = &seed
+	default:
+		templates = s.prompts.Names()
+	}
+	for _, name := range templates {
+		digest := s.prompts.Digest(name)
+		if digest == "" {
+			return nil, fmt.Errorf("manifest: the %s kind uses prompt template %s, which the renderer does not serve", s.Sim.Kind, name)
+		}
+		m.Templates = append(m.Templates, manifest.File{Name: name, Source: s.prompts.Source(name), SHA256: digest})
+	}
+	for _, n := range named {
+		b, err := n.Pretty()
+		if err != nil {
+			return nil, fmt.Errorf("manifest: %w", err)
+		}
+		m.Schemas = append(m.Schemas, manifest.File{Name: n.Name, Source: "generated", SHA256: manifest.Hash(b)})
+	}
+	return m, nil
+}
+
+// StartRun makes m the manifest of this run (ReadWrite): it is stored with
+// the run's first commit, and each later commit of the session extends the
+// run's ticks. A run that commits nothing stores nothing.
+func (s *Session) StartRun(m *manifest.Manifest) error {
+	if s.store == nil || s.unlock == nil {
+		return errors.New("session: StartRun needs a session opened ReadWrite")
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	return s.store.StartRun(b)
+}
+
+// Runs lists the runs stored in the simulation's state.db, oldest first;
+// none before the first commit.
+func (s *Session) Runs(ctx context.Context) ([]store.Run, error) {
+	if s.store == nil {
+		return []store.Run{}, nil
+	}
+	return s.store.Runs(ctx)
+}
