@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"github.com/arbiter-sim/arbiter/manifest"
@@ -263,6 +266,23 @@ func TestChatAndPlayStoreManifests(t *testing.T) {
 	r = readStatus(t, duel).LastRun
 	if r == nil || r.Manifest.Kind != "duel" || r.Manifest.Seed == nil || len(r.Manifest.Schemas) != 2 {
 		t.Errorf("play's run = %+v", r)
+	}
+}
+
+// TestDiffRunsFlags: the arguments and --run reach the options.
+func TestDiffRunsFlags(t *testing.T) {
+	var got *DiffRunsOptions
+	err := runCmd(t, func(io *IOStreams, g *globals) *cobra.Command {
+		return newDiffRunsCmd(io, g, func(_ context.Context, o *DiffRunsOptions) error { got = o; return nil })
+	}, "sims/x", "--run", "3", "--run", "1")
+	if err != nil || got == nil || strings.Join(got.Dirs, ",") != "sims/x" || len(got.Runs) != 2 || got.Runs[0] != 3 || got.Runs[1] != 1 {
+		t.Errorf("diff-runs options = %+v, %v", got, err)
+	}
+	err = runCmd(t, func(io *IOStreams, g *globals) *cobra.Command {
+		return newDiffRunsCmd(io, g, func(_ context.Context, o *DiffRunsOptions) error { got = o; return nil })
+	}, "a", "b")
+	if err != nil || strings.Join(got.Dirs, ",") != "a,b" || len(got.Runs) != 0 {
+		t.Errorf("diff-runs of two simulations: options = %+v, %v", got, err)
 	}
 }
 
