@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
 )
 
 // noEndpoint removes every way arbiter could find a model endpoint or key,
@@ -203,5 +206,80 @@ func TestRunRecordSecrets(t *testing.T) {
 	assertNoLeak(t, "cassette", string(b))
 	if n := len(cassetteLines(t, tape)); n != 6 || !strings.Contains(string(b), `invalid header \"Bearer [redacted]\"`) {
 		t.Errorf("%d lines, want the 6 intentions' 401s with the echo scrubbed:\n%s", n, b)
+	}
+}
+
+// TestRunReplayConquestToolTurns: a model seat's turn is a conversation of
+// tool calls, each a line of the cassette; replayed with no endpoint, the
+// game ends up where the recorded one did.
+func TestRunReplayConquestToolTurns(t *testing.T) {
+	cleanEnv(t)
+	srv := fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
+		if msgs := c.Messages(); msgs[len(msgs)-1].Role == "tool" {
+			return openaitest.ToolCalls(openaitest.Tool(fmt.Sprintf("submit_%d", c.N), "submit_orders", map[string]any{"orders": []any{}}))
+		}
+		return openaitest.ToolCalls(openaitest.Tool(fmt.Sprintf("look_%d", c.N), "get_state", map[string]any{}))
+	})
+	dir := gameCopy(t, "conquest-demo")
+	yaml := filepath.Join(dir, "simulation.yaml")
+	b, _ := os.ReadFile(yaml)
+	os.WriteFile(yaml, []byte(strings.Replace(string(b), "p1: bot", "p1: model", 1)), 0o644)
+	tape := filepath.Join(t.TempDir(), "conquest.jsonl")
+
+	if code, out, errOut := arbiter(t, "run", dir, "--ticks", "3", "--record", tape); code != 0 {
+		t.Fatalf("recording run: exit %d\n%s%s", code, out, errOut)
+	}
+	if n := len(cassetteLines(t, tape)); n != 6 || srv.CallCount() != 6 {
+		t.Errorf("%d lines for %d calls, want 6: get_state then submit_orders, 3 turns", n, srv.CallCount())
+	}
+	want, wantTotals := exported(t, dir)
+	arbiter(t, "reset", dir)
+	noEndpoint(t)
+	if code, out, errOut := arbiter(t, "run", dir, "--ticks", "3", "--replay", tape); code != 0 {
+		t.Fatalf("replay: exit %d\n%s%s", code, out, errOut)
+	}
+	if got, gotTotals := exported(t, dir); got != want || gotTotals != wantTotals || srv.CallCount() != 6 {
+		t.Errorf("replayed game (%d requests sent):\n%s\n%s\nwant\n%s\n%s", srv.CallCount()-6, got, gotTotals, want, wantTotals)
+	}
+}
+
+// TestChatRecordThenReplay: a chronicle chat recorded and replayed with no
+// endpoint shows the same conversation; a message the recording never
+// answered is a failed model call, as in a live chat: said, nothing added,
+// the chat goes on.
+func TestChatRecordThenReplay(t *testing.T) {
+	cleanEnv(t)
+	fakeModel(t, openaitest.Sequence(openaitest.Content("Hello, co-author."), openaitest.Content("A lighthouse, then.")))
+	sim := chronicleCopy(t)
+	tape := filepath.Join(t.TempDir(), "chat.jsonl")
+	code, recorded, errOut := arbiterIn(t, "Hi\nA lighthouse?\n", "chat", sim, "--record", tape)
+	if code != 0 || !strings.Contains(recorded, "A lighthouse, then.") {
+		t.Fatalf("recording chat: exit %d\n%s%s", code, recorded, errOut)
+	}
+	os.Remove(filepath.Join(sim, "state.db"))
+	noEndpoint(t)
+	code, replayed, errOut := arbiterIn(t, "Hi\nA lighthouse?\n", "chat", sim, "--replay", tape)
+	if code != 0 || replayed != recorded {
+		t.Errorf("replayed chat: exit %d\n%s%s\nwant\n%s", code, replayed, errOut, recorded)
+	}
+	os.Remove(filepath.Join(sim, "state.db"))
+	code, out, errOut := arbiterIn(t, "Hi\nSomething else\n", "chat", sim, "--replay", tape)
+	if code != 0 || !strings.Contains(out, "[2] model:\n  Hello, co-author.") ||
+		!strings.Contains(out, "⚠️ Model call failed: cassette "+tape+" has no recorded answer for chronicle:chronicle-demo") || !strings.Contains(out, "Nothing was added") {
+		t.Errorf("chat past the cassette: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestCassetteFlagsOfChatAndPlay: chat and play check the flags as run does.
+func TestCassetteFlagsOfChatAndPlay(t *testing.T) {
+	cleanEnv(t)
+	for _, args := range [][]string{
+		{"chat", chronicleCopy(t), "--record", "a.jsonl", "--replay", "b.jsonl"},
+		{"play", gameCopy(t, "conquest-demo"), "--seat", "p1", "--replay-missing", "live"},
+	} {
+		code, _, errOut := arbiter(t, args...)
+		if code != ExitUsage || !strings.Contains(errOut, "--re") {
+			t.Errorf("%v: exit %d\n%s", args, code, errOut)
+		}
 	}
 }

@@ -34,6 +34,9 @@ type ChatOptions struct {
 	Globals *globals
 	Config  *Config
 	Dir     string
+	// Cassette records the chat's model calls, or answers them from a
+	// recording (--record, --replay).
+	Cassette CassetteOptions
 }
 
 func newChatCmd(ios *IOStreams, g *globals, runF func(context.Context, *ChatOptions) error) *cobra.Command {
@@ -50,6 +53,9 @@ Every message is one turn, committed to the simulation's state.db as it is
 made; a chronicle.json saved by an earlier version is imported the first time.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.Cassette.check(); err != nil {
+				return err
+			}
 			cfg, err := loadConfig(g.configFile, cmd.Flags(), chatFlags)
 			if err != nil {
 				return err
@@ -70,6 +76,7 @@ made; a chronicle.json saved by an earlier version is imported the first time.`,
 	f.Float32("temperature", 0, "sampling temperature of the model's messages (chronicle.temperature, default 0.8)")
 	f.Int("max-tokens", 0, "longest model message, in tokens (chronicle.max_tokens, default 1000)")
 	f.Int("window", 0, "latest messages sent to the model each turn, 0 for all (chronicle.window, default 0: the whole conversation)")
+	addCassetteFlags(cmd, &opts.Cassette)
 	return cmd
 }
 
@@ -82,6 +89,15 @@ func runChat(ctx context.Context, opts *ChatOptions) (err error) {
 	if opts.Globals.verbose > 0 {
 		set.OnEvent = func(ev runner.Event) { fmt.Fprintln(opts.IO.ErrOut, ev.String()) }
 	}
+	done, err := opts.Cassette.use(opts.Config, &set)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := done(); err == nil {
+			err = cerr
+		}
+	}()
 	s, err := session.Open(ctx, opts.Dir, set, session.ReadWrite)
 	if err != nil {
 		return err

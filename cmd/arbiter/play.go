@@ -23,6 +23,9 @@ type PlayOptions struct {
 	Config  *Config
 	Dir     string
 	Seat    string
+	// Cassette records the model seats' calls, or answers them from a
+	// recording (--record, --replay).
+	Cassette CassetteOptions
 }
 
 func newPlayCmd(io *IOStreams, g *globals, runF func(context.Context, *PlayOptions) error) *cobra.Command {
@@ -34,6 +37,9 @@ func newPlayCmd(io *IOStreams, g *globals, runF func(context.Context, *PlayOptio
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Seat == "" {
 				return usageErrorf("play: --seat is required, e.g. --seat p1 (see arbiter play --help)")
+			}
+			if err := opts.Cassette.check(); err != nil {
+				return err
 			}
 			cfg, err := loadConfig(g.configFile, cmd.Flags(), llmFlags)
 			if err != nil {
@@ -48,6 +54,7 @@ func newPlayCmd(io *IOStreams, g *globals, runF func(context.Context, *PlayOptio
 	}
 	cmd.Flags().StringVar(&opts.Seat, "seat", "", "the player you play, e.g. p1")
 	addLLMFlags(cmd)
+	addCassetteFlags(cmd, &opts.Cassette)
 	return cmd
 }
 
@@ -64,6 +71,15 @@ func runPlay(ctx context.Context, opts *PlayOptions) (err error) {
 	if g.verbose > 0 {
 		set.OnEvent = func(ev runner.Event) { fmt.Fprintln(io.ErrOut, ev.String()) }
 	}
+	done, err := opts.Cassette.use(opts.Config, &set)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := done(); err == nil {
+			err = cerr
+		}
+	}()
 	s, err := session.Open(ctx, opts.Dir, set, session.ReadWrite)
 	if err != nil {
 		return err
