@@ -95,7 +95,7 @@ turn commits whole to the simulation's state.db, or not at all.`,
 		newConfigCmd(io, g),
 		newChatCmd(io, g, nil), newChronicleCmd(io, g),
 		newPlayCmd(io, g, nil), newConquestCmd(io, g), newArenaCmd(io, g, nil),
-		newDoctorCmd(io, g),
+		newDoctorCmd(io, g), newBenchCmd(io, g, nil),
 	)
 	for _, c := range root.Commands() {
 		if c.HasSubCommands() && c.RunE == nil {
