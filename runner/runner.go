@@ -379,7 +379,7 @@ func (r *Runner) costExhausted(ctx context.Context, tick int, events *[]Event, u
 // loadSpent reads what all runs spent so far, in tokens and (when MaxCost
 // is set) dollars, in all and per phase.
 func (r *Runner) loadSpent(ctx context.Context) error {
-	rows, err := r.Store.UsageRows(ctx)
+	rows, err := r.Store.Totals(ctx)
 	if err != nil {
 		return err
 	}
@@ -397,7 +397,7 @@ func (r *Runner) loadSpent(ctx context.Context) error {
 		if r.Config.MaxCost > 0 {
 			usd, err := r.Config.price(row.Model, row.Phase, llm.Usage{PromptTokens: row.PromptTokens, CompletionTokens: row.CompletionTokens})
 			if err != nil {
-				return fmt.Errorf("counting the cost already spent (tick %d, %s): %w", row.Tick, row.EntityKey, err)
+				return fmt.Errorf("counting the cost already spent (%s): %w", row.EntityKey, err)
 			}
 			p.usd += usd
 			r.usd += usd
@@ -487,12 +487,18 @@ func (r *Runner) recordStop(ctx context.Context, tick int, reason string, cause 
 
 func callRecord(c Call) store.CallRecord {
 	res := c.Result
-	msgs, _ := json.Marshal(res.Messages)
+	msgs := make([]store.Message, len(res.Messages))
+	for i, m := range res.Messages {
+		msgs[i] = store.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		if len(m.ToolCalls) > 0 {
+			msgs[i].ToolCalls, _ = json.Marshal(m.ToolCalls) // names and raw JSON always marshal
+		}
+	}
 	rec := store.CallRecord{
 		Phase:            res.Request.Phase,
 		EntityKey:        res.Request.EntityKey,
 		Model:            res.Request.Params.Model,
-		Request:          string(msgs),
+		Messages:         msgs,
 		Raw:              res.Raw,
 		Output:           string(res.Output),
 		LatencyMS:        res.Latency.Milliseconds(),

@@ -85,13 +85,19 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 		w.exec("outputs", "INSERT INTO outputs (tick, location_id, output_json, fallback) VALUES (?, ?, ?, ?)",
 			rec.Tick, out.LocationID, out.Output, out.Fallback)
 	}
+	used := map[string]struct{}{}
 	for _, c := range rec.Calls {
+		request := bounded(s.clean(c.Request), MaxStoredRequest)
+		if c.Messages != nil {
+			request = s.requestJSON(w, c.Messages, used)
+		}
 		w.exec("calls", `INSERT INTO calls (tick, phase, entity_key, model, request_json, raw_response, parsed_output,
 			latency_ms, prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			rec.Tick, c.Phase, c.EntityKey, c.Model, bounded(s.clean(c.Request), MaxStoredRequest), bounded(s.clean(c.Raw), MaxStoredRaw), c.Output,
+			rec.Tick, c.Phase, c.EntityKey, c.Model, request, bounded(s.clean(c.Raw), MaxStoredRaw), c.Output,
 			c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.Attempts, c.Repairs, c.ErrorKind, s.clean(c.Error), c.Fallback)
 	}
+	writeTotals(w, rec)
 	for i, line := range rec.Events {
 		w.exec("events", "INSERT INTO events (tick, seq, line) VALUES (?, ?, ?)", rec.Tick, i+1, s.clean(line))
 	}
@@ -112,6 +118,7 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 		return err
 	}
 	done()
+	s.texts.replace(used)
 	return nil
 }
 
@@ -130,5 +137,58 @@ func (w *tickWriter) exec(table, query string, args ...any) {
 	}
 	if _, err := w.tx.ExecContext(w.ctx, query, args...); err != nil {
 		w.err = fmt.Errorf("write %s: %w", table, err)
+	}
+}
+
+// writeTotals adds the tick's calls to the running totals and its
+// fallbacks and apply errors to the running counts.
+func writeTotals(w *tickWriter, rec *TickRecord) {
+	type key struct{ phase, entity, model string }
+	sums := map[key]*Usage{}
+	var order []key
+	for _, c := range rec.Calls {
+		k := key{c.Phase, c.EntityKey, c.Model}
+		u := sums[k]
+		if u == nil {
+			u = &Usage{}
+			sums[k] = u
+			order = append(order, k)
+		}
+		u.Calls++
+		if c.Failed() {
+			u.FailedCalls++
+		}
+		u.Repairs += c.Repairs
+		u.PromptTokens += c.PromptTokens
+		u.CompletionTokens += c.CompletionTokens
+		u.CachedTokens += c.CachedTokens
+		u.LatencyMS += c.LatencyMS
+	}
+	for _, k := range order {
+		u := sums[k]
+		w.exec("totals", `INSERT INTO totals (phase, entity_key, model, calls, failed, repairs, prompt_tokens, completion_tokens, cached_tokens, latency_ms)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (phase, entity_key, model) DO UPDATE SET
+				calls = calls + excluded.calls, failed = failed + excluded.failed, repairs = repairs + excluded.repairs,
+				prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens,
+				cached_tokens = cached_tokens + excluded.cached_tokens, latency_ms = latency_ms + excluded.latency_ms`,
+			k.phase, k.entity, k.model, u.Calls, u.FailedCalls, u.Repairs, u.PromptTokens, u.CompletionTokens, u.CachedTokens, u.LatencyMS)
+	}
+	fallbacks := 0
+	for _, in := range rec.Intentions {
+		if in.Fallback {
+			fallbacks++
+		}
+	}
+	for _, out := range rec.Outputs {
+		if out.Fallback {
+			fallbacks++
+		}
+	}
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"fallbacks", fallbacks}, {"apply_errors", len(rec.ApplyErrors)}} {
+		w.exec("counts", "INSERT INTO counts (name, n) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET n = n + excluded.n", c.name, c.n)
 	}
 }

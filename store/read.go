@@ -183,5 +183,13 @@ func (s *Store) Calls(ctx context.Context, tick int) ([]CallRecord, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read calls of tick %d: %w", tick, err)
 	}
+	rows.Close()
+	for i := range calls {
+		req, err := s.expandRequest(ctx, calls[i].Request)
+		if err != nil {
+			return nil, fmt.Errorf("read calls of tick %d: call %d: %w", tick, calls[i].ID, err)
+		}
+		calls[i].Request = req
+	}
 	return calls, nil
 }

@@ -62,12 +62,15 @@ type OutputRecord struct {
 // CallRecord is one model call, successful or not. ID and Tick are filled in
 // when reading; CommitTick stores calls under the record's tick.
 type CallRecord struct {
-	ID               int64
-	Tick             int
-	Phase            string
-	EntityKey        string
-	Model            string // the model the request named; "" when stored before schema version 3
-	Request          string // the messages sent, as JSON
+	ID        int64
+	Tick      int
+	Phase     string
+	EntityKey string
+	Model     string // the model the request named; "" when stored before schema version 3
+	Request   string // the messages sent, as JSON (what Calls reads back)
+	// Messages, when set, are the messages sent, stored in place of Request
+	// with each long content kept once (see Message).
+	Messages         []Message
 	Raw              string // raw content of the last answer
 	Output           string // the validated output, "" when the call failed
 	LatencyMS        int64

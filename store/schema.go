@@ -2,13 +2,15 @@ package store
 
 // schemaVersion is stored in PRAGMA user_version. Raise it, and add a step
 // to upgrades, whenever the schema below changes.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // schema creates every table; it is safe to run on an existing database.
 // Every per-tick row references its tick (a row of ticks is one committed
 // tick or turn with the kind's state as JSON), so nothing can be stored for a
 // tick that was not committed. Booleans are 0/1 integers. Version 2 added
-// records; version 3 the model of each call and the runs. An older database
+// records; version 3 the model of each call and the runs; version 4 the
+// texts of requests kept once (calls.request_json refers to them) and the
+// running totals that status and resume read. An older database
 // gets what it lacks when opened (see upgrades).
 const schema = `
 CREATE TABLE IF NOT EXISTS ticks (
@@ -130,6 +132,38 @@ CREATE TABLE IF NOT EXISTS runs (
 	last_tick     INTEGER NOT NULL CHECK (last_tick >= first_tick),
 	manifest_json TEXT    NOT NULL CHECK (json_valid(manifest_json))
 );
+
+-- texts: the long contents of the messages calls sent, each kept once by
+-- the key calls.request_json names it with (the first 16 bytes of its
+-- SHA-256, hex), written in the transaction of the first tick that sent it.
+CREATE TABLE IF NOT EXISTS texts (
+	key  TEXT PRIMARY KEY,
+	body TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- totals: the calls summed per phase, entity and model, kept by each
+-- commit, so that status and resume read a row per entity rather than
+-- every call of the run.
+CREATE TABLE IF NOT EXISTS totals (
+	phase             TEXT    NOT NULL,
+	entity_key        TEXT    NOT NULL,
+	model             TEXT    NOT NULL,
+	calls             INTEGER NOT NULL,
+	failed            INTEGER NOT NULL,
+	repairs           INTEGER NOT NULL,
+	prompt_tokens     INTEGER NOT NULL,
+	completion_tokens INTEGER NOT NULL,
+	cached_tokens     INTEGER NOT NULL,
+	latency_ms        INTEGER NOT NULL,
+	PRIMARY KEY (phase, entity_key, model)
+) WITHOUT ROWID;
+
+-- counts: running counts of rows that status shows ('fallbacks':
+-- intentions and outputs that fell back; 'apply_errors').
+CREATE TABLE IF NOT EXISTS counts (
+	name TEXT PRIMARY KEY,
+	n    INTEGER NOT NULL
+) WITHOUT ROWID;
 `
 
 // upgrades are the steps that bring an older database up to schemaVersion,
@@ -139,4 +173,12 @@ CREATE TABLE IF NOT EXISTS runs (
 var upgrades = map[int]string{
 	// Version 3: calls name their model; a call stored earlier has ''.
 	2: "ALTER TABLE calls ADD COLUMN model TEXT NOT NULL DEFAULT ''",
+	// Version 4: the running totals start from the calls stored so far;
+	// their requests stay whole (Calls reads either form).
+	3: `INSERT INTO totals SELECT phase, entity_key, model, COUNT(*), SUM(error <> '' OR error_kind <> ''), SUM(repairs),
+			SUM(prompt_tokens), SUM(completion_tokens), SUM(cached_tokens), SUM(latency_ms)
+		FROM calls GROUP BY phase, entity_key, model;
+		INSERT INTO counts (name, n) VALUES
+			('fallbacks', (SELECT COUNT(*) FROM intentions WHERE fallback) + (SELECT COUNT(*) FROM outputs WHERE fallback)),
+			('apply_errors', (SELECT COUNT(*) FROM apply_errors));`,
 }

@@ -47,6 +47,7 @@ type Store struct {
 
 	scrub scrubber                   // see SetScrub
 	run   atomic.Pointer[pendingRun] // see StartRun
+	texts textCache                  // the texts the last commit referenced
 	wal   walWatch
 	// pin holds one connection open for the store's life: SQLite deletes
 	// the WAL when its last connection closes, which the WAL check would

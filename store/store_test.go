@@ -118,7 +118,7 @@ func TestCommitAndReadBack(t *testing.T) {
 	}
 	want := record(1).Calls[1]
 	want.ID, want.Tick = calls[1].ID, 1
-	if calls[1] != want || !calls[1].Failed() || calls[0].Failed() {
+	if !reflect.DeepEqual(calls[1], want) || !calls[1].Failed() || calls[0].Failed() {
 		t.Errorf("Calls(1)[1] = %+v\nwant %+v", calls[1], want)
 	}
 	if calls[0].EntityKey != "intention:ada" || calls[2].EntityKey != "resolution:hall" {

@@ -92,12 +92,12 @@ func (s *Store) summary(ctx context.Context) (Summary, error) {
 		}
 	}
 
-	if err := s.db.QueryRowContext(ctx, "SELECT "+usageColumns+" FROM calls").Scan(sum.Total.scanArgs()...); err != nil {
+	if err := s.db.QueryRowContext(ctx, "SELECT "+totalsColumns+" FROM totals").Scan(sum.Total.scanArgs()...); err != nil {
 		return sum, err
 	}
 	err = s.db.QueryRowContext(ctx, `SELECT
-		(SELECT COUNT(*) FROM intentions WHERE fallback) + (SELECT COUNT(*) FROM outputs WHERE fallback),
-		(SELECT COUNT(*) FROM apply_errors)`).Scan(&sum.Fallbacks, &sum.ApplyErrors)
+		COALESCE((SELECT n FROM counts WHERE name = 'fallbacks'), 0),
+		COALESCE((SELECT n FROM counts WHERE name = 'apply_errors'), 0)`).Scan(&sum.Fallbacks, &sum.ApplyErrors)
 	if err != nil {
 		return sum, err
 	}
@@ -113,11 +113,21 @@ func (s *Store) summary(ctx context.Context) (Summary, error) {
 	return sum, nil
 }
 
-// groupUsage sums the calls per value of column, which is a trusted column
-// name, never user input.
+// totalsColumns sums rows of totals into the fields of Usage, in order.
+const totalsColumns = `COALESCE(SUM(calls), 0),
+	COALESCE(SUM(failed), 0),
+	COALESCE(SUM(repairs), 0),
+	COALESCE(SUM(prompt_tokens), 0),
+	COALESCE(SUM(completion_tokens), 0),
+	COALESCE(SUM(cached_tokens), 0),
+	COALESCE(SUM(latency_ms), 0)`
+
+// groupUsage sums the running totals per value of column, which is a
+// trusted column name, never user input: a row per phase or entity, however
+// many ticks the run has.
 func (s *Store) groupUsage(ctx context.Context, column string) ([]GroupUsage, error) {
 	rows, err := s.db.QueryContext(ctx,
-		"SELECT "+column+", "+usageColumns+" FROM calls GROUP BY "+column+" ORDER BY "+column)
+		"SELECT "+column+", "+totalsColumns+" FROM totals GROUP BY "+column+" ORDER BY "+column)
 	if err != nil {
 		return nil, err
 	}
@@ -131,4 +141,23 @@ func (s *Store) groupUsage(ctx context.Context, column string) ([]GroupUsage, er
 		groups = append(groups, g)
 	}
 	return groups, rows.Err()
+}
+
+// Totals returns the running totals of the run's calls per phase, entity
+// and model (Tick is 0): what resume counts as spent, read in time that
+// does not grow with the number of ticks.
+func (s *Store) Totals(ctx context.Context) ([]CallUsage, error) {
+	out := []CallUsage{}
+	err := s.scan(ctx, func(scan func(...any) error) error {
+		var u CallUsage
+		if err := scan(append([]any{&u.Phase, &u.EntityKey, &u.Model}, u.Usage.scanArgs()...)...); err != nil {
+			return err
+		}
+		out = append(out, u)
+		return nil
+	}, "SELECT phase, entity_key, model, "+totalsColumns+" FROM totals GROUP BY phase, entity_key, model ORDER BY phase, entity_key, model")
+	if err != nil {
+		return nil, fmt.Errorf("read totals: %w", err)
+	}
+	return out, nil
 }

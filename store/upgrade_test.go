@@ -47,8 +47,9 @@ func userVersion(t *testing.T, s *Store) int {
 	return v
 }
 
-// TestUpgradeV2: a version 2 database opens as version 3, its calls kept
-// with an empty model, and takes new calls with their model and new runs.
+// TestUpgradeV2: a version 2 database opens as version 4, its calls kept
+// with an empty model and counted in the running totals, and takes new
+// calls with their model and new runs.
 func TestUpgradeV2(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), FileName)
@@ -67,8 +68,11 @@ func TestUpgradeV2(t *testing.T) {
 		t.Fatalf("Open of a version 2 database: %v", err)
 	}
 	defer s.Close()
-	if v := userVersion(t, s); v != schemaVersion || schemaVersion != 3 {
-		t.Fatalf("user_version after the upgrade = %d, want 3", v)
+	if v := userVersion(t, s); v != schemaVersion || schemaVersion != 4 {
+		t.Fatalf("user_version after the upgrade = %d, want 4", v)
+	}
+	if sum, err := s.Summary(t.Context()); err != nil || sum.Total.Calls != 2 || sum.Total.PromptTokens != 200 || len(sum.ByEntity) != 1 {
+		t.Fatalf("summary after the upgrade = %+v, %v; want the 2 old calls in the totals", sum, err)
 	}
 	old, err := s.Calls(t.Context(), 2)
 	if err != nil || len(old) != 1 || old[0].Model != "" || old[0].PromptTokens != 100 {
@@ -91,6 +95,10 @@ func TestUpgradeV2(t *testing.T) {
 	rows, err := s.UsageRows(t.Context())
 	if err != nil || len(rows) != 5 || rows[0].Model != "" || rows[0].Tick != 1 {
 		t.Fatalf("UsageRows after the upgrade = %+v, %v; want the old calls with model \"\" first", rows, err)
+	}
+	totals, err := s.Totals(t.Context())
+	if err != nil || len(totals) != 4 || totals[0].Model != "" || totals[0].Calls != 2 || totals[0].PromptTokens != 200 {
+		t.Fatalf("Totals after the upgrade = %+v, %v; want the old calls summed with model \"\" first", totals, err)
 	}
 
 	// Reopened, the upgraded database is read as it is.

@@ -1,0 +1,119 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sync"
+)
+
+// Message is one message of a call's request as a caller hands it to
+// CommitTick (CallRecord.Messages). The store keeps each long content once
+// in its texts table, however many calls send it: a phase's calls share
+// instructions, and every call of an entity resends its past exchanges, so
+// storing every request whole made state.db grow with the history depth
+// times the world (688 MB of 870 MB after 200 ticks at 100 characters).
+type Message struct {
+	Role       string          `json:"role"`
+	Content    string          `json:"content"`
+	ToolCalls  json.RawMessage `json:"tool_calls,omitempty"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
+}
+
+// storedMessage is a Message in calls.request_json: Content inline when
+// short, else Ref, the key of its text.
+type storedMessage struct {
+	Role       string          `json:"role"`
+	Content    *string         `json:"content,omitempty"`
+	Ref        string          `json:"ref,omitempty"`
+	ToolCalls  json.RawMessage `json:"tool_calls,omitempty"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
+}
+
+// minSharedText is the shortest content kept in texts; shorter ones are
+// cheaper inline than by reference.
+const minSharedText = 128
+
+// textKey is the key of a text: the first 16 bytes of its SHA-256, in hex.
+func textKey(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:16])
+}
+
+// textCache holds the keys of the texts the last commit referenced, which
+// are stored: the next commit, which resends most of them (the system
+// prompts, the past exchanges), writes only the others.
+type textCache struct {
+	mu   sync.Mutex
+	keys map[string]struct{}
+}
+
+func (c *textCache) has(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.keys[key]
+	return ok
+}
+
+func (c *textCache) replace(keys map[string]struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.keys = keys
+}
+
+// requestJSON is how calls.request_json keeps msgs, each long content
+// written to texts (once: INSERT OR IGNORE, and not at all when the last
+// commit referenced it). used collects the keys referenced.
+func (s *Store) requestJSON(w *tickWriter, msgs []Message, used map[string]struct{}) string {
+	out := make([]storedMessage, len(msgs))
+	for i, m := range msgs {
+		content := bounded(s.clean(m.Content), MaxStoredRequest)
+		out[i] = storedMessage{Role: m.Role, ToolCalls: json.RawMessage(s.clean(string(m.ToolCalls))), ToolCallID: m.ToolCallID}
+		if len(m.ToolCalls) == 0 {
+			out[i].ToolCalls = nil
+		}
+		if len(content) < minSharedText {
+			out[i].Content = &content
+			continue
+		}
+		key := textKey(content)
+		out[i].Ref = key
+		if _, done := used[key]; !done && !s.texts.has(key) {
+			w.exec("texts", "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", key, content)
+		}
+		used[key] = struct{}{}
+	}
+	b, err := json.Marshal(out)
+	if err != nil { // strings and raw JSON always marshal
+		w.err = fmt.Errorf("write calls: request: %w", err)
+	}
+	return string(b)
+}
+
+// expandRequest turns calls.request_json back into the messages as sent,
+// as JSON: a stored reference is replaced by its text.
+func (s *Store) expandRequest(ctx context.Context, stored string) (string, error) {
+	var msgs []storedMessage
+	if err := json.Unmarshal([]byte(stored), &msgs); err != nil {
+		return stored, nil // written whole by an earlier arbiter, or cut at MaxStoredRequest
+	}
+	out := make([]Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = Message{Role: m.Role, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
+		switch {
+		case m.Ref != "":
+			if err := s.db.QueryRowContext(ctx, "SELECT body FROM texts WHERE key = ?", m.Ref).Scan(&out[i].Content); err != nil {
+				return "", fmt.Errorf("text %s of message %d: %w", m.Ref, i+1, err)
+			}
+		case m.Content != nil:
+			out[i].Content = *m.Content
+		}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}

@@ -1,0 +1,138 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// withMessages gives record(tick)'s first call the messages a call of ada's
+// sends at tick: the shared system prompt, her past exchanges (the last
+// two ticks' answers) and a new user prompt; a tool turn rides along.
+func withMessages(tick int) (*TickRecord, []Message) {
+	system := "You play one character. " + strings.Repeat("The instructions every call shares. ", 20)
+	msgs := []Message{{Role: "system", Content: system}}
+	for past := max(1, tick-2); past < tick; past++ {
+		msgs = append(msgs,
+			Message{Role: "user", Content: fmt.Sprintf("Tick %d in the hall. %s", past, strings.Repeat("Bo was cooking. ", 10))},
+			Message{Role: "assistant", Content: fmt.Sprintf(`{"intention":"at tick %d I %s"}`, past, strings.Repeat("look around ", 12))})
+	}
+	msgs = append(msgs,
+		Message{Role: "assistant", Content: "", ToolCalls: json.RawMessage(`[{"id":"c1","type":"function","function":{"name":"get_state","arguments":"{}"}}]`)},
+		Message{Role: "tool", Content: "ok", ToolCallID: "c1"},
+		Message{Role: "user", Content: fmt.Sprintf("Tick %d. %s", tick, strings.Repeat("Everything you see now. ", 12))})
+	rec := record(tick)
+	rec.Calls[0].Messages = msgs
+	return rec, msgs
+}
+
+// TestRequestTextsStoredOnce: a long message content is stored once, however
+// many calls and ticks send it, and Calls reads every request back exactly
+// as it was sent.
+func TestRequestTextsStoredOnce(t *testing.T) {
+	s, _ := openTemp(t)
+	var sent [][]Message
+	for tick := 1; tick <= 4; tick++ {
+		rec, msgs := withMessages(tick)
+		commit(t, s, rec)
+		sent = append(sent, msgs)
+	}
+	// Long texts: the system prompt, each tick's user prompt and, from
+	// tick 2 on, the exchange of the tick before (user and assistant).
+	var texts int
+	if err := s.db.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM texts").Scan(&texts); err != nil {
+		t.Fatal(err)
+	}
+	if want := 1 + 4 + 2*3; texts != want {
+		t.Errorf("%d texts stored, want %d (each once)", texts, want)
+	}
+	for tick := 1; tick <= 4; tick++ {
+		calls, err := s.Calls(t.Context(), tick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []Message
+		if err := json.Unmarshal([]byte(calls[0].Request), &got); err != nil {
+			t.Fatalf("tick %d: request %q: %v", tick, calls[0].Request, err)
+		}
+		if !reflect.DeepEqual(got, sent[tick-1]) {
+			t.Errorf("tick %d: read back\n%+v\nwant\n%+v", tick, got, sent[tick-1])
+		}
+		var stored string
+		if err := s.db.QueryRowContext(t.Context(), "SELECT request_json FROM calls WHERE id = ?", calls[0].ID).Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(stored, "instructions every call shares") {
+			t.Errorf("tick %d: the shared system prompt is stored inline: %s", tick, stored)
+		}
+	}
+}
+
+// TestRequestTextsScrubbed: what the store keeps of a message passes through
+// its scrubber like everything else it writes.
+func TestRequestTextsScrubbed(t *testing.T) {
+	s, _ := openTemp(t)
+	s.SetScrub(func(text string) string { return strings.ReplaceAll(text, "sk-secret", "[REDACTED]") })
+	rec := record(1)
+	rec.Calls[0].Messages = []Message{
+		{Role: "system", Content: "key sk-secret " + strings.Repeat("long enough to be shared ", 10)},
+		{Role: "user", Content: "sk-secret"},
+	}
+	commit(t, s, rec)
+	var n int
+	if err := s.db.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM texts WHERE body LIKE '%sk-secret%'").Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d texts hold the secret, %v", n, err)
+	}
+	calls, err := s.Calls(t.Context(), 1)
+	if err != nil || strings.Contains(calls[0].Request, "sk-secret") || !strings.Contains(calls[0].Request, "[REDACTED]") {
+		t.Errorf("request read back %q, %v; want the secret redacted", calls[0].Request, err)
+	}
+}
+
+// TestRequestTextMissing: a request whose text is gone (a damaged
+// database) is an error naming the call, not a silently shorter request.
+func TestRequestTextMissing(t *testing.T) {
+	s, _ := openTemp(t)
+	rec, _ := withMessages(1)
+	commit(t, s, rec)
+	if _, err := s.db.ExecContext(t.Context(), "DELETE FROM texts"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Calls(t.Context(), 1)
+	if err == nil || !strings.Contains(err.Error(), "read calls of tick 1: call 1: text") {
+		t.Errorf("Calls with a text missing = %v; want an error naming the call and text", err)
+	}
+}
+
+// TestTotalsMatchTheCalls: the running totals status and resume read are
+// the sums of the calls stored, failures, repairs and fallbacks included.
+func TestTotalsMatchTheCalls(t *testing.T) {
+	s, _ := openTemp(t)
+	commit(t, s, record(1), record(2), record(3))
+	sum, err := s.Summary(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromCalls Usage
+	if err := s.db.QueryRowContext(t.Context(), "SELECT "+usageColumns+" FROM calls").Scan(fromCalls.scanArgs()...); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Total != fromCalls || sum.Total.Calls != 9 || sum.Total.FailedCalls != 3 || sum.Total.Repairs != 3 {
+		t.Errorf("totals %+v, the calls sum to %+v", sum.Total, fromCalls)
+	}
+	if sum.Fallbacks != 6 || sum.ApplyErrors != 3 {
+		t.Errorf("fallbacks %d, apply errors %d; want 6 and 3", sum.Fallbacks, sum.ApplyErrors)
+	}
+	if len(sum.ByEntity) != 3 || len(sum.ByPhase) != 2 || sum.ByPhase[1].Key != "resolution" || sum.ByPhase[1].Usage.PromptTokens != 900 {
+		t.Errorf("by phase %+v, by entity %+v", sum.ByPhase, sum.ByEntity)
+	}
+	// A tick that fails to commit adds nothing.
+	if err := s.CommitTick(t.Context(), record(9)); err == nil {
+		t.Fatal("tick 9 after 3 committed")
+	}
+	if again, err := s.Summary(t.Context()); err != nil || again.Total != sum.Total || again.Fallbacks != sum.Fallbacks {
+		t.Errorf("after a refused commit: %+v, %v", again.Total, err)
+	}
+}
