@@ -53,6 +53,7 @@ type faultServer struct {
 	rng      *rand.Rand
 	injected map[string]int
 	prompt   int // prompt tokens of the answers the client can read
+	eligible int // arbiter answers with characters that ruleBreaker saw
 }
 
 func (f *faultServer) handle(valid openaitest.Handler) openaitest.Handler {
@@ -81,8 +82,9 @@ func (f *faultServer) handle(valid openaitest.Handler) openaitest.Handler {
 
 // ruleBreaker answers with a valid instance of each request's schema, and
 // breaks a world rule the schema cannot express in a share of the arbiter's
-// answers: an update for a character who does not exist, or a character
-// sent to a location that is not reachable. Both must be skipped with an
+// answers (rate of them for each kind): an update for a character
+// who does not exist, or a character sent to a location that is not
+// reachable. Both must be skipped with an
 // apply error while the rest of the location's answer applies.
 func (f *faultServer) ruleBreaker(rate float64) openaitest.Handler {
 	return func(c *openaitest.Call) openaitest.Reply {
@@ -95,8 +97,12 @@ func (f *faultServer) ruleBreaker(rate float64) openaitest.Handler {
 		if !ok || c.SchemaName() != "MasterOutput" || len(chars) == 0 {
 			return openaitest.JSON(v)
 		}
+		// Every period-th answer breaks each rule, half a period apart, so
+		// both are sent however the calls interleave.
+		period := max(2, int(1/rate))
 		f.mu.Lock()
-		x := f.rng.Float64()
+		f.eligible++
+		n := f.eligible
 		f.mu.Unlock()
 		var first string
 		for id := range chars {
@@ -105,10 +111,10 @@ func (f *faultServer) ruleBreaker(rate float64) openaitest.Handler {
 			}
 		}
 		switch {
-		case x < rate:
+		case n%period == period/2:
 			chars["nobody-"+first] = chars[first]
 			f.count("unknown id")
-		case x < 2*rate:
+		case n%period == 0:
 			upd, _ := chars[first].(map[string]any)
 			if upd != nil {
 				upd["location"] = "nowhere"
