@@ -106,9 +106,16 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 			rec.Tick, i+1, e.LocationID, e.CharacterID, s.clean(e.Reason))
 	}
 	for _, h := range rec.History {
-		w.exec("history", `INSERT INTO history (entity_key, seq, tick, user, assistant)
-			SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM history WHERE entity_key = ?`,
-			h.EntityKey, rec.Tick, h.User, h.Assistant, h.EntityKey)
+		texts := [2]string{s.clean(h.User), s.clean(h.Assistant)}
+		var refs [2]string
+		for i, text := range texts {
+			if len(text) >= minSharedText {
+				refs[i], texts[i] = s.putText(w, text, used), ""
+			}
+		}
+		w.exec("history", `INSERT INTO history (entity_key, seq, tick, user, assistant, user_ref, assistant_ref)
+			SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM history WHERE entity_key = ?`,
+			h.EntityKey, rec.Tick, texts[0], texts[1], refs[0], refs[1], h.EntityKey)
 	}
 	done := s.writeRun(w)
 	if w.err != nil {

@@ -115,8 +115,8 @@ func (s *Store) History(ctx context.Context, depth, upTo int) (map[string][]Hist
 		return out, nil
 	}
 	rows, err := s.db.QueryContext(ctx, `
-		SELECT entity_key, user, assistant FROM (
-			SELECT entity_key, seq, user, assistant,
+		SELECT entity_key, user, assistant, user_ref, assistant_ref FROM (
+			SELECT entity_key, seq, user, assistant, user_ref, assistant_ref,
 				ROW_NUMBER() OVER (PARTITION BY entity_key ORDER BY seq DESC) AS newest
 			FROM history WHERE tick <= ?)
 		WHERE newest <= ?
@@ -124,16 +124,38 @@ func (s *Store) History(ctx context.Context, depth, upTo int) (map[string][]Hist
 	if err != nil {
 		return nil, fmt.Errorf("read history: %w", err)
 	}
-	defer rows.Close()
+	type stored struct {
+		HistoryRecord
+		userRef, assistantRef string
+	}
+	var all []stored
 	for rows.Next() {
-		var h HistoryRecord
-		if err := rows.Scan(&h.EntityKey, &h.User, &h.Assistant); err != nil {
+		var h stored
+		if err := rows.Scan(&h.EntityKey, &h.User, &h.Assistant, &h.userRef, &h.assistantRef); err != nil {
+			rows.Close()
 			return nil, fmt.Errorf("read history: %w", err)
 		}
-		out[h.EntityKey] = append(out[h.EntityKey], h)
+		all = append(all, h)
 	}
+	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read history: %w", err)
+	}
+	for _, h := range all {
+		for _, f := range []struct {
+			ref  string
+			text *string
+		}{{h.userRef, &h.User}, {h.assistantRef, &h.Assistant}} {
+			if f.ref == "" {
+				continue
+			}
+			text, err := s.getText(ctx, f.ref)
+			if err != nil {
+				return nil, fmt.Errorf("read history of %s: %w", h.EntityKey, err)
+			}
+			*f.text = text
+		}
+		out[h.EntityKey] = append(out[h.EntityKey], h.HistoryRecord)
 	}
 	return out, nil
 }

@@ -105,6 +105,9 @@ CREATE TABLE IF NOT EXISTS history (
 	tick       INTEGER NOT NULL REFERENCES ticks (tick) ON DELETE CASCADE,
 	user       TEXT    NOT NULL,
 	assistant  TEXT    NOT NULL,
+	-- a long user or assistant text is kept in texts: its key here, '' above
+	user_ref      TEXT NOT NULL DEFAULT '',
+	assistant_ref TEXT NOT NULL DEFAULT '',
 	PRIMARY KEY (entity_key, seq)
 );
 
@@ -133,13 +136,14 @@ CREATE TABLE IF NOT EXISTS runs (
 	manifest_json TEXT    NOT NULL CHECK (json_valid(manifest_json))
 );
 
--- texts: the long contents of the messages calls sent, each kept once by
--- the key calls.request_json names it with (the first 16 bytes of its
+-- texts: the long contents of the messages calls sent and of the past
+-- exchanges, each kept once by the key calls.request_json and history name
+-- it with (the first 16 bytes of its
 -- SHA-256, hex), written in the transaction of the first tick that sent it.
 CREATE TABLE IF NOT EXISTS texts (
 	key  TEXT PRIMARY KEY,
-	body TEXT NOT NULL
-) WITHOUT ROWID;
+	body BLOB NOT NULL -- the text, compressed (DEFLATE)
+); -- a rowid table: texts run to kilobytes, which WITHOUT ROWID stores poorly
 
 -- totals: the calls summed per phase, entity and model, kept by each
 -- commit, so that status and resume read a row per entity rather than
@@ -175,7 +179,9 @@ var upgrades = map[int]string{
 	2: "ALTER TABLE calls ADD COLUMN model TEXT NOT NULL DEFAULT ''",
 	// Version 4: the running totals start from the calls stored so far;
 	// their requests stay whole (Calls reads either form).
-	3: `INSERT INTO totals SELECT phase, entity_key, model, COUNT(*), SUM(error <> '' OR error_kind <> ''), SUM(repairs),
+	3: `ALTER TABLE history ADD COLUMN user_ref TEXT NOT NULL DEFAULT '';
+		ALTER TABLE history ADD COLUMN assistant_ref TEXT NOT NULL DEFAULT '';
+		INSERT INTO totals SELECT phase, entity_key, model, COUNT(*), SUM(error <> '' OR error_kind <> ''), SUM(repairs),
 			SUM(prompt_tokens), SUM(completion_tokens), SUM(cached_tokens), SUM(latency_ms)
 		FROM calls GROUP BY phase, entity_key, model;
 		INSERT INTO counts (name, n) VALUES

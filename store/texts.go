@@ -1,11 +1,14 @@
 package store
 
 import (
+	"bytes"
+	"compress/flate"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sync"
 )
 
@@ -33,7 +36,9 @@ type storedMessage struct {
 }
 
 // minSharedText is the shortest content kept in texts; shorter ones are
-// cheaper inline than by reference.
+// cheaper inline than by reference. The past exchanges in history are kept
+// the same way, so an exchange and the requests that resend it share one
+// text.
 const minSharedText = 128
 
 // textKey is the key of a text: the first 16 bytes of its SHA-256, in hex.
@@ -78,12 +83,7 @@ func (s *Store) requestJSON(w *tickWriter, msgs []Message, used map[string]struc
 			out[i].Content = &content
 			continue
 		}
-		key := textKey(content)
-		out[i].Ref = key
-		if _, done := used[key]; !done && !s.texts.has(key) {
-			w.exec("texts", "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", key, content)
-		}
-		used[key] = struct{}{}
+		out[i].Ref = s.putText(w, content, used)
 	}
 	b, err := json.Marshal(out)
 	if err != nil { // strings and raw JSON always marshal
@@ -91,6 +91,48 @@ func (s *Store) requestJSON(w *tickWriter, msgs []Message, used map[string]struc
 	}
 	return string(b)
 }
+
+// putText stores text (already scrubbed and bounded) in texts, compressed,
+// unless this commit or the last one referenced it, and returns its key.
+func (s *Store) putText(w *tickWriter, text string, used map[string]struct{}) string {
+	key := textKey(text)
+	if _, done := used[key]; !done && !s.texts.has(key) {
+		w.exec("texts", "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", key, deflate(text))
+	}
+	used[key] = struct{}{}
+	return key
+}
+
+// getText reads the text stored under key.
+func (s *Store) getText(ctx context.Context, key string) (string, error) {
+	var body []byte
+	if err := s.db.QueryRowContext(ctx, "SELECT body FROM texts WHERE key = ?", key).Scan(&body); err != nil {
+		return "", fmt.Errorf("text %s: %w", key, err)
+	}
+	text, err := io.ReadAll(flate.NewReader(bytes.NewReader(body)))
+	if err != nil {
+		return "", fmt.Errorf("text %s: %w", key, err)
+	}
+	return string(text), nil
+}
+
+// deflate compresses text for the texts table: prompts are English and
+// JSON, which shrink about three times. Writers are pooled: each holds
+// about a megabyte of tables.
+func deflate(text string) []byte {
+	zw := deflaters.Get().(*flate.Writer)
+	defer deflaters.Put(zw)
+	var b bytes.Buffer
+	zw.Reset(&b)
+	io.WriteString(zw, text) // a bytes.Buffer does not fail
+	zw.Close()
+	return b.Bytes()
+}
+
+var deflaters = sync.Pool{New: func() any {
+	zw, _ := flate.NewWriter(nil, flate.BestSpeed) // the level is valid
+	return zw
+}}
 
 // expandRequest turns calls.request_json back into the messages as sent,
 // as JSON: a stored reference is replaced by its text.
@@ -104,9 +146,11 @@ func (s *Store) expandRequest(ctx context.Context, stored string) (string, error
 		out[i] = Message{Role: m.Role, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
 		switch {
 		case m.Ref != "":
-			if err := s.db.QueryRowContext(ctx, "SELECT body FROM texts WHERE key = ?", m.Ref).Scan(&out[i].Content); err != nil {
-				return "", fmt.Errorf("text %s of message %d: %w", m.Ref, i+1, err)
+			text, err := s.getText(ctx, m.Ref)
+			if err != nil {
+				return "", fmt.Errorf("message %d: %w", i+1, err)
 			}
+			out[i].Content = text
 		case m.Content != nil:
 			out[i].Content = *m.Content
 		}

@@ -101,7 +101,7 @@ func TestRequestTextMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := s.Calls(t.Context(), 1)
-	if err == nil || !strings.Contains(err.Error(), "read calls of tick 1: call 1: text") {
+	if err == nil || !strings.Contains(err.Error(), "read calls of tick 1: call 1: message 1: text") {
 		t.Errorf("Calls with a text missing = %v; want an error naming the call and text", err)
 	}
 }
@@ -134,5 +134,40 @@ func TestTotalsMatchTheCalls(t *testing.T) {
 	}
 	if again, err := s.Summary(t.Context()); err != nil || again.Total != sum.Total || again.Fallbacks != sum.Fallbacks {
 		t.Errorf("after a refused commit: %+v, %v", again.Total, err)
+	}
+}
+
+// TestHistoryTextsShared: a long past exchange is kept in texts, read back
+// whole by History, and shares its text with the requests that resend it.
+func TestHistoryTextsShared(t *testing.T) {
+	s, _ := openTemp(t)
+	user := "Tick 1 in the hall. " + strings.Repeat("Bo was cooking. ", 12)
+	answer := `{"intention":"` + strings.Repeat("I look around. ", 12) + `"}`
+	r1 := record(1)
+	r1.History = []HistoryRecord{{EntityKey: "intention:ada", User: user, Assistant: answer}, {EntityKey: "intention:bo", User: "short", Assistant: "{}"}}
+	r2 := record(2)
+	r2.Calls[0].Messages = []Message{{Role: "user", Content: user}, {Role: "assistant", Content: answer}, {Role: "user", Content: "now?"}}
+	r2.History = nil
+	commit(t, s, r1, r2)
+
+	hist, err := s.History(t.Context(), 3, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := hist["intention:ada"]; len(h) != 1 || h[0].User != user || h[0].Assistant != answer {
+		t.Errorf("ada's history read back %+v", h)
+	}
+	if h := hist["intention:bo"]; len(h) != 1 || h[0].User != "short" || h[0].Assistant != "{}" {
+		t.Errorf("bo's history read back %+v", h)
+	}
+	var texts int
+	if err := s.db.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM texts").Scan(&texts); err != nil || texts != 2 {
+		t.Errorf("%d texts, %v; want the exchange's two, shared by the request that resends them", texts, err)
+	}
+	if _, err := s.db.ExecContext(t.Context(), "DELETE FROM texts"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.History(t.Context(), 3, 2); err == nil || !strings.Contains(err.Error(), "read history of intention:ada: text") {
+		t.Errorf("History with its text gone = %v; want an error naming the entity", err)
 	}
 }
