@@ -14,8 +14,9 @@ import (
 // repeated them would make the prompt grow with the depth for nothing.
 
 // intentionRecord is what a character's history keeps of its intention
-// prompt at a tick: where it was, what was happening, who was there and
-// what they were seen doing.
+// prompt at a tick: where it was, what was happening and who was there
+// (what came of it is in the character's memories, which every prompt
+// shows).
 func intentionRecord(d prompts.IntentionData) string {
 	var b strings.Builder
 	place(&b, d.Simulation.Tick, d.Location)
@@ -26,12 +27,9 @@ func intentionRecord(d prompts.IntentionData) string {
 	b.WriteString(" Here:")
 	for i, o := range d.Others {
 		if i > 0 {
-			b.WriteByte(';')
+			b.WriteByte(',')
 		}
 		b.WriteString(" " + o.Name)
-		if o.ExternalIntent != "" {
-			b.WriteString(", " + o.ExternalIntent)
-		}
 	}
 	b.WriteByte('.')
 	return b.String()
