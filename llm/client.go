@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -23,6 +24,9 @@ type Client struct {
 	history *History
 	usage   usageTally
 	limiter *rate.Limiter
+	pacer   *pacer // nil without llm.rpm and llm.tpm
+	gate    *gate
+	limited atomic.Int64 // 429 rate-limit answers received
 	log     *slog.Logger
 
 	// Replaced in tests to observe and skip the waits between retries.
@@ -57,6 +61,8 @@ func New(cfg Config) (*Client, error) {
 		class:   classifier{baseURL: shown, secrets: secrets, timeout: cfg.Timeout},
 		history: NewHistory(cfg.Depth),
 		limiter: rate.NewLimiter(limit, burst),
+		pacer:   newPacer(cfg.RPM, cfg.TPM),
+		gate:    newGate(cfg.Concurrency, cfg.Logger),
 		log:     cfg.Logger,
 		wait:    sleep,
 		jitter:  fullJitter,
@@ -75,6 +81,13 @@ func (c *Client) History() *History { return c.history }
 // Usage returns the tokens of every answer received so far, failed
 // attempts included.
 func (c *Client) Usage() Usage { return c.usage.total() }
+
+// Stats returns the 429 rate limits received so far and the adaptive
+// concurrency they left.
+func (c *Client) Stats() Stats {
+	limit, lowest := c.gate.state()
+	return Stats{RateLimited: c.limited.Load(), Concurrency: limit, LowestConcurrency: lowest}
+}
 
 // Complete makes one structured-output call: the system prompt, the last
 // Depth exchanges of the entity's history and the user prompt, answered under
@@ -228,7 +241,7 @@ func (c *Client) send(ctx context.Context, log *slog.Logger, recs *[]Recovery, r
 // the same retries and errors as Complete.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
 	var list openai.ModelsList
-	_, err := c.retry(ctx, c.log, nil, func(ctx context.Context) error {
+	_, err := c.retry(ctx, c.log, nil, 0, func(ctx context.Context) error {
 		var err error
 		list, err = c.oa.ListModels(ctx)
 		return err

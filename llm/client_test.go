@@ -268,8 +268,10 @@ func TestCompleteTransientRetries(t *testing.T) {
 			wantWaits: []time.Duration{time.Millisecond}, wantKind: KindServer, attempts: 2},
 		{name: "connection dropped until MaxAttempts", replies: []openaitest.Reply{openaitest.Disconnect()},
 			wantWaits: []time.Duration{time.Millisecond}, wantKind: KindConnection, attempts: 2},
-		{name: "429 until MaxAttempts", replies: []openaitest.Reply{rateLimited},
-			wantWaits: []time.Duration{time.Millisecond}, wantKind: KindRateLimit, attempts: 2},
+		{name: "429 waited out RateLimitWaits times, then tried MaxAttempts times", replies: []openaitest.Reply{rateLimited},
+			wantWaits: []time.Duration{time.Millisecond, 2 * time.Millisecond, 4 * time.Millisecond, 8 * time.Millisecond,
+				16 * time.Millisecond, 32 * time.Millisecond, 64 * time.Millisecond, 128 * time.Millisecond, time.Millisecond},
+			wantKind: KindRateLimit, attempts: 10},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -666,9 +668,9 @@ func TestRateLimitWaitPastDeadline(t *testing.T) {
 	}
 }
 
-// Seed 002: a transient error is retried once by default; a 429 that says
-// when to come back is waited out as flow control, not counted as a retry,
-// up to RateLimitWaits. Each retry and repair is reported with its outcome.
+// Seed 002: a transient error is retried once by default; a 429 rate limit
+// is waited out as flow control, not counted as a retry, up to
+// RateLimitWaits (8). Each retry and repair is reported with its outcome.
 func TestCompleteRetriesOnceAndReportsRecoveries(t *testing.T) {
 	t.Parallel()
 	ok := openaitest.JSON(validAnswer)
@@ -683,7 +685,7 @@ func TestCompleteRetriesOnceAndReportsRecoveries(t *testing.T) {
 		{"500 then ok", []openaitest.Reply{openaitest.Status(500, "server_error", "", "boom"), ok}, 2, false, []string{"retry:true"}},
 		{"500 twice", []openaitest.Reply{openaitest.Status(500, "server_error", "", "boom")}, 2, true, []string{"retry:false"}},
 		{"Retry-After three times then ok", []openaitest.Reply{wait, wait, wait, ok}, 4, false, nil},
-		{"Retry-After past its bound", []openaitest.Reply{wait}, 5, true, []string{"retry:false"}},
+		{"Retry-After past its bound", []openaitest.Reply{wait}, 10, true, []string{"retry:false"}},
 		{"repair", []openaitest.Reply{openaitest.Content("not JSON"), ok}, 2, false, []string{"repair:true"}},
 		{"repair fails", []openaitest.Reply{openaitest.Content("not JSON")}, 2, true, []string{"repair:false"}},
 	}
@@ -692,8 +694,8 @@ func TestCompleteRetriesOnceAndReportsRecoveries(t *testing.T) {
 			t.Parallel()
 			srv := openaitest.New(t, openaitest.Sequence(tt.replies...))
 			c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.BackoffMax = 2 * time.Second })
-			if c.Config().MaxAttempts != 2 || c.Config().RateLimitWaits != 3 {
-				t.Fatalf("defaults: max_attempts %d, rate_limit_waits %d; want 2 and 3", c.Config().MaxAttempts, c.Config().RateLimitWaits)
+			if c.Config().MaxAttempts != 2 || c.Config().RateLimitWaits != 8 {
+				t.Fatalf("defaults: max_attempts %d, rate_limit_waits %d; want 2 and 8", c.Config().MaxAttempts, c.Config().RateLimitWaits)
 			}
 			res := c.Complete(t.Context(), testRequest("go"))
 			if (res.Err != nil) != tt.fail || res.Attempts != tt.attempts {

@@ -21,13 +21,19 @@ type Config struct {
 
 	Timeout        time.Duration // per HTTP attempt (default 2m)
 	MaxAttempts    int           // HTTP attempts per request sent, for transient errors (default 2: seed 002 retries once)
-	RateLimitWaits int           // 429s with a Retry-After waited out per request sent, not counted as attempts (default 3)
+	RateLimitWaits int           // 429 rate limits waited out per request sent, not counted as attempts (default 8)
 	RepairAttempts int           // re-asks after invalid JSON or a schema mismatch (default 1)
-	Concurrency    int           // calls in flight in CreateEach (default 4)
+	Concurrency    int           // calls in flight in CreateEach and HTTP attempts over the whole client, lowered for a while after 429s (default 4)
 	Depth          int           // history exchanges sent back per entity (default 3)
 	BackoffBase    time.Duration // first retry delay before jitter (default 500ms)
 	BackoffMax     time.Duration // cap of any retry delay, Retry-After included (default 20s)
 	RateLimit      float64       // requests per second over the whole client; 0 = unlimited
+	// RPM and TPM are the endpoint's published limits, requests and tokens
+	// per minute (0: unknown). The client paces its attempts under them so
+	// that none is answered 429 (see pacer); with neither, it finds the
+	// rate the server allows by lowering its concurrency on 429s.
+	RPM int
+	TPM int
 	// MaxResponseBytes is the largest body read from the server; a larger
 	// answer fails its call (KindOversized). 0: a few times the largest
 	// answer the request's max_tokens allows (see responseLimit).
@@ -45,7 +51,7 @@ type Config struct {
 const (
 	DefaultTimeout        = 2 * time.Minute
 	DefaultMaxAttempts    = 2
-	DefaultRateLimitWaits = 3
+	DefaultRateLimitWaits = 8 // backoff ceilings of 0.5 s doubling to 20 s add up past a minute, a per-minute limit's window
 	DefaultRepairAttempts = 1
 	DefaultConcurrency    = 4
 	DefaultDepth          = 3
@@ -97,6 +103,8 @@ func (c Config) Validate() error {
 		{"llm.backoff_base", int64(c.BackoffBase)},
 		{"llm.backoff_max", int64(c.BackoffMax)},
 		{"llm.max_response_bytes", c.MaxResponseBytes},
+		{"llm.rpm", int64(c.RPM)},
+		{"llm.tpm", int64(c.TPM)},
 	} {
 		if f.v < 0 {
 			errs = append(errs, fmt.Errorf("%s must not be negative", f.key))

@@ -33,7 +33,11 @@ func (c *Client) live(ctx context.Context, log *slog.Logger, recs *[]Recovery, c
 		usage Usage
 	)
 	limit := c.cfg.responseLimit(max(cr.MaxTokens, cr.MaxCompletionTokens))
-	n, err := c.retry(withLimit(ctx, limit), log, recs, func(ctx context.Context) error {
+	cost := 0
+	if c.pacer.countsTokens() {
+		cost = estimateTokens(cr)
+	}
+	n, err := c.retry(withLimit(ctx, limit), log, recs, cost, func(ctx context.Context) error {
 		r, err := c.oa.CreateChatCompletion(ctx, cr)
 		if err != nil {
 			return err

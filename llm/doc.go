@@ -18,6 +18,13 @@
 // 400, 401, 403, 404 and an exhausted quota are final. Retries happen in this
 // package only.
 //
+// Rate limits: with the endpoint's published limits (Config.RPM,
+// Config.TPM) every attempt is paced under them and none is answered 429.
+// Without them, a 429 rate limit is flow control: it is waited out (its
+// Retry-After, or the backoff) up to Config.RateLimitWaits times without
+// counting as a try, and it halves the client's concurrency, which then
+// grows back one step at a time as calls succeed (Client.Stats).
+//
 // A failed call is a value, not a panic or a cancelled batch: Complete and
 // CreateEach return Results that always carry the messages sent, the raw
 // answer, attempts, latency and usage, so that every call can be recorded.

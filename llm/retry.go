@@ -15,17 +15,21 @@ import (
 
 // retry runs call until it succeeds, fails for good, or has been tried
 // Config.MaxAttempts times. Each try runs under its own Config.Timeout and
-// waits its turn at the client's rate limiter; between tries it waits the
-// server's Retry-After (capped at BackoffMax) or an exponential backoff with
-// full jitter. It returns the number of tries made and the last failure.
-// This is the only place that retries.
+// waits its turn (see admit): a slot of the adaptive concurrency, the
+// client's rate limiter, and the pacer of llm.rpm / llm.tpm, which charges
+// it cost tokens. Between tries it waits the server's Retry-After (capped at
+// BackoffMax) or an exponential backoff with full jitter. It returns the
+// number of tries made and the last failure. This is the only place that
+// retries.
 //
-// A 429 that says when to come back (Retry-After, up to BackoffMax) is flow
+// A 429 rate limit (not insufficient_quota, which is final) is flow
 // control, not a failure of the call: it is waited out up to
-// Config.RateLimitWaits times per request without counting as a try. Each
-// retry is added to recs (when not nil), with whether the try after it
-// succeeded.
-func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, call func(ctx context.Context) error) (int, *Error) {
+// Config.RateLimitWaits times per request without counting as a try, for
+// the server's Retry-After when it sends one up to BackoffMax, else for the
+// exponential backoff of the waits so far; and it halves the adaptive
+// concurrency (see gate). Each retry is added to recs (when not nil), with
+// whether the try after it succeeded.
+func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, cost int, call func(ctx context.Context) error) (int, *Error) {
 	var pending *Recovery // the retry whose outcome the next try tells
 	settle := func(ok bool) {
 		if pending != nil {
@@ -42,13 +46,8 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, 
 			settle(false)
 			return n - 1, e
 		}
-		if err := c.limiter.Wait(ctx); err != nil {
-			e := c.class.classify(ctx, err)
-			if ctx.Err() == nil { // the wait would outlast ctx's deadline
-				e = &Error{Kind: KindTimeout, Err: err,
-					Message: "deadline of the call would pass waiting for the client's rate limit",
-					Hint:    "raise llm.rate_limit or the phase deadline"}
-			}
+		turn, e := c.admit(ctx, cost)
+		if e != nil {
 			e.Attempts = n - 1
 			settle(false)
 			return n - 1, e
@@ -59,16 +58,23 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, 
 		err := call(actx)
 		cancel()
 		if err == nil {
+			c.gate.release(turn, endOK)
 			settle(true)
 			return n, nil
 		}
-		e := c.class.classify(ctx, err)
+		e = c.class.classify(ctx, err)
+		if e.Kind == KindRateLimit {
+			c.limited.Add(1)
+			c.gate.release(turn, endRateLimited)
+		} else {
+			c.gate.release(turn, endOther)
+		}
 		e.Attempts = n
 		ra, hasRA := hold.get()
 		if hasRA {
 			e.RetryAfter = ra
 		}
-		flow := e.Kind == KindRateLimit && hasRA && ra <= c.cfg.BackoffMax && waits < c.cfg.RateLimitWaits
+		flow := e.Kind == KindRateLimit && (!hasRA || ra <= c.cfg.BackoffMax) && waits < c.cfg.RateLimitWaits
 		if !flow {
 			settle(false)
 			tries++
@@ -82,12 +88,17 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, 
 			return n, e
 		}
 
-		d := c.backoff(tries, ra, hasRA)
+		var d time.Duration
 		if flow {
 			waits++
-			log.Info("rate limited, waiting as the server asks (Retry-After)", "wait", waits,
-				"rate_limit_waits", c.cfg.RateLimitWaits, "delay", d)
+			d = c.backoff(waits, ra, hasRA)
+			how := "rate limited, backing off"
+			if hasRA {
+				how = "rate limited, waiting as the server asks (Retry-After)"
+			}
+			log.Info(how, "wait", waits, "rate_limit_waits", c.cfg.RateLimitWaits, "delay", d)
 		} else {
+			d = c.backoff(tries, ra, hasRA)
 			if recs != nil {
 				pending = &Recovery{Strategy: StrategyRetry, Err: e}
 			}
@@ -102,6 +113,42 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, 
 			return n, we
 		}
 	}
+}
+
+// admit waits for an attempt's turn: a slot at the gate, then the client's
+// rate limiter (llm.rate_limit), then the pacer (llm.rpm / llm.tpm), so that
+// attempts leave at the pace they were given rather than in a bunch when
+// slots free up. On failure it holds nothing; the error says which wait
+// ctx ended in.
+func (c *Client) admit(ctx context.Context, cost int) (slot, *Error) {
+	turn, err := c.gate.acquire(ctx)
+	if err != nil {
+		e := c.class.classify(ctx, err)
+		if limit, _ := c.gate.state(); limit < c.gate.max {
+			e.Message += fmt.Sprintf(" (waiting for a slot: concurrency lowered to %d of %d after 429 rate limits)", limit, c.gate.max)
+			e.Hint = "set llm.rpm / llm.tpm to the endpoint's published limits to pace calls under them"
+		}
+		return slot{}, e
+	}
+	if err := c.limiter.Wait(ctx); err != nil {
+		c.gate.release(turn, endOther)
+		return slot{}, c.waitError(ctx, err, "raise llm.rate_limit or the phase deadline")
+	}
+	if err := c.pacer.wait(ctx, time.Now(), cost); err != nil {
+		c.gate.release(turn, endOther)
+		return slot{}, c.waitError(ctx, err, "llm.rpm / llm.tpm pace calls under the endpoint's limits; raise the phase deadline")
+	}
+	return turn, nil
+}
+
+// waitError explains the failure of a wait at a rate limit: ctx ended, or
+// the turn given is past ctx's deadline.
+func (c *Client) waitError(ctx context.Context, err error, hint string) *Error {
+	if ctx.Err() != nil {
+		return c.class.classify(ctx, err)
+	}
+	return &Error{Kind: KindTimeout, Err: err,
+		Message: "deadline of the call would pass waiting for the client's rate limit", Hint: hint}
 }
 
 // backoff is the delay before try n+1: the server's Retry-After when it sent

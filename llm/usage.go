@@ -32,3 +32,16 @@ func usageOf(u openai.Usage) Usage {
 	}
 	return out
 }
+
+// Stats are what the client counted of its endpoint's rate limiting since it
+// was made.
+type Stats struct {
+	// RateLimited is the 429 rate-limit answers received (insufficient_quota
+	// excluded), each waited out or retried.
+	RateLimited int64 `json:"rate_limited"`
+	// Concurrency is the adaptive limit of attempts in flight now, and
+	// LowestConcurrency the lowest it went; both are Config.Concurrency
+	// when no 429 arrived.
+	Concurrency       int `json:"concurrency"`
+	LowestConcurrency int `json:"lowest_concurrency"`
+}
