@@ -70,6 +70,10 @@ type LLMConfig struct {
 	RateLimit      float64       `mapstructure:"rate_limit" yaml:"rate_limit" json:"rate_limit"`
 	BackoffBase    time.Duration `mapstructure:"backoff_base" yaml:"backoff_base" json:"backoff_base"`
 	BackoffMax     time.Duration `mapstructure:"backoff_max" yaml:"backoff_max" json:"backoff_max"`
+	// RPM and TPM are the endpoint's published limits per minute (0:
+	// unknown): the client paces calls under them.
+	RPM int `mapstructure:"rpm" yaml:"rpm" json:"rpm"`
+	TPM int `mapstructure:"tpm" yaml:"tpm" json:"tpm"`
 	// MaxResponseBytes is the largest answer body read (0: from max_tokens).
 	MaxResponseBytes int64 `mapstructure:"max_response_bytes" yaml:"max_response_bytes" json:"max_response_bytes"`
 	// ContextTokens is the model's context window in tokens (0: unknown);
@@ -133,6 +137,8 @@ var defaults = map[string]any{
 	"llm.concurrency":               llm.DefaultConcurrency,
 	"llm.depth":                     llm.DefaultDepth,
 	"llm.rate_limit":                0.0,
+	"llm.rpm":                       0,
+	"llm.tpm":                       0,
 	"llm.backoff_base":              llm.DefaultBackoffBase.String(),
 	"llm.backoff_max":               llm.DefaultBackoffMax.String(),
 	"llm.max_response_bytes":        0,
@@ -343,6 +349,8 @@ func (c *Config) llmConfig(url string) llm.Config {
 		RateLimit:      c.LLM.RateLimit,
 		BackoffBase:    c.LLM.BackoffBase,
 		BackoffMax:     c.LLM.BackoffMax,
+		RPM:            c.LLM.RPM,
+		TPM:            c.LLM.TPM,
 
 		MaxResponseBytes: c.LLM.MaxResponseBytes,
 	}

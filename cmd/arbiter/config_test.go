@@ -28,9 +28,10 @@ func TestConfigYAMLMatchesDefaults(t *testing.T) {
 	if !reflect.DeepEqual(fromFile, builtIn) {
 		t.Errorf("config.yaml and the built-in defaults differ:\nfile:     %+v\nbuilt-in: %+v", *fromFile, *builtIn)
 	}
-	// Seed 001: the model sees the whole conversation; seed 002: one retry.
-	if builtIn.Chronicle.Window != 0 || builtIn.LLM.MaxAttempts != 2 || builtIn.LLM.RateLimitWaits != 3 {
-		t.Errorf("chronicle.window %d, llm.max_attempts %d, llm.rate_limit_waits %d; want 0, 2, 3",
+	// Seed 001: the model sees the whole conversation; seed 002: one retry;
+	// issue 12: 429s waited out long enough to ride out a per-minute limit.
+	if builtIn.Chronicle.Window != 0 || builtIn.LLM.MaxAttempts != 2 || builtIn.LLM.RateLimitWaits != 8 {
+		t.Errorf("chronicle.window %d, llm.max_attempts %d, llm.rate_limit_waits %d; want 0, 2, 8",
 			builtIn.Chronicle.Window, builtIn.LLM.MaxAttempts, builtIn.LLM.RateLimitWaits)
 	}
 }
@@ -132,22 +133,27 @@ func TestConfigClientKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.LLM.RateLimit != 0 || c.LLM.BackoffBase != 500*time.Millisecond || c.LLM.BackoffMax != 20*time.Second {
+	if c.LLM.RateLimit != 0 || c.LLM.BackoffBase != 500*time.Millisecond || c.LLM.BackoffMax != 20*time.Second || c.LLM.RPM != 0 || c.LLM.TPM != 0 {
 		t.Errorf("defaults: %+v", c.LLM)
 	}
 	file := filepath.Join(t.TempDir(), "config.yaml")
-	os.WriteFile(file, []byte("llm:\n  base_url: http://x/v1\n  rate_limit: 2.5\n  backoff_base: 1s\n"), 0o644)
+	os.WriteFile(file, []byte("llm:\n  base_url: http://x/v1\n  rate_limit: 2.5\n  backoff_base: 1s\n  rpm: 500\n"), 0o644)
 	t.Setenv("ARBITER_LLM_BACKOFF_MAX", "45s")
+	t.Setenv("ARBITER_LLM_TPM", "200000")
 	c, err = loadConfig(file, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cc, err := c.clientConfig()
-	if err != nil || cc.RateLimit != 2.5 || cc.BackoffBase != time.Second || cc.BackoffMax != 45*time.Second {
+	if err != nil || cc.RateLimit != 2.5 || cc.BackoffBase != time.Second || cc.BackoffMax != 45*time.Second || cc.RPM != 500 || cc.TPM != 200000 {
 		t.Errorf("client config %+v, %v", cc, err)
 	}
+	t.Setenv("ARBITER_LLM_TPM", "")
 	for _, tc := range []struct{ env, value, want string }{
 		{"ARBITER_LLM_RATE_LIMIT", "-1", "config llm.rate_limit must not be negative"},
+		{"ARBITER_LLM_RPM", "-1", "config llm.rpm must not be negative"},
+		{"ARBITER_LLM_TPM", "-200", "config llm.tpm must not be negative"},
+		{"ARBITER_LLM_RPM", "lots", "'llm.rpm' cannot parse value as 'int'"},
 		{"ARBITER_LLM_BACKOFF_BASE", "0s", "config llm.backoff_base: must be positive, got 0s"},
 		{"ARBITER_LLM_BACKOFF_BASE", "1m", "config llm.backoff_base 1m0s is larger than llm.backoff_max 45s"},
 		{"ARBITER_LLM_DEPTH", "-2", "config llm.depth must not be negative"},
@@ -184,7 +190,11 @@ func TestConfigShowJSONDurations(t *testing.T) {
 	if llmKeys["timeout"] != "1m30s" || llmKeys["backoff_base"] != "500ms" || llmKeys["backoff_max"] != "20s" || run["phase_timeout"] != "0s" {
 		t.Errorf("durations in --json: llm %v, run %v", llmKeys, run)
 	}
-	if llmKeys["rate_limit"] != 0.0 || llmKeys["model"] != "gpt-4o-mini" {
+	if llmKeys["rate_limit"] != 0.0 || llmKeys["model"] != "gpt-4o-mini" || llmKeys["rpm"] != 0.0 || llmKeys["tpm"] != 0.0 {
 		t.Errorf("other keys lost: %v", llmKeys)
+	}
+	t.Setenv("ARBITER_LLM_RPM", "6000")
+	if code, out, errOut := arbiter(t, "config", "show"); code != 0 || !strings.Contains(out, "rpm: 6000") || !strings.Contains(out, "tpm: 0") {
+		t.Errorf("config show with ARBITER_LLM_RPM=6000: exit %d\n%s%s", code, out, errOut)
 	}
 }
