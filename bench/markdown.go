@@ -71,8 +71,12 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if q := r.Sequential; q != nil {
 		p("\n## Speed-up over a sequential loop\n\n")
 		sw := q.World
-		p("The same kind of world run with client concurrency 1 in the same invocation: %s, %d ticks, %d calls in %s, %s per call",
-			sw.Shape, sw.Ticks, sw.Calls, seconds(sw.Wall), millis(q.PerCall))
+		ticks := fmt.Sprintf("%d ticks", sw.Ticks)
+		if sw.Ticks == 1 {
+			ticks = "1 tick"
+		}
+		p("The same kind of world run with client concurrency 1 in the same invocation: %s, %s, %d calls in %s, %s per call",
+			sw.Shape, ticks, sw.Calls, seconds(sw.Wall), millis(q.PerCall))
 		if sw.Shape != r.Main.Shape {
 			p(" (a smaller world of the main world's proportions: one sequential tick of the main world would take about %s)",
 				seconds(time.Duration(r.Main.Characters+r.Main.Locations)*r.Settings.Latency))

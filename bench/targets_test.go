@@ -30,8 +30,8 @@ func goodMain() *World {
 }
 
 func size(n int, cpuPerTick time.Duration, growth int64) *World {
-	return &World{Role: "size", Shape: Shape{n, n / 10}, Ticks: 3, CPU: 3 * cpuPerTick, Tick: time.Second,
-		DBAfter: []int64{growth, 2 * growth, 3 * growth}, DBGrowth: growth}
+	return &World{Role: "size", Shape: Shape{n, n / 10}, Ticks: 5, CPU: 5 * cpuPerTick, Tick: time.Second,
+		DBAfter: []int64{growth, 2 * growth, 3 * growth, 4 * growth, 5 * growth}, DBGrowth: growth}
 }
 
 func statuses(r *Report) map[string]string {
@@ -62,6 +62,12 @@ func TestTargets(t *testing.T) {
 		if status != Fail {
 			t.Errorf("%s: %s, want FAIL", name, status)
 		}
+	}
+
+	few := size(100, time.Millisecond, 500e3)
+	few.DBAfter = few.DBAfter[:4]
+	if tg := targets(report(goodMain(), few)); tg[3].Status != NotMeasured || !strings.Contains(tg[3].Figure, "5 ticks or more") {
+		t.Errorf("state.db growth from 4 ticks at depth 3: %+v, want not measured (the history is not full)", tg[3])
 	}
 
 	short := goodMain()
@@ -106,7 +112,7 @@ func TestWriteMarkdownStatesEachTarget(t *testing.T) {
 		"| T/T* | <= 1.05 | 1.700", "| **FAIL** |",
 		"| engine CPU per call | <= 300µs | 0.250 ms", "| **pass** |",
 		"| 100,000 characters in 10,000 locations completes a tick | a tick committed | not in --sizes | **not measured** |",
-		"0.5 MB per tick over ticks 2..3 of 100 characters in 10 locations",
+		"0.50 MB per tick over ticks 2..5 of 100 characters in 10 locations",
 		"1.76x (1760 tokens at tick 20, 1000 at tick 1)",
 		"Speed-up: **61.3x**", "a smaller world of the main world's proportions",
 		"main world (10000 characters in 1000 locations): run: interrupted",
