@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/arbiter-sim/arbiter/llm"
@@ -61,13 +62,23 @@ type Runner struct {
 	OnEvent func(Event)
 	// OnPhase, when set, is told when a phase starts and ends.
 	OnPhase func(PhaseProgress)
-	// OnTick, when set, is told of every tick as soon as it commits.
+	// OnTick, when set, is told of every tick as soon as it commits. The
+	// callbacks are never called at once.
 	OnTick func(TickReport)
 
 	opened bool
-	last   int // last committed tick
+	last   int // last committed tick (or, while its commit runs, the tick committing)
 	state  any // the state after last
-	used   int // tokens spent by all runs, counted when a budget is set
+	// pipeline is set while Run overlaps each commit with the next tick's
+	// calls: inflight is the commit running, committed the reports of the
+	// ticks it has stored since Run last collected them.
+	pipeline  bool
+	inflight  *inflight
+	committed []TickReport
+	// callbacks serialises OnEvent, OnPhase and OnTick: a commit reports
+	// its tick from its own goroutine, as soon as it is stored.
+	callbacks sync.Mutex
+	used      int // tokens spent by all runs, counted when a budget is set
 	// usd is the dollars spent by all runs, counted when MaxCost is set.
 	usd float64
 	// cost is the calls, tokens and dollars of the committed ticks per
@@ -303,21 +314,32 @@ func (r *Runner) Run(ctx context.Context, n int) (*Report, error) {
 	}
 	rep := &Report{FirstTick: r.last + 1, LastTick: r.last, Stop: StopCompleted}
 	target := r.last + n
-	for r.last < target {
+	// Each tick's commit runs while the next tick's calls are made; still
+	// one transaction per tick, in order, and nothing of a tick is stored
+	// before the tick before it is.
+	r.pipeline = true
+	defer func() { r.pipeline, r.committed = false, nil }()
+	var stop error
+	for r.last < target && stop == nil {
 		if e, ok := r.Game.(Ender); ok {
 			if over, how := e.Over(r.state); over {
 				rep.Stop, rep.Ended = StopGameOver, how
-				return rep, nil
+				break
 			}
 		}
-		tr, err := r.step(ctx, nil, target)
-		if err != nil {
-			rep.Stop = stopReason(err)
-			return rep, err
-		}
-		rep.LastTick = r.last
-		rep.Ticks = append(rep.Ticks, *tr)
+		_, stop = r.step(ctx, nil, target)
+	}
+	if err := r.awaitCommit(ctx); err != nil {
+		stop = err // the tick before the stop is not stored: that is what the run ended on
+	}
+	rep.LastTick = r.last
+	rep.Ticks = append(rep.Ticks, r.committed...)
+	for _, tr := range r.committed {
 		rep.Usage = rep.Usage.Add(tr.Usage)
+	}
+	if stop != nil {
+		rep.Stop, rep.Ended = stopReason(stop), ""
+		return rep, stop
 	}
 	return rep, nil
 }
@@ -459,6 +481,8 @@ func (r *Runner) emit(events *[]Event, ev Event) {
 		*events = append(*events, ev)
 	}
 	if r.OnEvent != nil {
+		r.callbacks.Lock()
+		defer r.callbacks.Unlock()
 		r.OnEvent(ev)
 	}
 }

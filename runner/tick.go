@@ -203,7 +203,13 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 		return nil, nil, t.fail(ctx, "step_failed", err)
 	}
 
-	// COMMIT
+	// COMMIT. The tick before may still be committing (Run overlaps each
+	// commit with the next tick's calls): this one waits for it, so ticks
+	// commit in order and none is stored after one that failed.
+	if err := r.awaitCommit(ctx); err != nil {
+		t.settle(false)
+		return nil, nil, err
+	}
 	t.settle(true)
 	t.Enter(StateCommit)
 	rec := t.Record
@@ -226,24 +232,74 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 	if ctx.Err() != nil {
 		return nil, nil, t.rollback(ctx)
 	}
-	commit := time.Now()
-	if err := r.Store.CommitTick(ctx, rec); err != nil {
-		if ctx.Err() != nil {
-			return nil, nil, t.rollback(ctx)
+	// The commit runs on its own; a Ctrl-C from here on stops the run after
+	// this tick, which is whole, rather than during its transaction.
+	c := &inflight{t: t, tr: tr, results: results, done: make(chan struct{}), last: r.last, state: r.state}
+	played := time.Since(start)
+	go func() {
+		defer close(c.done)
+		begin := time.Now()
+		c.err = r.Store.CommitTick(context.WithoutCancel(ctx), rec)
+		tr.Commit = time.Since(begin)
+		tr.Duration = played + tr.Commit
+		if c.err == nil && r.OnTick != nil { // told as soon as it is stored
+			r.callbacks.Lock()
+			defer r.callbacks.Unlock()
+			r.OnTick(*tr)
 		}
-		return nil, nil, t.fail(ctx, "commit_failed", err)
-	}
-	tr.Commit = time.Since(commit)
+	}()
+	r.inflight = c
 	r.spent(t.calls)
-	// Only now, with the tick stored, do its exchanges enter the history.
+	if !r.pipeline {
+		if err := r.awaitCommit(ctx); err != nil {
+			return nil, nil, err
+		}
+		return next, tr, nil
+	}
+	// The next tick's calls send this tick's exchanges: they enter the
+	// history now; should the commit fail, the run stops before any later
+	// tick commits.
 	if r.Client != nil {
 		r.Client.History().Commit(results...)
 	}
-	tr.Duration = time.Since(start)
-	if r.OnTick != nil {
-		r.OnTick(*tr)
-	}
 	return next, tr, nil
+}
+
+// inflight is a tick whose commit runs while the next tick's calls are
+// made; last and state are the runner's before it, restored if it fails.
+type inflight struct {
+	t       *Tick
+	tr      *TickReport
+	results []llm.Result
+	done    chan struct{}
+	err     error
+	last    int
+	state   any
+}
+
+// awaitCommit waits for the commit in flight, if any (which reported its
+// tick to OnTick once stored). When the run does not overlap commits, the
+// tick's exchanges then enter the history. A commit that failed runs the commit_failed
+// handler of its tick, whose error is returned, and the runner is back at
+// the tick before.
+func (r *Runner) awaitCommit(ctx context.Context) error {
+	c := r.inflight
+	if c == nil {
+		return nil
+	}
+	r.inflight = nil
+	<-c.done
+	if c.err != nil {
+		r.last, r.state = c.last, c.state
+		return c.t.fail(ctx, "commit_failed", c.err)
+	}
+	if !r.pipeline && r.Client != nil {
+		r.Client.History().Commit(c.results...)
+	}
+	if r.pipeline {
+		r.committed = append(r.committed, *c.tr)
+	}
+	return nil
 }
 
 // failures emits, call by call, every failure the client recovered from or
@@ -317,6 +373,8 @@ func (t *Tick) stop(ctx context.Context, reason string, err error) {
 
 func (r *Runner) phase(p PhaseProgress) {
 	if r.OnPhase != nil {
+		r.callbacks.Lock()
+		defer r.callbacks.Unlock()
 		r.OnPhase(p)
 	}
 }

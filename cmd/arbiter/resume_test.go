@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -99,7 +100,7 @@ const perTick = 11
 // startHeldInTick2 starts `arbiter run demo-sim --ticks 3` as a real process
 // against a model that answers tick 1 and holds every call of tick 2, and
 // returns once tick 2 is in flight.
-func startHeldInTick2(t *testing.T) (sim string, cmd *exec.Cmd, stdout, stderr *strings.Builder) {
+func startHeldInTick2(t *testing.T) (sim string, cmd *exec.Cmd, stdout, stderr *watchedOutput) {
 	t.Helper()
 	inFlight := make(chan struct{}, 1)
 	srv := fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
@@ -115,16 +116,55 @@ func startHeldInTick2(t *testing.T) (sim string, cmd *exec.Cmd, stdout, stderr *
 	sim = demoCopy(t)
 	cmd = exec.Command(os.Args[0], "run", sim, "--ticks", "3")
 	cmd.Env = append(os.Environ(), "ARBITER_TEST_MAIN=1", "OPENAI_BASE_URL="+srv.URL, "ARBITER_LLM_MODEL=test-model")
-	stdout, stderr = &strings.Builder{}, &strings.Builder{}
+	stdout, stderr = &watchedOutput{}, &watchedOutput{}
+	committed := stdout.watch("tick 1 committed")
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-inFlight:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("tick 2 never started; stderr:\n%s", stderr.String())
+	// Tick 2's calls start while tick 1 commits: wait for both, tick 1's
+	// line (printed once its commit returned) and a call of tick 2.
+	for _, ch := range []<-chan struct{}{inFlight, committed} {
+		select {
+		case <-ch:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("tick 1 never committed or tick 2 never started; stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+		}
 	}
 	return sim, cmd, stdout, stderr
+}
+
+// watchedOutput is a process's output, safe to read while it is written,
+// that says when a text first appears in it.
+type watchedOutput struct {
+	mu      sync.Mutex
+	b       strings.Builder
+	text    string
+	appears chan struct{}
+}
+
+func (w *watchedOutput) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b.Write(p)
+	if w.appears != nil && strings.Contains(w.b.String(), w.text) {
+		close(w.appears)
+		w.appears = nil
+	}
+	return len(p), nil
+}
+
+func (w *watchedOutput) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// watch returns a channel closed when text appears; call it before the
+// process starts writing.
+func (w *watchedOutput) watch(text string) <-chan struct{} {
+	ch := make(chan struct{})
+	w.text, w.appears = text, ch
+	return ch
 }

@@ -1,0 +1,118 @@
+package runner_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	. "github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/store"
+)
+
+// ticker is a kind whose state counts its ticks; its state at tick badAt
+// is not JSON, so the store refuses to commit that tick.
+type ticker struct{ badAt int }
+
+func (k *ticker) Kind() string { return "ticker" }
+
+func (k *ticker) Load(ctx context.Context, st *store.Store, tick int) (any, error) {
+	if tick == 0 {
+		return 0, nil
+	}
+	raw, err := st.State(ctx, tick)
+	if err != nil {
+		return nil, err
+	}
+	var n int
+	return n, json.Unmarshal(raw, &n)
+}
+
+func (k *ticker) Step(ctx context.Context, t *Tick, s, _ any) (any, error) {
+	return s.(int) + 1, nil
+}
+
+func (k *ticker) Encode(rec *store.TickRecord, _, s any) error {
+	if s.(int) == k.badAt {
+		rec.State = json.RawMessage("{")
+		return nil
+	}
+	rec.State, _ = json.Marshal(s)
+	return nil
+}
+
+func openTicker(t *testing.T, badAt int) *Runner {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return &Runner{Game: &ticker{badAt: badAt}, Store: st}
+}
+
+// TestRunCommitsInOrder: with each commit overlapping the next tick, every
+// tick is stored, in order, reported once as it commits, and the report
+// holds them all.
+func TestRunCommitsInOrder(t *testing.T) {
+	r := openTicker(t, 0)
+	var told []int
+	r.OnTick = func(tr TickReport) { told = append(told, tr.Tick) }
+	rep, err := r.Run(t.Context(), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Ticks) != 5 || rep.LastTick != 5 || r.LastTick() != 5 || r.State() != 5 {
+		t.Fatalf("report %+v, runner at %d with %v; want 5 ticks", rep, r.LastTick(), r.State())
+	}
+	for i, tr := range rep.Ticks {
+		if tr.Tick != i+1 || told[i] != i+1 {
+			t.Errorf("tick %d reported as %d, told as %d", i+1, tr.Tick, told[i])
+		}
+	}
+	if last, err := r.Store.LastTick(t.Context()); err != nil || last != 5 {
+		t.Errorf("stored up to %d, %v; want 5", last, err)
+	}
+}
+
+// TestRunCommitFailureStops: a commit that fails while the next tick is
+// played stops the run with commit_failed for its tick; the next tick is
+// never stored, the runner is back at the last stored tick and the report
+// holds only the stored ticks.
+func TestRunCommitFailureStops(t *testing.T) {
+	r := openTicker(t, 3)
+	var failedAt []int // ticks of the commit_failed entries
+	r.OnEvent = func(e Event) {
+		if strings.Contains(e.String(), "error_type=commit_failed") {
+			failedAt = append(failedAt, e.Tick)
+		}
+	}
+	var told []int
+	r.OnTick = func(tr TickReport) { told = append(told, tr.Tick) }
+	rep, err := r.Run(t.Context(), 6)
+	if err == nil || !strings.Contains(err.Error(), "commit tick 3") {
+		t.Fatalf("Run = %v; want tick 3's commit error", err)
+	}
+	if rep.Stop != StopError || rep.LastTick != 2 || len(rep.Ticks) != 2 || r.LastTick() != 2 || r.State() != 2 {
+		t.Errorf("report %+v, runner at %d with %v; want stopped after tick 2", rep, r.LastTick(), r.State())
+	}
+	if last, _ := r.Store.LastTick(t.Context()); last != 2 {
+		t.Errorf("stored up to %d, want 2", last)
+	}
+	if len(told) != 2 {
+		t.Errorf("ticks told %v, want 1 and 2", told)
+	}
+	if len(failedAt) != 1 || failedAt[0] != 3 {
+		t.Errorf("commit_failed entered at ticks %v, want once at tick 3", failedAt)
+	}
+	sum, err := r.Store.Summary(t.Context())
+	if err != nil || sum.LastStop == nil || sum.LastStop.Tick != 3 || sum.LastStop.Reason != StopError {
+		t.Errorf("stop recorded %+v, %v; want an error stop at tick 3", sum.LastStop, err)
+	}
+	var qe *QuorumError
+	if errors.As(err, &qe) {
+		t.Errorf("a commit failure reported as %v", err)
+	}
+}
