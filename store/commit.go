@@ -65,6 +65,7 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 	}
 
 	w := &tickWriter{ctx: ctx, tx: tx, tick: rec.Tick}
+	defer w.close()
 	w.exec("ticks", "INSERT INTO ticks (tick, committed_at, state_json) VALUES (?, ?, ?)",
 		rec.Tick, s.now().UTC().Format(time.RFC3339Nano), string(rec.State))
 	seq := map[string]int{}
@@ -130,20 +131,42 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 }
 
 // tickWriter runs the inserts of one tick and keeps the first error, after
-// which it does nothing more.
+// which it does nothing more. Each statement is prepared once per tick: a
+// tick writes the same few statements for every call, and parsing them again
+// each time was a tenth of the engine's CPU.
 type tickWriter struct {
-	ctx  context.Context
-	tx   *sql.Tx
-	tick int
-	err  error
+	ctx   context.Context
+	tx    *sql.Tx
+	tick  int
+	err   error
+	stmts map[string]*sql.Stmt
 }
 
 func (w *tickWriter) exec(table, query string, args ...any) {
 	if w.err != nil {
 		return
 	}
-	if _, err := w.tx.ExecContext(w.ctx, query, args...); err != nil {
+	st, ok := w.stmts[query]
+	if !ok {
+		var err error
+		if st, err = w.tx.PrepareContext(w.ctx, query); err != nil {
+			w.err = fmt.Errorf("write %s: %w", table, err)
+			return
+		}
+		if w.stmts == nil {
+			w.stmts = map[string]*sql.Stmt{}
+		}
+		w.stmts[query] = st
+	}
+	if _, err := st.ExecContext(w.ctx, args...); err != nil {
 		w.err = fmt.Errorf("write %s: %w", table, err)
+	}
+}
+
+// close releases the prepared statements (the transaction's end would too).
+func (w *tickWriter) close() {
+	for _, st := range w.stmts {
+		st.Close()
 	}
 }
 
