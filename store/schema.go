@@ -142,7 +142,7 @@ CREATE TABLE IF NOT EXISTS runs (
 -- SHA-256, hex), written in the transaction of the first tick that sent it.
 CREATE TABLE IF NOT EXISTS texts (
 	key  TEXT PRIMARY KEY,
-	body BLOB NOT NULL -- the text, compressed (DEFLATE)
+	body BLOB NOT NULL -- a form byte (0: as is, 1: DEFLATE), then the text
 ); -- a rowid table: texts run to kilobytes, which WITHOUT ROWID stores poorly
 
 -- totals: the calls summed per phase, entity and model, kept by each

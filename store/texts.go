@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -109,24 +110,54 @@ func (s *Store) getText(ctx context.Context, key string) (string, error) {
 	if err := s.db.QueryRowContext(ctx, "SELECT body FROM texts WHERE key = ?", key).Scan(&body); err != nil {
 		return "", fmt.Errorf("text %s: %w", key, err)
 	}
-	text, err := io.ReadAll(flate.NewReader(bytes.NewReader(body)))
+	text, err := inflate(body)
 	if err != nil {
 		return "", fmt.Errorf("text %s: %w", key, err)
 	}
-	return string(text), nil
+	return text, nil
 }
 
-// deflate compresses text for the texts table: prompts are English and
-// JSON, which shrink about three times. Writers are pooled: each holds
-// about a megabyte of tables.
+// How a text's body is written: its first byte says how the rest holds it.
+const (
+	bodyPlain    = 0 // as is
+	bodyDeflated = 1 // DEFLATE-compressed
+)
+
+// minDeflated is the shortest text worth compressing: below it, the
+// compressor's fixed cost per text outweighs the bytes it saves.
+const minDeflated = 1024
+
+// deflate writes text as a texts body: prompts are English and JSON, which
+// shrink about three times. Writers are pooled: each holds about a megabyte
+// of tables.
 func deflate(text string) []byte {
+	if len(text) < minDeflated {
+		return append([]byte{bodyPlain}, text...)
+	}
 	zw := deflaters.Get().(*flate.Writer)
 	defer deflaters.Put(zw)
-	var b bytes.Buffer
-	zw.Reset(&b)
+	b := bytes.NewBuffer(make([]byte, 0, len(text)/2))
+	b.WriteByte(bodyDeflated)
+	zw.Reset(b)
 	io.WriteString(zw, text) // a bytes.Buffer does not fail
 	zw.Close()
 	return b.Bytes()
+}
+
+// inflate reads a texts body back.
+func inflate(body []byte) (string, error) {
+	if len(body) == 0 {
+		return "", errors.New("empty body")
+	}
+	switch body[0] {
+	case bodyPlain:
+		return string(body[1:]), nil
+	case bodyDeflated:
+		text, err := io.ReadAll(flate.NewReader(bytes.NewReader(body[1:])))
+		return string(text), err
+	default:
+		return "", fmt.Errorf("body of unknown form %d", body[0])
+	}
 }
 
 var deflaters = sync.Pool{New: func() any {

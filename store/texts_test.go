@@ -171,3 +171,24 @@ func TestHistoryTextsShared(t *testing.T) {
 		t.Errorf("History with its text gone = %v; want an error naming the entity", err)
 	}
 }
+
+// TestTextBodies: a long text is stored compressed and a short one as is,
+// both read back whole; a body of no known form is an error, not a text.
+func TestTextBodies(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("The lamp room is cold and the oil is low. ", 100)
+	for _, text := range []string{long, "short enough to keep as it is"} {
+		body := deflate(text)
+		if got, err := inflate(body); err != nil || got != text {
+			t.Errorf("%d bytes: read back %d bytes, %v", len(text), len(got), err)
+		}
+		if compressed := body[0] == bodyDeflated; compressed != (len(text) >= minDeflated) || (compressed && len(body) >= len(text)/2) {
+			t.Errorf("%d bytes stored as form %d in %d bytes", len(text), body[0], len(body))
+		}
+	}
+	for _, body := range [][]byte{nil, {7, 'x'}, {bodyDeflated, 0xff, 0xfe}} {
+		if _, err := inflate(body); err == nil {
+			t.Errorf("body %v read as a text", body)
+		}
+	}
+}
