@@ -234,7 +234,11 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 	}
 	// The commit runs on its own; a Ctrl-C from here on stops the run after
 	// this tick, which is whole, rather than during its transaction.
-	c := &inflight{t: t, tr: tr, results: results, done: make(chan struct{}), last: r.last, state: r.state}
+	c := &inflight{t: t, tr: tr, done: make(chan struct{}), last: r.last, state: r.state}
+	if !r.pipeline {
+		c.results = results
+	}
+	pipeline := r.pipeline
 	played := time.Since(start)
 	go func() {
 		defer close(c.done)
@@ -242,6 +246,12 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 		c.err = r.Store.CommitTick(context.WithoutCancel(ctx), rec)
 		tr.Commit = time.Since(begin)
 		tr.Duration = played + tr.Commit
+		if c.err == nil && pipeline {
+			// Stored: nothing of the tick but its report is needed any
+			// more, so its prompts and answers need not stay in memory
+			// until the next tick ends.
+			c.t = nil
+		}
 		if c.err == nil && r.OnTick != nil { // told as soon as it is stored
 			r.callbacks.Lock()
 			defer r.callbacks.Unlock()
