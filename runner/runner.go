@@ -171,6 +171,11 @@ type Report struct {
 	Usage     llm.Usage    `json:"usage"`
 	Stop      string       `json:"stop"`            // completed | game_over | quorum_failure | budget_exhausted | interrupted | error
 	Ended     string       `json:"ended,omitempty"` // how the game ended, when Stop is game_over
+	// RateLimited is the 429s the model server answered during the run,
+	// each waited out (llm.rate_limit_waits); LowestConcurrency the fewest
+	// calls in flight adaptive concurrency went down to (0: no client).
+	RateLimited       int64 `json:"rate_limited"`
+	LowestConcurrency int   `json:"lowest_concurrency,omitempty"`
 }
 
 // Stop reasons of a run.
@@ -319,6 +324,10 @@ func (r *Runner) Run(ctx context.Context, n int) (*Report, error) {
 	// before the tick before it is.
 	r.pipeline = true
 	defer func() { r.pipeline, r.committed = false, nil }()
+	var limited int64 // the client's 429s before this run
+	if r.Client != nil {
+		limited = r.Client.Stats().RateLimited
+	}
 	var stop error
 	for r.last < target && stop == nil {
 		if e, ok := r.Game.(Ender); ok {
@@ -333,6 +342,10 @@ func (r *Runner) Run(ctx context.Context, n int) (*Report, error) {
 		stop = err // the tick before the stop is not stored: that is what the run ended on
 	}
 	rep.LastTick = r.last
+	if r.Client != nil {
+		st := r.Client.Stats()
+		rep.RateLimited, rep.LowestConcurrency = st.RateLimited-limited, st.LowestConcurrency
+	}
 	rep.Ticks = append(rep.Ticks, r.committed...)
 	for _, tr := range r.committed {
 		rep.Usage = rep.Usage.Add(tr.Usage)

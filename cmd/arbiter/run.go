@@ -146,6 +146,10 @@ func writeReport(io *IOStreams, g *globals, id string, rep *runner.Report) error
 	if rep.Ended != "" {
 		fmt.Fprintf(io.Out, "game over: %s (`arbiter reset` starts a new game)\n", rep.Ended)
 	}
+	if rep.RateLimited > 0 {
+		fmt.Fprintf(io.Out, "the model server rate-limited %s (429), each waited out; calls in flight went down to %d at the lowest (set llm.rpm / llm.tpm to the server's limits to pace under them)\n",
+			plural(int(rep.RateLimited), "call"), rep.LowestConcurrency)
+	}
 	return nil
 }
 
