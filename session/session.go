@@ -116,6 +116,13 @@ func Load(dir string, set Settings) (*Session, error) {
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
+	if set.Logger != nil {
+		// Once per command, on stderr at the default verbosity: an author
+		// who wrote characters for a conquest should hear they are unused.
+		for _, w := range sim.Warnings {
+			set.Logger.Warn(w.Error())
+		}
+	}
 	pr, err := prompts.New(dir)
 	if err != nil {
 		return nil, &InputError{Err: err}
@@ -159,23 +166,25 @@ func Load(dir string, set Settings) (*Session, error) {
 
 // Validate lists every problem of the simulation in dir: its files, its
 // prompt templates, and what its kind adds (a chronicle's saved game not
-// imported yet). Nothing is written.
-func Validate(dir string, set Settings) (*world.Simulation, []error) {
-	if problems := world.Lint(dir); len(problems) > 0 {
-		return nil, problems
+// imported yet); and every warning: the folders its kind does not read,
+// which stop nothing. Nothing is written.
+func Validate(dir string, set Settings) (sim *world.Simulation, problems, warnings []error) {
+	set.Logger = nil // the warnings are returned, not logged
+	if problems, warnings = world.Lint(dir); len(problems) > 0 {
+		return nil, problems, warnings
 	}
 	s, err := Load(dir, set)
 	if err != nil {
 		var ie *InputError
 		if errors.As(err, &ie) {
 			if ps, ok := errors.AsType[world.Problems](ie.Err); ok {
-				return nil, ps
+				return nil, ps, warnings
 			}
 			if j, ok := ie.Err.(interface{ Unwrap() []error }); ok {
-				return nil, j.Unwrap()
+				return nil, j.Unwrap(), warnings
 			}
 		}
-		return nil, []error{err}
+		return nil, []error{err}, warnings
 	}
 	if g, ok := s.Kind.(*chronicle.Game); ok {
 		saved, err := readSaved(dir)
@@ -183,10 +192,10 @@ func Validate(dir string, set Settings) (*world.Simulation, []error) {
 			_, err = g.Rebuild(saved)
 		}
 		if err != nil {
-			return s.Sim, []error{fmt.Errorf("%s: %w", filepath.Join(dir, chronicle.FileName), err)}
+			return s.Sim, []error{fmt.Errorf("%s: %w", filepath.Join(dir, chronicle.FileName), err)}, warnings
 		}
 	}
-	return s.Sim, nil
+	return s.Sim, nil, warnings
 }
 
 // Access says what Open may do.

@@ -166,7 +166,7 @@ func TestChronicleJSONImportedOnce(t *testing.T) {
 	if exists(session.StatePath(dir)) {
 		t.Fatal("a read-only open imported the file")
 	}
-	if _, problems := session.Validate(dir, session.Settings{}); len(problems) != 0 {
+	if _, problems, _ := session.Validate(dir, session.Settings{}); len(problems) != 0 {
 		t.Errorf("Validate = %v", problems)
 	}
 
@@ -206,7 +206,7 @@ func TestBrokenChronicleJSON(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"version": 1, "periods": [`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, problems := session.Validate(dir, session.Settings{}); len(problems) != 1 || !strings.Contains(problems[0].Error(), "chronicle.json: unexpected EOF") {
+	if _, problems, _ := session.Validate(dir, session.Settings{}); len(problems) != 1 || !strings.Contains(problems[0].Error(), "chronicle.json: unexpected EOF") {
 		t.Errorf("Validate = %v", problems)
 	}
 	var ie *session.InputError

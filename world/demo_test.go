@@ -7,8 +7,8 @@ import "testing"
 func TestDemoSim(t *testing.T) {
 	t.Parallel()
 	const dir = "../simulations/demo-sim"
-	if problems := Lint(dir); len(problems) > 0 {
-		t.Fatalf("Lint(%s) = %v", dir, problems)
+	if problems, warnings := Lint(dir); len(problems)+len(warnings) > 0 {
+		t.Fatalf("Lint(%s) = %v, warnings %v", dir, problems, warnings)
 	}
 	sim, err := Load(dir)
 	if err != nil {

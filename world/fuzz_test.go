@@ -19,6 +19,9 @@ func FuzzLint(f *testing.F) {
 		"- [a, {b: c}]\n",
 		"id: [\n",
 		"connections: [~, '', [x], {y: z}]\n",
+		validFiles["characters/ada.yaml"] + "---\nid: x\n",
+		"id: x\n---\nid: [\n",
+		"id: x\n...\n---\n",
 	} {
 		f.Add(seed)
 	}
@@ -29,7 +32,11 @@ func FuzzLint(f *testing.F) {
 			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			for _, p := range Lint(dir) {
+			problems, warnings := Lint(dir)
+			if len(warnings) > 0 {
+				t.Errorf("warnings %v: a narrative reads both folders", warnings)
+			}
+			for _, p := range problems {
 				le, ok := p.(*LoadError)
 				if !ok || !strings.HasPrefix(le.File, dir) || le.Msg == "" {
 					t.Errorf("problem %#v does not name a file of the simulation", p)

@@ -28,12 +28,14 @@ var kinds = []string{KindNarrative, KindConquest, KindChronicle, KindDuel}
 // ids end up in entity keys, file names and schema enums.
 var idPattern = regexp.MustCompile(`^[a-z0-9_-]+$`)
 
-// Load reads the simulation in dir: simulation.yaml, characters/*.yaml and
-// locations/*.yaml (.yml is accepted too; other files are ignored). When the
-// files have any problem it returns a nil Simulation and a Problems error
-// listing all of them, each a *LoadError naming file and line.
+// Load reads the simulation in dir: simulation.yaml and, for a narrative,
+// characters/*.yaml and locations/*.yaml (.yml is accepted too; other files
+// are ignored). Each file holds one YAML document. When the files have any
+// problem it returns a nil Simulation and a Problems error listing all of
+// them, each a *LoadError naming file and line. Folders the simulation's
+// kind does not read are not problems: they are listed in its Warnings.
 func Load(dir string) (*Simulation, error) {
-	sim, problems := load(dir)
+	sim, problems, _ := load(dir)
 	if len(problems) > 0 {
 		return nil, Problems(problems)
 	}
@@ -41,18 +43,24 @@ func Load(dir string) (*Simulation, error) {
 }
 
 // Lint reports every problem with the simulation files in dir, in file and
-// line order; nil means Load will succeed. Prompt overrides are not checked
-// here: which templates exist is the prompts package's knowledge.
-func Lint(dir string) []error {
-	_, problems := load(dir)
-	return problems
+// line order (nil means Load will succeed), and every warning: the folders
+// of dir that its kind does not read, which Load also puts in the
+// Simulation's Warnings. Prompt overrides are not checked here: which
+// templates exist is the prompts package's knowledge.
+func Lint(dir string) (problems, warnings []error) {
+	_, problems, warnings = load(dir)
+	return problems, warnings
 }
 
-func load(dir string) (*Simulation, []error) {
+func load(dir string) (*Simulation, []error, []error) {
 	l := &loader{dir: dir, order: make(map[string]int)}
 	sim := l.load()
+	var warnings []error
+	if sim != nil {
+		warnings = sim.Warnings
+	}
 	if len(l.problems) == 0 {
-		return sim, nil
+		return sim, nil, warnings
 	}
 	slices.SortStableFunc(l.problems, func(a, b *LoadError) int {
 		return cmp.Or(cmp.Compare(l.rank(a.File), l.rank(b.File)), cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
@@ -61,7 +69,7 @@ func load(dir string) (*Simulation, []error) {
 	for i, p := range l.problems {
 		errs[i] = p
 	}
-	return nil, errs
+	return nil, errs, warnings
 }
 
 // loader collects every problem found while reading one simulation folder.
@@ -74,6 +82,10 @@ type loader struct {
 	// no id: references to unknown locations are then not reported, since
 	// the missing id may be the one they name.
 	locationsUnread bool
+	// charactersUnread is set when the characters folder or a character
+	// file could not be read or had no id: an empty cast is then not
+	// reported, since that file is the cast, only broken.
+	charactersUnread bool
 }
 
 func (l *loader) add(e *LoadError) { l.problems = append(l.problems, e) }
@@ -104,6 +116,10 @@ func (l *loader) load() *Simulation {
 	}
 	sim := &Simulation{Dir: l.dir, Kind: KindNarrative}
 	l.loadSimulation(sim)
+	sim.Warnings = l.ignoredFolders(sim.Kind)
+	if sim.Kind != KindNarrative {
+		return sim // the games read nothing but simulation.yaml (and prompts/)
+	}
 	chars := l.loadCharacters()
 	locs := l.loadLocations()
 
@@ -113,13 +129,59 @@ func (l *loader) load() *Simulation {
 	for _, loc := range locs {
 		sim.Locations = append(sim.Locations, loc.value)
 	}
-	if len(locs) == 0 && !l.locationsUnread && sim.Kind == KindNarrative {
+	if len(chars) == 0 && !l.charactersUnread {
+		l.add(&LoadError{File: filepath.Join(l.dir, "characters"),
+			Msg: "no characters: a narrative simulation needs at least one characters/*.yaml"})
+	}
+	if len(locs) == 0 && !l.locationsUnread {
 		l.add(&LoadError{File: filepath.Join(l.dir, "locations"),
 			Msg: "no locations: a narrative simulation needs at least one locations/*.yaml"})
 		return sim
 	}
 	l.checkReferences(chars, locs)
 	return sim
+}
+
+// folders are the folders of a simulation that each kind reads; a game
+// reads its settings from simulation.yaml and nothing else but prompt
+// overrides (the prompts package's OverrideDir, which imports this one).
+var folders = map[string][]string{
+	KindNarrative: {"characters", "locations", "prompts"},
+	KindConquest:  {"prompts"},
+	KindChronicle: {"prompts"},
+	KindDuel:      {"prompts"},
+}
+
+// ignoredFolders returns a warning for each folder of the simulation that
+// a simulation of this kind does not read (a characters/ beside a conquest,
+// a misspelt locaitons/), in name order. Hidden folders (.git) are left
+// alone; a folder that cannot be listed is reported by the loader itself.
+func (l *loader) ignoredFolders(kind string) []error {
+	entries, err := os.ReadDir(l.dir)
+	if err != nil {
+		return nil
+	}
+	read := folders[kind]
+	var warnings []error
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || strings.HasPrefix(name, ".") || slices.Contains(read, name) {
+			continue
+		}
+		warnings = append(warnings, &LoadError{File: filepath.Join(l.dir, name),
+			Msg: fmt.Sprintf("folder ignored: a %s simulation reads only %s", kind, readList(read))})
+	}
+	return warnings
+}
+
+// readList names what a kind reads: "simulation.yaml, characters/,
+// locations/ and prompts/".
+func readList(folders []string) string {
+	out := []string{"simulation.yaml"}
+	for _, f := range folders {
+		out = append(out, f+"/")
+	}
+	return strings.Join(out[:len(out)-1], ", ") + " and " + out[len(out)-1]
 }
 
 func (l *loader) loadSimulation(sim *Simulation) {
@@ -129,7 +191,7 @@ func (l *loader) loadSimulation(sim *Simulation) {
 		l.add(&LoadError{File: path, Msg: "missing: every simulation folder needs a simulation.yaml", Err: err})
 		return
 	}
-	f := l.readYAML(path, simulationFields)
+	f := l.readYAML(path, "simulation", simulationFields)
 	if f == nil {
 		return
 	}
@@ -161,9 +223,15 @@ func (l *loader) loadSimulation(sim *Simulation) {
 func (l *loader) loadCharacters() []authored[*Character] {
 	var out []authored[*Character]
 	ids := make(map[string]*fields)
-	for _, path := range l.entityFiles("characters") {
-		f := l.readYAML(path, characterFields)
-		if f == nil || !l.checkID(f, "character", ids) {
+	paths, ok := l.entityFiles("characters")
+	l.charactersUnread = !ok
+	for _, path := range paths {
+		f := l.readYAML(path, "character", characterFields)
+		if f == nil || f.text("id") == "" {
+			l.charactersUnread = true
+			continue
+		}
+		if !l.checkID(f, "character", ids) {
 			continue
 		}
 		c := &Character{
@@ -185,8 +253,10 @@ func (l *loader) loadCharacters() []authored[*Character] {
 func (l *loader) loadLocations() []authored[*Location] {
 	var out []authored[*Location]
 	ids := make(map[string]*fields)
-	for _, path := range l.entityFiles("locations") {
-		f := l.readYAML(path, locationFields)
+	paths, ok := l.entityFiles("locations")
+	l.locationsUnread = !ok
+	for _, path := range paths {
+		f := l.readYAML(path, "location", locationFields)
 		if f == nil || f.text("id") == "" {
 			l.locationsUnread = true
 			continue
@@ -218,15 +288,16 @@ func (l *loader) loadLocations() []authored[*Location] {
 
 // entityFiles lists the YAML files of one entity folder in name order. A
 // missing folder holds no files; whether that is a problem is decided later.
-func (l *loader) entityFiles(sub string) []string {
+// It is false when the folder could not be listed (reported here).
+func (l *loader) entityFiles(sub string) ([]string, bool) {
 	dir := filepath.Join(l.dir, sub)
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, true
 	}
 	if err != nil {
 		l.add(&LoadError{File: dir, Msg: "cannot read folder: " + pathlessError(err), Err: err})
-		return nil
+		return nil, false
 	}
 	var paths []string
 	for _, e := range entries {
@@ -239,7 +310,7 @@ func (l *loader) entityFiles(sub string) []string {
 		l.order[path] = len(l.order)
 		paths = append(paths, path)
 	}
-	return paths
+	return paths, true
 }
 
 // checkID reports a bad or duplicate id and returns whether the entity can

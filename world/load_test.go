@@ -2,6 +2,7 @@ package world
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -124,8 +125,11 @@ func TestLoadValid(t *testing.T) {
 	if sim.Character("nobody") != nil || sim.Location("nowhere") != nil {
 		t.Error("lookup of an unknown id is not nil")
 	}
-	if problems := Lint(dir); problems != nil {
-		t.Errorf("Lint = %v, want nil", problems)
+	if problems, warnings := Lint(dir); problems != nil || warnings != nil {
+		t.Errorf("Lint = %v, warnings %v, want nil", problems, warnings)
+	}
+	if sim.Warnings != nil {
+		t.Errorf("Warnings = %v, want nil", sim.Warnings)
 	}
 }
 
@@ -309,6 +313,76 @@ connections:
 			want: []string{`locations: no locations: a narrative simulation needs at least one locations/*.yaml`},
 		},
 		{
+			name:    "no characters",
+			changes: map[string]string{"characters/ada.yaml": "", "characters/bo.yaml": ""},
+			want:    []string{`characters: no characters: a narrative simulation needs at least one characters/*.yaml`},
+		},
+		{
+			name: "no characters and no locations",
+			changes: map[string]string{
+				"characters/ada.yaml": "", "characters/bo.yaml": "",
+				"locations/hall.yaml": "", "locations/cellar.yaml": "", "locations/yard.yaml": "",
+			},
+			want: []string{
+				`characters: no characters: a narrative simulation needs at least one characters/*.yaml`,
+				`locations: no locations: a narrative simulation needs at least one locations/*.yaml`,
+			},
+		},
+		{
+			// The one character file is broken: that, not an empty cast, is the problem.
+			name:    "only character has no id",
+			changes: map[string]string{"characters/ada.yaml": "", "characters/bo.yaml": "name: Bo\ndescription: A cook.\nstate: {location: cellar}\n"},
+			want:    []string{`characters/bo.yaml:1: missing required field "id"`},
+		},
+		{
+			name:    "only character file unreadable",
+			changes: map[string]string{"characters/ada.yaml": "", "characters/bo.yaml": "id: [bo\n"},
+			want:    []string{`characters/bo.yaml:2: malformed YAML: did not find expected ',' or ']'`},
+		},
+		{
+			name:    "characters is not a folder",
+			changes: map[string]string{"characters/ada.yaml": "", "characters/bo.yaml": "", "characters": "ada\n"},
+			want:    []string{`characters: cannot read folder: not a directory`},
+		},
+		{
+			// The characters' starting places may be in the folder that
+			// could not be read: they are not reported as unknown.
+			name: "locations is not a folder",
+			changes: map[string]string{
+				"locations/hall.yaml": "", "locations/cellar.yaml": "", "locations/yard.yaml": "", "locations": "hall\n",
+			},
+			want: []string{`locations: cannot read folder: not a directory`},
+		},
+		{
+			name:    "second document in a character file",
+			changes: map[string]string{"characters/bo.yaml": validFiles["characters/bo.yaml"] + "---\nid: x\n"},
+			want:    []string{`characters/bo.yaml:6: a second YAML document starts here: a character file holds one document; put each character in a file of its own in characters/`},
+		},
+		{
+			name:    "second document in a location file, after a comment",
+			changes: map[string]string{"locations/yard.yaml": "---\n" + validFiles["locations/yard.yaml"] + "# the kitchen\n---\nid: kitchen\nname: Kitchen\n"},
+			want:    []string{`locations/yard.yaml:6: a second YAML document starts here: a location file holds one document; put each location in a file of its own in locations/`},
+		},
+		{
+			name:    "second document in simulation.yaml",
+			changes: map[string]string{"simulation.yaml": validFiles["simulation.yaml"] + "--- {id: other}\n"},
+			want:    []string{`simulation.yaml:9: a second YAML document starts here: simulation.yaml holds one document, and a folder one simulation`},
+		},
+		{
+			name:    "empty second document",
+			changes: map[string]string{"characters/bo.yaml": validFiles["characters/bo.yaml"] + "---\n"},
+			want:    []string{`characters/bo.yaml:6: a second YAML document starts here: a character file holds one document; put each character in a file of its own in characters/`},
+		},
+		{
+			// The first document is still checked: both problems at once.
+			name:    "second document malformed, first has an unknown field",
+			changes: map[string]string{"characters/bo.yaml": "id: bo\nname: Bo\nmood: grim\ndescription: A cook.\nstate: {location: cellar}\n---\nid: [x\n"},
+			want: []string{
+				`characters/bo.yaml:3: unknown field "mood" (known fields: id, name, description, state)`,
+				`characters/bo.yaml:7: malformed YAML: did not find expected ',' or ']'`,
+			},
+		},
+		{
 			name:    "missing simulation.yaml",
 			changes: map[string]string{"simulation.yaml": ""},
 			want:    []string{`simulation.yaml: missing: every simulation folder needs a simulation.yaml`},
@@ -355,7 +429,8 @@ connections:
 			t.Parallel()
 			dir := writeSim(t, tt.changes)
 			var got []string
-			for _, p := range Lint(dir) {
+			problems, _ := Lint(dir)
+			for _, p := range problems {
 				got = append(got, strings.ReplaceAll(p.Error(), dir+string(filepath.Separator), ""))
 			}
 			if !slices.Equal(got, tt.want) {
@@ -425,4 +500,107 @@ func TestProblemsMessage(t *testing.T) {
 func equalCharacterState(a, b CharacterState) bool {
 	return a.Location == b.Location && a.InternalState == b.InternalState &&
 		a.ExternalIntent == b.ExternalIntent && slices.Equal(a.Memory, b.Memory)
+}
+
+// TestLoadIgnoredFolders: a folder the simulation's kind does not read is a
+// warning, never a problem, and its files are not read at all.
+func TestLoadIgnoredFolders(t *testing.T) {
+	t.Parallel()
+	const (
+		narrative = "folder ignored: a narrative simulation reads only simulation.yaml, characters/, locations/ and prompts/"
+		game      = "folder ignored: a %s simulation reads only simulation.yaml and prompts/"
+	)
+	// A character file a narrative would refuse: a game must not read it.
+	broken := "id: Bo!\nmood: grim\n---\nid: x\n"
+	tests := []struct {
+		name    string
+		changes map[string]string
+		empty   []string // empty folders to make
+		kind    string
+		want    []string // warnings, paths relative to the folder
+	}{
+		{
+			name:    "conquest with characters and locations",
+			changes: map[string]string{"simulation.yaml": "id: test\nkind: conquest\ntitle: T\n", "characters/bo.yaml": broken},
+			kind:    KindConquest,
+			want:    []string{"characters: " + fmt.Sprintf(game, "conquest"), "locations: " + fmt.Sprintf(game, "conquest")},
+		},
+		{
+			name:    "duel with an empty characters folder and prompt overrides",
+			changes: map[string]string{"simulation.yaml": "id: test\nkind: duel\ntitle: T\n", "prompts/duel_system.md": "x\n"},
+			empty:   []string{"characters"},
+			kind:    KindDuel,
+			want:    []string{"characters: " + fmt.Sprintf(game, "duel"), "locations: " + fmt.Sprintf(game, "duel")},
+		},
+		{
+			name: "chronicle with locations only",
+			changes: map[string]string{"simulation.yaml": "id: test\nkind: chronicle\ntitle: T\npremise: P\n",
+				"characters/ada.yaml": "", "characters/bo.yaml": ""},
+			kind: KindChronicle,
+			want: []string{"locations: " + fmt.Sprintf(game, "chronicle")},
+		},
+		{
+			name:    "narrative with a misspelt folder and a hidden one",
+			changes: map[string]string{"locaitons/attic.yaml": validFiles["locations/yard.yaml"], ".git/HEAD": "ref\n", "notes.md": "a file, not a folder\n"},
+			empty:   []string{"prompts", "archive"},
+			kind:    KindNarrative,
+			want:    []string{"archive: " + narrative, "locaitons: " + narrative},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeSim(t, tt.changes)
+			for _, name := range tt.empty {
+				if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rel := func(errs []error) []string {
+				var out []string
+				for _, e := range errs {
+					out = append(out, strings.ReplaceAll(e.Error(), dir+string(filepath.Separator), ""))
+				}
+				return out
+			}
+			problems, warnings := Lint(dir)
+			if problems != nil || !slices.Equal(rel(warnings), tt.want) {
+				t.Errorf("Lint = %q, warnings\n got  %q\n want %q", rel(problems), rel(warnings), tt.want)
+			}
+			sim, err := Load(dir)
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if sim.Kind != tt.kind || !slices.Equal(rel(sim.Warnings), tt.want) {
+				t.Errorf("Load: kind %q, warnings %q", sim.Kind, rel(sim.Warnings))
+			}
+			if tt.kind != KindNarrative && (sim.Characters != nil || sim.Locations != nil) {
+				t.Errorf("a %s read %d characters and %d locations", tt.kind, len(sim.Characters), len(sim.Locations))
+			}
+			for _, w := range sim.Warnings {
+				var le *LoadError
+				if !errors.As(w, &le) || !strings.HasPrefix(le.File, dir) || le.Line != 0 {
+					t.Errorf("warning %#v does not name a folder of the simulation", w)
+				}
+			}
+		})
+	}
+}
+
+// TestLintWarningsBesideProblems: warnings are listed even when the files
+// have problems, so validate shows both at once.
+func TestLintWarningsBesideProblems(t *testing.T) {
+	t.Parallel()
+	dir := writeSim(t, map[string]string{"simulation.yaml": "id: test\nkind: conquest\n"})
+	problems, warnings := Lint(dir)
+	want := filepath.Join(dir, "simulation.yaml") + `:1: missing required field "title"`
+	if len(problems) != 1 || problems[0].Error() != want {
+		t.Errorf("problems = %v, want %q", problems, want)
+	}
+	if len(warnings) != 2 || !strings.HasPrefix(warnings[0].Error(), filepath.Join(dir, "characters")+": folder ignored: a conquest") {
+		t.Errorf("warnings = %v, want characters/ and locations/ ignored", warnings)
+	}
+	if _, err := Load(dir); err == nil || err.Error() != want {
+		t.Errorf("Load = %v, want %q", err, want)
+	}
 }

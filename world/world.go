@@ -18,6 +18,10 @@ type Simulation struct {
 	Settings   map[string]any // free-form, as authored; nil when absent
 	Characters []*Character
 	Locations  []*Location
+	// Warnings name what the simulation's folder holds that its kind does
+	// not read (a characters/ beside a conquest), each a *LoadError; they
+	// do not stop a load. Nil when there are none.
+	Warnings []error
 
 	index sync.Once // builds byID the first time a lookup needs it
 	byID  *lookup

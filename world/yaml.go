@@ -1,8 +1,10 @@
 package world
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"slices"
@@ -81,10 +83,12 @@ func (f *fields) lineOf(key string) int {
 	return f.line
 }
 
-// readYAML reads one file and checks its shape against spec. It returns nil
-// when the file cannot be used at all (unreadable, not YAML, not a mapping);
-// otherwise the fields found, even if some were reported as problems.
-func (l *loader) readYAML(path string, spec []fieldSpec) *fields {
+// readYAML reads one file, the simulation, a character or a location as
+// what says, and checks its shape against spec. It returns nil when the
+// file cannot be used at all (unreadable, not YAML, not a mapping);
+// otherwise the fields of its document, even if some were reported as
+// problems (a second document among them).
+func (l *loader) readYAML(path, what string, spec []fieldSpec) *fields {
 	data, err := ReadFile(l.dir, path)
 	if errors.Is(err, ErrFile) {
 		l.add(&LoadError{File: path, Msg: "not read: " + err.Error(), Err: err})
@@ -94,15 +98,27 @@ func (l *loader) readYAML(path string, spec []fieldSpec) *fields {
 		l.add(&LoadError{File: path, Msg: "cannot read: " + pathlessError(err), Err: err})
 		return nil
 	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		line, msg := syntaxError(err)
-		l.add(&LoadError{File: path, Line: line, Msg: "malformed YAML: " + msg, Err: err})
-		return nil
-	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
+	err = dec.Decode(&doc)
+	if errors.Is(err, io.EOF) || (err == nil && len(doc.Content) == 0) {
 		l.add(&LoadError{File: path, Msg: "file is empty"})
 		return nil
+	}
+	if err != nil {
+		l.malformed(path, err)
+		return nil
+	}
+	// yaml.Unmarshal would read the first document and drop the rest
+	// without a word; a second one is most likely a second entity pasted
+	// below the first (or the file's tail after a stray ---).
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		l.malformed(path, err)
+	default:
+		l.add(&LoadError{File: path, Line: next.Line, Msg: secondDocument(what)})
 	}
 	root := resolve(doc.Content[0])
 	if root.Kind != yaml.MappingNode {
@@ -112,6 +128,21 @@ func (l *loader) readYAML(path string, spec []fieldSpec) *fields {
 	f := &fields{file: path, line: root.Line, nodes: make(map[string]*yaml.Node)}
 	l.walk(f, root, root.Line, "", spec)
 	return f
+}
+
+func (l *loader) malformed(path string, err error) {
+	line, msg := syntaxError(err)
+	l.add(&LoadError{File: path, Line: line, Msg: "malformed YAML: " + msg, Err: err})
+}
+
+// secondDocument says why a second YAML document in a file of what
+// (simulation, character, location) is refused.
+func secondDocument(what string) string {
+	const msg = "a second YAML document starts here: "
+	if what == "simulation" {
+		return msg + "simulation.yaml holds one document, and a folder one simulation"
+	}
+	return fmt.Sprintf("%sa %s file holds one document; put each %s in a file of its own in %ss/", msg, what, what, what)
 }
 
 // walk checks the mapping m, whose key is at line, against spec and records

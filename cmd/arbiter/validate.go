@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -43,29 +44,42 @@ func runValidate(opts *ValidateOptions) error {
 	if err != nil {
 		return err
 	}
-	sim, problems := session.Validate(dir, set)
+	// Warnings (folders the kind does not read) are listed after the
+	// problems, prefixed "warning: ", and do not fail the check.
+	sim, problems, warnings := session.Validate(dir, set)
 	if opts.Globals.json {
-		msgs := make([]string, len(problems))
-		for i, p := range problems {
-			msgs[i] = p.Error()
-		}
-		if err := writeJSON(io, map[string]any{"ok": len(problems) == 0, "problems": msgs}); err != nil {
+		if err := writeJSON(io, map[string]any{"ok": len(problems) == 0, "problems": messages(problems), "warnings": messages(warnings)}); err != nil {
 			return err
 		}
 	} else {
 		for _, p := range problems {
 			fmt.Fprintln(io.Out, p)
 		}
+		for _, w := range warnings {
+			fmt.Fprintln(io.Out, "warning:", w)
+		}
 	}
 	if len(problems) > 0 {
 		return usageErrorf("%s: %d problem(s)", dir, len(problems))
 	}
 	if !opts.Globals.json {
+		what := []string{sim.Kind}
 		if sim.Kind == "narrative" {
-			fmt.Fprintf(io.Out, "ok: %s (%s, %s)\n", sim.ID, plural(len(sim.Characters), "character"), plural(len(sim.Locations), "location"))
-		} else {
-			fmt.Fprintf(io.Out, "ok: %s (%s)\n", sim.ID, sim.Kind)
+			what = []string{plural(len(sim.Characters), "character"), plural(len(sim.Locations), "location")}
 		}
+		if len(warnings) > 0 {
+			what = append(what, plural(len(warnings), "warning"))
+		}
+		fmt.Fprintf(io.Out, "ok: %s (%s)\n", sim.ID, strings.Join(what, ", "))
 	}
 	return nil
+}
+
+// messages is errs as text, never nil, for JSON.
+func messages(errs []error) []string {
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = e.Error()
+	}
+	return out
 }
