@@ -285,7 +285,12 @@ func (t *schemaTemplate) write(tick int, locationID string, present []string, re
 // location that update, not its whole resolution. It is the same for every
 // call, so the client compiles it once; the tick and location an answer
 // must name are ResolutionCheck's.
-var ResolutionEnvelope = sync.OnceValues(func() (json.RawMessage, error) {
+func ResolutionEnvelope() (json.RawMessage, error) {
+	b, err := resolutionEnvelope()
+	return slices.Clone(b), err // the caller's to keep; the bytes are the same
+}
+
+var resolutionEnvelope = sync.OnceValues(func() (json.RawMessage, error) {
 	root, err := envelope(MasterOutput{})
 	if err != nil {
 		return nil, err
