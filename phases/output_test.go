@@ -464,6 +464,9 @@ func FuzzParseMasterOutput(f *testing.F) {
 	f.Add([]byte(`[{}]`))
 	f.Add([]byte(`{"tick":1,"location_id":"x","characters":{"\u0000":{"memory_entry":"\ud800","location":"","internal_state":"","external_intent":""}},"location":{"moment":null,"description":null}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := ResolutionCheck(1, "hall")(data); err != nil && !json.Valid(data) && !errors.Is(err, ErrOutput) {
+			t.Fatalf("ResolutionCheck of broken JSON: %v does not wrap ErrOutput", err)
+		}
 		mo, skipped, err := ParseMasterOutput(data)
 		if err != nil {
 			if !errors.Is(err, ErrOutput) {
@@ -497,6 +500,15 @@ func FuzzParseMasterOutput(f *testing.F) {
 		}
 		if !reflect.DeepEqual(again, mo) {
 			t.Fatalf("round trip changed %+v into %+v", mo, again)
+		}
+		// The client's check of tick and location accepts exactly an
+		// answer naming them.
+		err = ResolutionCheck(mo.Tick, mo.LocationID)(data)
+		if err != nil {
+			t.Fatalf("ResolutionCheck(%d, %q) refused the answer naming them: %v", mo.Tick, mo.LocationID, err)
+		}
+		if ResolutionCheck(mo.Tick+1, mo.LocationID)(data) == nil || ResolutionCheck(mo.Tick, mo.LocationID+"x")(data) == nil {
+			t.Fatalf("ResolutionCheck accepted another tick or location for %s", data)
 		}
 	})
 }
