@@ -68,6 +68,14 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		}
 	}
 
+	if len(r.Main.Prefix) > 0 {
+		p("\n## Shared prompt prefix\n\nThe start the main world's system prompts of tick 1 share, per phase: what a provider's prefix cache can serve to every call of the phase after its first (the premise and instructions come first, the character or place last).\n\n")
+		p("| phase | calls | shared start | mean system prompt | shared |\n| --- | --- | --- | --- | --- |\n")
+		for _, x := range r.Main.Prefix {
+			p("| %s | %d | %d bytes | %d bytes | %.0f %% |\n", x.Phase, x.Calls, x.Shared, x.Mean, 100*float64(x.Shared)/float64(max(1, x.Mean)))
+		}
+	}
+
 	if q := r.Sequential; q != nil {
 		p("\n## Speed-up over a sequential loop\n\n")
 		sw := q.World

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,9 @@ func TestRunMeasuresEveryFigure(t *testing.T) {
 		"prompt per tick":       len(m.Prompt) == 3 && m.Prompt[0] > 0 && m.Prompt[2] > m.Prompt[0],
 		"server answered":       m.Server.Answered == int64(m.Calls) && m.Server.MaxInFlight <= 8,
 		"open time":             m.Open > 0 && m.Generate > 0,
+		"shared prompt prefix": len(m.Prefix) == 2 && m.Prefix[0].Phase == "intention" && m.Prefix[0].Calls == 30 &&
+			m.Prefix[1].Phase == "resolution" && m.Prefix[1].Calls == 5 &&
+			m.Prefix[0].Shared > m.Prefix[0].Mean/2 && m.Prefix[0].Shared < m.Prefix[0].Mean,
 	} {
 		if !ok {
 			t.Errorf("%s not measured: %+v", name, m)
@@ -71,7 +75,8 @@ func TestRunMeasuresEveryFigure(t *testing.T) {
 		"| sequential | 30 / 5 (1) | 1 | 35 |", fmt.Sprintf("**%.1fx**", rep.Sequential.SpeedUp),
 		fmt.Sprintf("b = **%.2f**", rep.Exponent.CPU),
 		"server concurrency C=8", "client concurrency (llm.concurrency) 8", "depth (llm.depth) 3",
-		"getrusage", "## Targets",
+		"getrusage", "## Targets", "## Shared prompt prefix",
+		fmt.Sprintf("| intention | 30 | %d bytes | %d bytes |", m.Prefix[0].Shared, m.Prefix[0].Mean),
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("BENCHMARKS.md lacks %q:\n%s", want, md)
@@ -248,3 +253,12 @@ func TestIdeal(t *testing.T) {
 
 func pow(x, y float64) float64 { return math.Pow(x, y) }
 func abs(x float64) float64    { return math.Abs(x) }
+
+// TestSharedPrefixErrors: a state.db that cannot be read is an error, not
+// a figure.
+func TestSharedPrefixErrors(t *testing.T) {
+	t.Parallel()
+	if _, err := sharedPrefix(t.Context(), filepath.Join(t.TempDir(), "none", "state.db"), 1); err == nil {
+		t.Error("no state.db: no error")
+	}
+}
