@@ -314,7 +314,13 @@ func (n *Narrative) ExportAll(ctx context.Context, st *store.Store, s *world.Sta
 // withMemories appends to s the memory entries stored up to its tick, each
 // character's latest last (0: all).
 func withMemories(ctx context.Context, st *store.Store, s *world.State, last int) error {
-	mems, err := st.Memories(ctx, s.Tick, last)
+	var mems []store.MemoryRecord
+	var err error
+	if last > 0 {
+		mems, err = st.LatestMemories(ctx, s.Tick, last, slices.Sorted(maps.Keys(s.Characters)))
+	} else {
+		mems, err = st.Memories(ctx, s.Tick)
+	}
 	if err != nil {
 		return err
 	}

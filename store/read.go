@@ -1,11 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // LastTick returns the last committed tick, 0 when none has been.
@@ -45,20 +47,10 @@ func (s *Store) Kind(ctx context.Context) (string, error) {
 	return kind, nil
 }
 
-// Memories returns the memory entries of ticks 1..upTo, in order of tick,
-// character and entry: with last > 0 only each character's latest last
-// entries (what prompts show), else all of them.
-func (s *Store) Memories(ctx context.Context, upTo, last int) ([]MemoryRecord, error) {
-	query, args := "SELECT tick, character_id, entry FROM memories WHERE tick <= ? ORDER BY tick, character_id, seq", []any{upTo}
-	if last > 0 {
-		query = `SELECT tick, character_id, entry FROM (
-			SELECT tick, character_id, seq, entry,
-				ROW_NUMBER() OVER (PARTITION BY character_id ORDER BY tick DESC, seq DESC) AS newest
-			FROM memories WHERE tick <= ?)
-		WHERE newest <= ? ORDER BY tick, character_id, seq`
-		args = append(args, last)
-	}
-	rows, err := s.db.QueryContext(ctx, query, args...)
+// Memories returns every memory entry of ticks 1..upTo, in order of tick,
+// character and entry.
+func (s *Store) Memories(ctx context.Context, upTo int) ([]MemoryRecord, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT tick, character_id, entry FROM memories WHERE tick <= ? ORDER BY tick, character_id, seq", upTo)
 	if err != nil {
 		return nil, fmt.Errorf("read memories: %w", err)
 	}
@@ -74,6 +66,44 @@ func (s *Store) Memories(ctx context.Context, upTo, last int) ([]MemoryRecord, e
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read memories: %w", err)
 	}
+	return out, nil
+}
+
+// LatestMemories returns each given character's latest last memory entries
+// of ticks 1..upTo (what prompts show), in order of tick, character and
+// entry. It reads each character's entries from its index, newest first,
+// so its time does not grow with the number of ticks stored.
+func (s *Store) LatestMemories(ctx context.Context, upTo, last int, characterIDs []string) ([]MemoryRecord, error) {
+	st, err := s.db.PrepareContext(ctx, `SELECT tick, entry FROM memories WHERE character_id = ? AND tick <= ?
+		ORDER BY tick DESC, seq DESC LIMIT ?`)
+	if err != nil {
+		return nil, fmt.Errorf("read memories: %w", err)
+	}
+	defer st.Close()
+	var out []MemoryRecord
+	for _, id := range characterIDs {
+		rows, err := st.QueryContext(ctx, id, upTo, last)
+		if err != nil {
+			return nil, fmt.Errorf("read memories of %s: %w", id, err)
+		}
+		first := len(out)
+		for rows.Next() {
+			m := MemoryRecord{CharacterID: id}
+			if err := rows.Scan(&m.Tick, &m.Entry); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read memories of %s: %w", id, err)
+			}
+			out = append(out, m)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("read memories of %s: %w", id, err)
+		}
+		slices.Reverse(out[first:]) // oldest first
+	}
+	slices.SortStableFunc(out, func(a, b MemoryRecord) int {
+		return cmp.Or(cmp.Compare(a.Tick, b.Tick), cmp.Compare(a.CharacterID, b.CharacterID))
+	})
 	return out, nil
 }
 
@@ -114,32 +144,43 @@ func (s *Store) History(ctx context.Context, depth, upTo int) (map[string][]Hist
 	if depth <= 0 {
 		return out, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `
-		SELECT entity_key, user, assistant, user_ref, assistant_ref FROM (
-			SELECT entity_key, seq, user, assistant, user_ref, assistant_ref,
-				ROW_NUMBER() OVER (PARTITION BY entity_key ORDER BY seq DESC) AS newest
-			FROM history WHERE tick <= ?)
-		WHERE newest <= ?
-		ORDER BY entity_key, seq`, upTo, depth)
+	// One entity at a time, newest first from its index: the time does not
+	// grow with the number of ticks stored. The entities are those with
+	// calls, from the running totals (an exchange is a call's).
+	keys, err := s.historyKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stmt, err := s.db.PrepareContext(ctx, `SELECT user, assistant, user_ref, assistant_ref FROM history
+		WHERE entity_key = ? AND tick <= ? ORDER BY seq DESC LIMIT ?`)
 	if err != nil {
 		return nil, fmt.Errorf("read history: %w", err)
 	}
+	defer stmt.Close()
 	type stored struct {
 		HistoryRecord
 		userRef, assistantRef string
 	}
 	var all []stored
-	for rows.Next() {
-		var h stored
-		if err := rows.Scan(&h.EntityKey, &h.User, &h.Assistant, &h.userRef, &h.assistantRef); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("read history: %w", err)
+	for _, key := range keys {
+		rows, err := stmt.QueryContext(ctx, key, upTo, depth)
+		if err != nil {
+			return nil, fmt.Errorf("read history of %s: %w", key, err)
 		}
-		all = append(all, h)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read history: %w", err)
+		first := len(all)
+		for rows.Next() {
+			h := stored{HistoryRecord: HistoryRecord{EntityKey: key}}
+			if err := rows.Scan(&h.User, &h.Assistant, &h.userRef, &h.assistantRef); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read history of %s: %w", key, err)
+			}
+			all = append(all, h)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("read history of %s: %w", key, err)
+		}
+		slices.Reverse(all[first:]) // oldest first
 	}
 	for _, h := range all {
 		for _, f := range []struct {
@@ -158,6 +199,24 @@ func (s *Store) History(ctx context.Context, depth, upTo int) (map[string][]Hist
 		out[h.EntityKey] = append(out[h.EntityKey], h.HistoryRecord)
 	}
 	return out, nil
+}
+
+// historyKeys lists the entity keys that made calls, from the totals.
+func (s *Store) historyKeys(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT DISTINCT entity_key FROM totals ORDER BY entity_key")
+	if err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	defer rows.Close()
+	var keys []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, fmt.Errorf("read history: %w", err)
+		}
+		keys = append(keys, k)
+	}
+	return keys, rows.Err()
 }
 
 // Events returns the event lines of ticks fromTick to toTick, both included,

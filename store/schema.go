@@ -26,6 +26,8 @@ CREATE TABLE IF NOT EXISTS memories (
 	entry        TEXT    NOT NULL,
 	PRIMARY KEY (tick, character_id, seq)
 );
+-- a character's latest memories, read on resume without scanning the run
+CREATE INDEX IF NOT EXISTS memories_character ON memories (character_id, tick, seq);
 
 CREATE TABLE IF NOT EXISTS intentions (
 	tick         INTEGER NOT NULL REFERENCES ticks (tick) ON DELETE CASCADE,

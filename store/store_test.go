@@ -284,7 +284,7 @@ func TestReopenResumes(t *testing.T) {
 		t.Errorf("recommitting tick 2 after reopen = %v, want ErrTickOrder", err)
 	}
 	commit(t, s, record(3))
-	if mems, err := s.Memories(t.Context(), 3, 0); err != nil || len(mems) != 3 {
+	if mems, err := s.Memories(t.Context(), 3); err != nil || len(mems) != 3 {
 		t.Errorf("Memories(3) = %+v, %v; want 3 entries", mems, err)
 	}
 }
@@ -545,18 +545,18 @@ func TestMemoriesUpToTick(t *testing.T) {
 		{1, "ada", "memory 1"},
 		{2, "ada", "memory 2"}, {2, "ada", "memory 2b"}, {2, "bo", "bo 2"},
 	}
-	got, err := s.Memories(context.Background(), 2, 0)
+	got, err := s.Memories(context.Background(), 2)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("Memories(2) = %+v, %v\nwant %+v", got, err, want)
 	}
 	// The latest two per character, in the same order.
 	want = []MemoryRecord{{2, "ada", "memory 2"}, {2, "ada", "memory 2b"}, {2, "bo", "bo 2"}}
-	got, err = s.Memories(context.Background(), 2, 2)
+	got, err = s.LatestMemories(context.Background(), 2, 2, []string{"bo", "ada", "cy"})
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("Memories(2, last 2) = %+v, %v\nwant %+v", got, err, want)
 	}
 	want = []MemoryRecord{{2, "ada", "memory 2b"}, {2, "bo", "bo 2"}, {3, "ada", "memory 3"}}
-	got, err = s.Memories(context.Background(), 3, 2)
+	got, err = s.LatestMemories(context.Background(), 3, 2, []string{"ada", "bo"})
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("Memories(3, last 2) = %+v, %v\nwant %+v", got, err, want)
 	}
@@ -654,5 +654,19 @@ func TestRecordStop(t *testing.T) {
 	commit(t, s, record(2))
 	if sum, _ := s.Summary(ctx); sum.LastStop != nil {
 		t.Errorf("LastStop after tick 2 committed = %+v, want nil", sum.LastStop)
+	}
+}
+
+// TestLatestReadsFail: the per-entity reads of resume say what they could
+// not read.
+func TestLatestReadsFail(t *testing.T) {
+	s, _ := openTemp(t)
+	commit(t, s, record(1))
+	s.Close()
+	if _, err := s.LatestMemories(t.Context(), 1, 10, []string{"ada"}); err == nil || !strings.Contains(err.Error(), "read memories") {
+		t.Errorf("LatestMemories on a closed store = %v", err)
+	}
+	if _, err := s.History(t.Context(), 3, 1); err == nil || !strings.Contains(err.Error(), "read history") {
+		t.Errorf("History on a closed store = %v", err)
 	}
 }

@@ -88,7 +88,7 @@ func TestIntegrationDemoSim(t *testing.T) {
 		if len(locations) != 5 {
 			t.Errorf("tick %d: arbiter calls for %d locations, want all 5", tick, len(locations))
 		}
-		mems, err := db.Memories(context.Background(), tick, 0)
+		mems, err := db.Memories(context.Background(), tick)
 		if err != nil {
 			t.Fatal(err)
 		}
