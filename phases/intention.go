@@ -69,7 +69,7 @@ func Intention(ctx context.Context, env Env, st *world.State) ([]Outcome[string]
 			o.Call.Output = nil
 		}
 		o.Value, o.Fallback = st.Characters[c.ID].ExternalIntent, true
-		if !interrupted(ctx) {
+		if warnsFallback(ctx, o.Call.Err) {
 			env.logger().Warn(fmt.Sprintf("Phase 1: %s fallback (%s: %v)", c.ID, llm.KindOf(o.Call.Err), o.Call.Err),
 				"phase", PhaseIntention, "tick", tick, "entity", IntentionKey(c.ID))
 		}

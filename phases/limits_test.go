@@ -1,6 +1,7 @@
 package phases
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -76,5 +77,29 @@ func TestResolutionErrorPrefixOnce(t *testing.T) {
 	}
 	if n := strings.Count(err.Error(), "resolution schema for hall"); n != 1 {
 		t.Errorf("prefix said %d times: %v", n, err)
+	}
+}
+
+// TestWarnsFallback: a fallback is warned about unless the run was
+// interrupted or the cassette failed the call (the tick then stops).
+func TestWarnsFallback(t *testing.T) {
+	t.Parallel()
+	server := &llm.Error{Kind: llm.KindServer, Message: "500"}
+	cassette := fmt.Errorf("replay: no recorded answer for intention:ada at tick 2: %w", llm.ErrCassette)
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want bool
+	}{
+		{"server error", t.Context(), server, true},
+		{"cassette miss", t.Context(), cassette, false},
+		{"interrupted", cancelled, server, false},
+	} {
+		if got := warnsFallback(tc.ctx, tc.err); got != tc.want {
+			t.Errorf("%s: warnsFallback = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -84,3 +84,10 @@ func (e Env) logger() *slog.Logger {
 // fallbacks. A phase deadline (DeadlineExceeded) is not an interruption:
 // its late calls do fall back, and say so.
 func interrupted(ctx context.Context) bool { return errors.Is(ctx.Err(), context.Canceled) }
+
+// warnsFallback reports whether a call that failed with err gets its
+// fallback warning: not when the run was interrupted, nor when the cassette
+// failed it (the runner then stops the tick, so no fallback is kept).
+func warnsFallback(ctx context.Context, err error) bool {
+	return !interrupted(ctx) && !errors.Is(err, llm.ErrCassette)
+}

@@ -91,7 +91,7 @@ func Resolution(ctx context.Context, env Env, st *world.State, intentions map[st
 			o.Call.Output = nil
 		}
 		o.Value, o.Fallback = Fallback(st, loc.ID, w.Present(loc.ID)), true
-		if !interrupted(ctx) {
+		if warnsFallback(ctx, o.Call.Err) {
 			env.logger().Warn(fmt.Sprintf("Phase 2a: %s fallback (%s: %v)", loc.ID, llm.KindOf(o.Call.Err), o.Call.Err),
 				"phase", PhaseResolution, "tick", tick, "entity", ResolutionKey(loc.ID))
 		}
