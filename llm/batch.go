@@ -14,6 +14,14 @@ import (
 // built is an error: the calls not yet started are not made, those in flight
 // are cancelled, and the first build error is returned with no results.
 func (c *Client) CreateEach(ctx context.Context, n int, build func(i int) (Request, error)) ([]Result, error) {
+	return c.CreateEachThen(ctx, n, build, nil)
+}
+
+// CreateEachThen is CreateEach that also hands each result to done, when
+// set, as soon as its call ends (from the worker that made it, so done must
+// be safe to call from several goroutines at once): what depends on one call
+// need not wait for the whole batch.
+func (c *Client) CreateEachThen(ctx context.Context, n int, build func(i int) (Request, error), done func(i int, r Result)) ([]Result, error) {
 	results := make([]Result, n)
 	g, gctx := errgroup.WithContext(ctx) // only a build error fails a task
 	g.SetLimit(c.cfg.Concurrency)
@@ -27,6 +35,9 @@ func (c *Client) CreateEach(ctx context.Context, n int, build func(i int) (Reque
 				return err
 			}
 			results[i] = c.Complete(gctx, req)
+			if done != nil {
+				done(i, results[i])
+			}
 			return nil
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -101,5 +102,32 @@ func TestCreateEachBuildError(t *testing.T) {
 	}
 	if n := srv.CallCount(); n > 3 {
 		t.Errorf("server saw %d calls, want at most the 2 built before the error (and 1 in flight)", n)
+	}
+}
+
+// TestCreateEachThen: each result reaches done once, as its call ends, and
+// the batch's results are the same.
+func TestCreateEachThen(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.New(t, openaitest.Always(openaitest.JSON(map[string]any{"name": "x", "location": "common"})))
+	c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Concurrency = 3 })
+	var mu sync.Mutex
+	seen := map[int]Result{}
+	results, err := c.CreateEachThen(t.Context(), 10, func(i int) (Request, error) { return testRequest(fmt.Sprint(i)), nil },
+		func(i int, r Result) {
+			mu.Lock()
+			defer mu.Unlock()
+			if _, twice := seen[i]; twice {
+				t.Errorf("result %d handed over twice", i)
+			}
+			seen[i] = r
+		})
+	if err != nil || len(results) != 10 || len(seen) != 10 {
+		t.Fatalf("%d results, %d seen, %v", len(results), len(seen), err)
+	}
+	for i, r := range results {
+		if seen[i].Request.User != r.Request.User || r.Request.User != fmt.Sprint(i) {
+			t.Errorf("result %d: done saw %q, batch gave %q", i, seen[i].Request.User, r.Request.User)
+		}
 	}
 }

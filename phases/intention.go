@@ -47,33 +47,45 @@ func IntentionRequest(env Env, w *prompts.Snapshot, id string) (llm.Request, err
 // failed call the character's current external_intent as a fallback (logged
 // as a warning). Only a prompt that cannot be rendered is an error.
 func Intention(ctx context.Context, env Env, st *world.State) ([]Outcome[string], error) {
-	tick := st.Tick + 1
-	w := prompts.NewSnapshot(env.Sim, st)
-	results, err := env.Model.CreateEach(ctx, len(env.Sim.Characters), func(i int) (llm.Request, error) {
+	return intentions(ctx, env, st, prompts.NewSnapshot(env.Sim, st), nil)
+}
+
+// intentions is Intention on a snapshot placed once; arrived, when set, is
+// told of each character's outcome as soon as its call ends (from the
+// worker that made it).
+func intentions(ctx context.Context, env Env, st *world.State, w *prompts.Snapshot, arrived func(Outcome[string])) ([]Outcome[string], error) {
+	out := make([]Outcome[string], len(env.Sim.Characters))
+	_, err := env.Model.CreateEachThen(ctx, len(env.Sim.Characters), func(i int) (llm.Request, error) {
 		return IntentionRequest(env, w, env.Sim.Characters[i].ID)
+	}, func(i int, res llm.Result) {
+		out[i] = intentionOutcome(ctx, env, st, env.Sim.Characters[i].ID, res)
+		if arrived != nil {
+			arrived(out[i])
+		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Outcome[string], len(results))
-	for i, c := range env.Sim.Characters {
-		o := Outcome[string]{ID: c.ID, Call: results[i]}
-		if o.Call.Err == nil {
-			resp, err := ParseIntention(o.Call.Output)
-			if err == nil {
-				o.Value = resp.Intention
-				out[i] = o
-				continue
-			}
-			o.Call.Err = &llm.Error{Kind: llm.KindSchema, Attempts: o.Call.Attempts, Message: err.Error(), Err: err}
-			o.Call.Output = nil
-		}
-		o.Value, o.Fallback = st.Characters[c.ID].ExternalIntent, true
-		if warnsFallback(ctx, o.Call.Err) {
-			env.logger().Warn(fmt.Sprintf("Phase 1: %s fallback (%s: %v)", c.ID, llm.KindOf(o.Call.Err), o.Call.Err),
-				"phase", PhaseIntention, "tick", tick, "entity", IntentionKey(c.ID))
-		}
-		out[i] = o
-	}
 	return out, nil
+}
+
+// intentionOutcome reads character id's intention from its call, or falls
+// back to its external_intent (logged as a warning).
+func intentionOutcome(ctx context.Context, env Env, st *world.State, id string, res llm.Result) Outcome[string] {
+	o := Outcome[string]{ID: id, Call: res}
+	if o.Call.Err == nil {
+		resp, err := ParseIntention(o.Call.Output)
+		if err == nil {
+			o.Value = resp.Intention
+			return o
+		}
+		o.Call.Err = &llm.Error{Kind: llm.KindSchema, Attempts: o.Call.Attempts, Message: err.Error(), Err: err}
+		o.Call.Output = nil
+	}
+	o.Value, o.Fallback = st.Characters[id].ExternalIntent, true
+	if warnsFallback(ctx, o.Call.Err) {
+		env.logger().Warn(fmt.Sprintf("Phase 1: %s fallback (%s: %v)", id, llm.KindOf(o.Call.Err), o.Call.Err),
+			"phase", PhaseIntention, "tick", st.Tick+1, "entity", IntentionKey(id))
+	}
+	return o
 }

@@ -25,13 +25,15 @@ const (
 	PhaseResolution = "resolution"
 )
 
-// Batcher runs a batch of model calls; *llm.Client implements it. CreateEach
-// builds request i with build in the worker that sends it. Results come back
-// in index order, one per request, and a failed call is a Result with Err
-// set, never a reason to stop the batch; only a request that cannot be built
-// is an error.
+// Batcher runs model calls; *llm.Client implements it. CreateEachThen
+// builds request i with build in the worker that sends it and hands each
+// result to done (when set) as its call ends. Results come back in index
+// order, one per request, and a failed call is a Result with Err set, never
+// a reason to stop the batch; only a request that cannot be built is an
+// error. Complete makes one call.
 type Batcher interface {
-	CreateEach(ctx context.Context, n int, build func(i int) (llm.Request, error)) ([]llm.Result, error)
+	CreateEachThen(ctx context.Context, n int, build func(i int) (llm.Request, error), done func(i int, r llm.Result)) ([]llm.Result, error)
+	Complete(ctx context.Context, req llm.Request) llm.Result
 }
 
 // Env is what every phase needs: the world, its prompts, the model and a logger.

@@ -68,36 +68,40 @@ func ResolutionRequest(env Env, w *prompts.Snapshot, loc *world.Location, intent
 // character where and as it is, with a logged warning. Only a prompt or
 // schema that cannot be built is an error.
 func Resolution(ctx context.Context, env Env, st *world.State, intentions map[string]string) ([]Outcome[MasterOutput], error) {
-	tick := st.Tick + 1
 	w := prompts.NewSnapshot(env.Sim, st)
-	results, err := env.Model.CreateEach(ctx, len(env.Sim.Locations), func(i int) (llm.Request, error) {
+	results, err := env.Model.CreateEachThen(ctx, len(env.Sim.Locations), func(i int) (llm.Request, error) {
 		return ResolutionRequest(env, w, env.Sim.Locations[i], intentions)
-	})
+	}, nil)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Outcome[MasterOutput], len(results))
 	for i, loc := range env.Sim.Locations {
-		o := Outcome[MasterOutput]{ID: loc.ID, Call: results[i]}
-		if o.Call.Err == nil {
-			mo, skipped, err := ParseMasterOutput(o.Call.Output)
-			if err == nil {
-				o.Value = mo
-				o.Skipped = readUpdates(env, st, loc.ID, w.Present(loc.ID), &o.Value, skipped)
-				out[i] = o
-				continue
-			}
-			o.Call.Err = &llm.Error{Kind: llm.KindSchema, Attempts: o.Call.Attempts, Message: err.Error(), Err: err}
-			o.Call.Output = nil
-		}
-		o.Value, o.Fallback = Fallback(st, loc.ID, w.Present(loc.ID)), true
-		if warnsFallback(ctx, o.Call.Err) {
-			env.logger().Warn(fmt.Sprintf("Phase 2a: %s fallback (%s: %v)", loc.ID, llm.KindOf(o.Call.Err), o.Call.Err),
-				"phase", PhaseResolution, "tick", tick, "entity", ResolutionKey(loc.ID))
-		}
-		out[i] = o
+		out[i] = resolutionOutcome(ctx, env, st, w, loc, results[i])
 	}
 	return out, nil
+}
+
+// resolutionOutcome reads location loc's arbiter answer from its call, or
+// falls back to keeping everyone there as they are (logged as a warning).
+func resolutionOutcome(ctx context.Context, env Env, st *world.State, w *prompts.Snapshot, loc *world.Location, res llm.Result) Outcome[MasterOutput] {
+	o := Outcome[MasterOutput]{ID: loc.ID, Call: res}
+	if o.Call.Err == nil {
+		mo, skipped, err := ParseMasterOutput(o.Call.Output)
+		if err == nil {
+			o.Value = mo
+			o.Skipped = readUpdates(env, st, loc.ID, w.Present(loc.ID), &o.Value, skipped)
+			return o
+		}
+		o.Call.Err = &llm.Error{Kind: llm.KindSchema, Attempts: o.Call.Attempts, Message: err.Error(), Err: err}
+		o.Call.Output = nil
+	}
+	o.Value, o.Fallback = Fallback(st, loc.ID, w.Present(loc.ID)), true
+	if warnsFallback(ctx, o.Call.Err) {
+		env.logger().Warn(fmt.Sprintf("Phase 2a: %s fallback (%s: %v)", loc.ID, llm.KindOf(o.Call.Err), o.Call.Err),
+			"phase", PhaseResolution, "tick", st.Tick+1, "entity", ResolutionKey(loc.ID))
+	}
+	return o
 }
 
 // readUpdates reports the updates of an arbiter answer that were skipped for
