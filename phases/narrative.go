@@ -76,27 +76,33 @@ func (n *Narrative) Step(ctx context.Context, t *runner.Tick, s, in any) (any, e
 	}
 	st := s.(*world.State)
 	rec := t.Record
+	w := prompts.NewSnapshot(n.Sim, st)
+	// A location's arbiter starts once its characters' intentions are in,
+	// unless a budget is checked before each phase (no resolution call may
+	// then be made before the resolution phase's check).
+	ov := newOverlap(ctx, n.env(n.Resolution), st, w, !t.Budgeted())
+	defer ov.stop()
 
-	var intentions []Outcome[string]
+	var outs []Outcome[string]
 	_, err := t.Phase(ctx, runner.Phase{Name: PhaseIntention, Calls: len(n.Sim.Characters), Strategy: StrategyFallback},
 		func(ctx context.Context) ([]runner.Call, error) {
-			outs, err := Intention(ctx, n.env(n.Intention), st)
-			intentions = outs
-			return calls(outs), err
+			o, err := intentions(ctx, n.env(n.Intention), st, w, ov.arrived)
+			outs = o
+			return calls(o), err
 		})
 	if err != nil {
 		return nil, err
 	}
-	for _, o := range intentions {
+	for _, o := range outs {
 		rec.Intentions = append(rec.Intentions, store.IntentionRecord{CharacterID: o.ID, Intention: o.Value, Fallback: o.Fallback})
 	}
 
 	var outputs []Outcome[MasterOutput]
 	_, err = t.Phase(ctx, runner.Phase{Name: PhaseResolution, Calls: len(n.Sim.Locations), Strategy: StrategyFallback, Final: true},
 		func(ctx context.Context) ([]runner.Call, error) {
-			outs, err := Resolution(ctx, n.env(n.Resolution), st, Values(intentions))
-			outputs = outs
-			return calls(outs), err
+			o, err := ov.resolve(ctx)
+			outputs = o
+			return calls(o), err
 		})
 	if err != nil {
 		return nil, err

@@ -75,8 +75,12 @@ func TestCassetteMissStopsTheTick(t *testing.T) {
 	if got := stateAt(t, r, st, 1); !sameState(got, recorded) {
 		t.Errorf("replayed tick 1 differs from the recorded one:\n got %+v\nwant %+v", got, recorded)
 	}
-	if n := play.Unused(); n != 3 {
-		t.Errorf("%d answers unused, want tick 2's 3 resolutions (never asked: the run stopped after its intentions)", n)
+	// A location's arbiter may start as soon as its characters' intentions
+	// are in, so the garden's and the cellar's may have been answered before
+	// the tick stopped; the hall's never is (it would carry bo's fallback,
+	// which is not what was recorded).
+	if n := play.Unused(); n < 1 || n > 3 {
+		t.Errorf("%d answers unused, want 1 to 3 of tick 2's resolutions (the hall's at least)", n)
 	}
 }
 

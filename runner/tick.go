@@ -89,6 +89,10 @@ func (t *Tick) settle(success bool) {
 // of model calls, e.g. APPLY).
 func (t *Tick) Enter(state string) { t.emit(stateEntry(t.N, state)) }
 
+// Budgeted reports whether a token or cost budget is checked before each
+// phase: a kind then makes no call of a phase before that phase begins.
+func (t *Tick) Budgeted() bool { return t.r.Config.TokenBudget > 0 || t.r.Config.MaxCost > 0 }
+
 // Log is the runner's logger, for what a kind logs during a tick.
 func (t *Tick) Log() *slog.Logger { return t.r.logger() }
 

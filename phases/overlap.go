@@ -1,0 +1,225 @@
+package phases
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/world"
+)
+
+// overlap lets the arbiter of a location start as soon as the intentions of
+// the characters there are in, while the other characters' intention calls
+// are still being made: the two phases of a tick overlap, and one slow
+// intention delays its own location only. Each location still sees every
+// intention of its characters (a failed call's fallback included). The
+// runner's view is unchanged: the resolution phase begins when the
+// intention phase ends (its events, budget check and deadline), and its
+// calls are those that phase waits for; its deadline then bounds the calls
+// already under way.
+type overlap struct {
+	env   Env // of the resolution phase
+	st    *world.State
+	w     *prompts.Snapshot
+	early bool // start a location's call during the intention phase
+	ctx   *lateContext
+
+	mu       sync.Mutex
+	pending  []int             // per location: intentions still to come
+	fellBack []bool            // per location: one of its intentions is a fallback
+	answered bool              // an intention call has succeeded: the endpoint works
+	intents  map[string]string // character -> intention (or its fallback)
+	started  []bool
+	results  []llm.Result
+	buildErr error
+	index    map[string]int // location id -> index
+	wg       sync.WaitGroup
+}
+
+// newOverlap prepares the resolution of every location of the tick after
+// st; with early set, locations start as their intentions come in.
+func newOverlap(ctx context.Context, env Env, st *world.State, w *prompts.Snapshot, early bool) *overlap {
+	locs := env.Sim.Locations
+	o := &overlap{env: env, st: st, w: w, early: early, ctx: newLateContext(ctx),
+		pending: make([]int, len(locs)), fellBack: make([]bool, len(locs)), intents: make(map[string]string, len(env.Sim.Characters)),
+		started: make([]bool, len(locs)), results: make([]llm.Result, len(locs)), index: make(map[string]int, len(locs))}
+	for i, l := range locs {
+		o.index[l.ID] = i
+		o.pending[i] = len(w.Present(l.ID))
+	}
+	return o
+}
+
+// arrived takes a character's intention. A location starts early once it
+// has them all, none a fallback, and some intention call has succeeded (an
+// empty location waits for that too): when the endpoint fails every call,
+// or a cassette has no answer, no arbiter call is made before the runner
+// has judged the intention phase.
+func (o *overlap) arrived(out Outcome[string]) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.intents[out.ID] = out.Value
+	i, ok := o.index[o.st.Characters[out.ID].Location]
+	if ok {
+		o.pending[i]--
+		o.fellBack[i] = o.fellBack[i] || out.Fallback
+	}
+	if !o.early {
+		return
+	}
+	if !out.Fallback && !o.answered {
+		o.answered = true
+		for j := range o.pending {
+			o.startReady(j)
+		}
+		return
+	}
+	if ok {
+		o.startReady(i)
+	}
+}
+
+// startReady starts location i early if it may; o.mu is held.
+func (o *overlap) startReady(i int) {
+	if o.answered && o.pending[i] == 0 && !o.fellBack[i] {
+		o.start(i)
+	}
+}
+
+// start makes location i's call in a goroutine of its own (the client's
+// concurrency limit holds it until a slot is free); o.mu is held.
+func (o *overlap) start(i int) {
+	if o.started[i] || o.buildErr != nil {
+		return
+	}
+	o.started[i] = true
+	loc := o.env.Sim.Locations[i]
+	present := o.w.Present(loc.ID)
+	intents := make(map[string]string, len(present))
+	for _, id := range present {
+		if in, ok := o.intents[id]; ok {
+			intents[id] = in
+		}
+	}
+	o.wg.Add(1)
+	go func() {
+		defer o.wg.Done()
+		req, err := ResolutionRequest(o.env, o.w, loc, intents)
+		if err != nil {
+			o.mu.Lock()
+			if o.buildErr == nil {
+				o.buildErr = err
+			}
+			o.mu.Unlock()
+			o.ctx.cancel(context.Canceled) // no other arbiter call is of use
+			return
+		}
+		res := o.env.Model.Complete(o.ctx, req)
+		o.mu.Lock()
+		o.results[i] = res
+		o.mu.Unlock()
+	}()
+}
+
+// resolve is the resolution phase: pctx's deadline now bounds every call,
+// those under way included; the locations not started yet start; their
+// outcomes come back in the simulation's order once all have ended. Only a
+// request that cannot be built is an error.
+func (o *overlap) resolve(pctx context.Context) ([]Outcome[MasterOutput], error) {
+	if d, ok := pctx.Deadline(); ok {
+		o.ctx.setDeadline(d)
+	}
+	stop := context.AfterFunc(pctx, func() { o.ctx.cancel(context.Cause(pctx)) })
+	defer stop()
+	o.mu.Lock()
+	for i := range o.env.Sim.Locations {
+		o.start(i)
+	}
+	o.mu.Unlock()
+	o.wg.Wait()
+	if o.buildErr != nil {
+		return nil, o.buildErr
+	}
+	out := make([]Outcome[MasterOutput], len(o.results))
+	for i, loc := range o.env.Sim.Locations {
+		out[i] = resolutionOutcome(o.ctx, o.env, o.st, o.w, loc, o.results[i])
+	}
+	return out, nil
+}
+
+// stop cancels the calls still under way (the tick ends without its
+// resolution phase) and waits for them.
+func (o *overlap) stop() {
+	o.ctx.cancel(context.Canceled)
+	o.wg.Wait()
+	o.ctx.release()
+}
+
+// lateContext is a context whose deadline is set after it is made: the
+// resolution calls that start during the intention phase run under the
+// deadline of the resolution phase, which starts later. It ends when its
+// parent does, when the deadline passes (DeadlineExceeded, as a deadline
+// does), or when cancelled.
+type lateContext struct {
+	context.Context // the parent, for its values
+
+	done     chan struct{}
+	once     sync.Once
+	mu       sync.Mutex
+	err      error
+	deadline time.Time
+	timer    *time.Timer
+	stop     func() bool
+}
+
+func newLateContext(parent context.Context) *lateContext {
+	c := &lateContext{Context: parent, done: make(chan struct{})}
+	c.stop = context.AfterFunc(parent, func() { c.cancel(parent.Err()) })
+	return c
+}
+
+func (c *lateContext) Done() <-chan struct{} { return c.done }
+
+func (c *lateContext) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *lateContext) Deadline() (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.deadline, !c.deadline.IsZero()
+}
+
+func (c *lateContext) setDeadline(d time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil || !c.deadline.IsZero() {
+		return
+	}
+	c.deadline = d
+	c.timer = time.AfterFunc(time.Until(d), func() { c.cancel(context.DeadlineExceeded) })
+}
+
+// cancel ends the context with err, once.
+func (c *lateContext) cancel(err error) {
+	c.once.Do(func() {
+		c.mu.Lock()
+		c.err = err
+		c.mu.Unlock()
+		close(c.done)
+	})
+}
+
+// release stops watching the parent and the deadline.
+func (c *lateContext) release() {
+	c.stop()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+}

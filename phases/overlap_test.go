@@ -1,0 +1,172 @@
+package phases
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/store"
+)
+
+// tickOf runs one narrative tick of the test world through a runner against
+// h, with cfg; it returns the runner's report and what the store holds.
+func tickOf(t *testing.T, h openaitest.Handler, cfg runner.Config) (*runner.Report, *store.Store, error) {
+	t.Helper()
+	srv := openaitest.New(t, h)
+	client := mustClient(t, srv.URL, 4)
+	pr, err := prompts.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	n := &Narrative{Sim: testWorld(), Prompts: pr, Model: client,
+		Intention: llm.Params{Model: "m", MaxTokens: 400}, Resolution: llm.Params{Model: "m", MaxTokens: 2048}}
+	r := &runner.Runner{Game: n, Store: st, Client: client, Config: cfg}
+	rep, err := r.Run(t.Context(), 1)
+	return rep, st, err
+}
+
+// TestArbiterStartsWithItsCharacters: the hall's arbiter is asked while the
+// garden's character is still deciding: a location's resolution waits for
+// its own characters' intentions only, and each sees all of them.
+func TestArbiterStartsWithItsCharacters(t *testing.T) {
+	hallAsked := make(chan struct{})
+	var once sync.Once
+	var waitedOut atomic.Bool
+	var hallPrompt atomic.Value
+	rep, _, err := tickOf(t, func(c *openaitest.Call) openaitest.Reply {
+		switch {
+		case c.SchemaName() == "MasterOutput" && c.SchemaConst("location_id") == "hall":
+			hallPrompt.Store(c.LastUserMessage())
+			once.Do(func() { close(hallAsked) })
+		case c.SchemaName() == "IntentionResponse" && strings.Contains(c.SystemMessage(), "You are Cy."):
+			select { // Cy (in the garden) decides only once the hall's arbiter is asked
+			case <-hallAsked:
+			case <-time.After(3 * time.Second):
+				waitedOut.Store(true)
+			}
+			return openaitest.JSON(map[string]any{"intention": "I dig by the roses."})
+		case c.SchemaName() == "IntentionResponse":
+			return openaitest.JSON(map[string]any{"intention": "I look for the spoon."})
+		}
+		return openaitest.FromSchema(nil)(c)
+	}, runner.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if waitedOut.Load() {
+		t.Error("the hall's arbiter was not asked before Cy's intention came in: the phases did not overlap")
+	}
+	if p, _ := hallPrompt.Load().(string); strings.Count(p, "I look for the spoon.") != 2 {
+		t.Errorf("the hall's arbiter did not see both of its characters' intentions:\n%s", p)
+	}
+	if len(rep.Ticks) != 1 || rep.Ticks[0].Calls != 6 || rep.Ticks[0].Failed != 0 {
+		t.Errorf("tick %+v, want 6 calls, none failed", rep.Ticks)
+	}
+}
+
+// TestNoEarlyArbiterUnderABudget: with a token budget checked before each
+// phase, no arbiter is asked before the intention phase has ended.
+func TestNoEarlyArbiterUnderABudget(t *testing.T) {
+	var intentionsLeft atomic.Int32
+	intentionsLeft.Store(3)
+	var early atomic.Bool
+	_, _, err := tickOf(t, func(c *openaitest.Call) openaitest.Reply {
+		if c.SchemaName() == "IntentionResponse" {
+			if strings.Contains(c.SystemMessage(), "You are Cy.") {
+				time.Sleep(100 * time.Millisecond) // the others' arbiters would start meanwhile
+			}
+			defer intentionsLeft.Add(-1)
+			return openaitest.JSON(map[string]any{"intention": "I wait."})
+		}
+		if intentionsLeft.Load() > 0 {
+			early.Store(true)
+		}
+		return openaitest.FromSchema(nil)(c)
+	}, runner.Config{TokenBudget: 1_000_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if early.Load() {
+		t.Error("an arbiter was asked before every intention was in, under a budget")
+	}
+}
+
+// TestNoEarlyArbiterAfterAFallback: a location one of whose characters fell
+// back waits for the resolution phase, and none starts before an intention
+// call has succeeded.
+func TestNoEarlyArbiterAfterAFallback(t *testing.T) {
+	var intentionsLeft atomic.Int32
+	intentionsLeft.Store(3)
+	var hallEarly atomic.Bool
+	rep, _, err := tickOf(t, func(c *openaitest.Call) openaitest.Reply {
+		if c.SchemaName() == "IntentionResponse" {
+			defer intentionsLeft.Add(-1)
+			switch {
+			case strings.Contains(c.SystemMessage(), "You are Bo."):
+				return openaitest.Status(500, "server_error", "", "down")
+			case strings.Contains(c.SystemMessage(), "You are Cy."):
+				time.Sleep(100 * time.Millisecond)
+			}
+			return openaitest.JSON(map[string]any{"intention": "I wait."})
+		}
+		if c.SchemaConst("location_id") == "hall" && intentionsLeft.Load() > 0 {
+			hallEarly.Store(true)
+		}
+		return openaitest.FromSchema(nil)(c)
+	}, runner.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hallEarly.Load() {
+		t.Error("the hall (Bo fell back) was resolved before the intention phase ended")
+	}
+	if rep.Ticks[0].Fallbacks != 1 {
+		t.Errorf("tick %+v, want Bo's one fallback", rep.Ticks[0])
+	}
+}
+
+// TestLateContext: the deadline set after the fact ends the context as a
+// deadline does; the parent's cancellation ends it as a cancellation.
+func TestLateContext(t *testing.T) {
+	t.Parallel()
+	c := newLateContext(t.Context())
+	defer c.release()
+	if _, ok := c.Deadline(); ok || c.Err() != nil {
+		t.Fatal("a new late context has a deadline or has ended")
+	}
+	c.setDeadline(time.Now().Add(20 * time.Millisecond))
+	select {
+	case <-c.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the deadline did not end the context")
+	}
+	if c.Err() != context.DeadlineExceeded {
+		t.Errorf("Err = %v, want DeadlineExceeded", c.Err())
+	}
+
+	parent, cancel := context.WithCancel(t.Context())
+	c2 := newLateContext(parent)
+	defer c2.release()
+	cancel()
+	select {
+	case <-c2.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the parent's cancellation did not end the context")
+	}
+	if c2.Err() != context.Canceled || !interrupted(c2) {
+		t.Errorf("Err = %v, want Canceled (an interruption)", c2.Err())
+	}
+}
