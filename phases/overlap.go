@@ -131,6 +131,8 @@ func (o *overlap) resolve(pctx context.Context) ([]Outcome[MasterOutput], error)
 	if d, ok := pctx.Deadline(); ok {
 		o.ctx.setDeadline(d)
 	}
+	// The calls end when the phase does (its deadline, an interruption),
+	// and not before: then the runner sees the deadline passed.
 	stop := context.AfterFunc(pctx, func() { o.ctx.cancel(context.Cause(pctx)) })
 	defer stop()
 	o.mu.Lock()
@@ -160,8 +162,8 @@ func (o *overlap) stop() {
 // lateContext is a context whose deadline is set after it is made: the
 // resolution calls that start during the intention phase run under the
 // deadline of the resolution phase, which starts later. It ends when its
-// parent does, when the deadline passes (DeadlineExceeded, as a deadline
-// does), or when cancelled.
+// parent does or when cancelled (by resolve, with DeadlineExceeded when the
+// phase's deadline passes).
 type lateContext struct {
 	context.Context // the parent, for its values
 
@@ -170,7 +172,6 @@ type lateContext struct {
 	mu       sync.Mutex
 	err      error
 	deadline time.Time
-	timer    *time.Timer
 	stop     func() bool
 }
 
@@ -194,14 +195,17 @@ func (c *lateContext) Deadline() (time.Time, bool) {
 	return c.deadline, !c.deadline.IsZero()
 }
 
+// setDeadline says when the context will end: it ends then because the
+// phase context whose deadline it is ends (resolve cancels it with that
+// context's cause), never before it, so the runner always sees the phase's
+// deadline passed when its late calls fail for it. Contexts made from this
+// one see the deadline and need no timer of their own.
 func (c *lateContext) setDeadline(d time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.err != nil || !c.deadline.IsZero() {
-		return
+	if c.deadline.IsZero() {
+		c.deadline = d
 	}
-	c.deadline = d
-	c.timer = time.AfterFunc(time.Until(d), func() { c.cancel(context.DeadlineExceeded) })
 }
 
 // cancel ends the context with err, once.
@@ -214,12 +218,5 @@ func (c *lateContext) cancel(err error) {
 	})
 }
 
-// release stops watching the parent and the deadline.
-func (c *lateContext) release() {
-	c.stop()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.timer != nil {
-		c.timer.Stop()
-	}
-}
+// release stops watching the parent.
+func (c *lateContext) release() { c.stop() }

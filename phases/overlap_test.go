@@ -138,8 +138,10 @@ func TestNoEarlyArbiterAfterAFallback(t *testing.T) {
 	}
 }
 
-// TestLateContext: the deadline set after the fact ends the context as a
-// deadline does; the parent's cancellation ends it as a cancellation.
+// TestLateContext: a deadline set after the fact is reported, and a context
+// made from it sees it without ending before it is cancelled; cancelled as
+// a deadline it says so; the parent's cancellation ends it as a
+// cancellation.
 func TestLateContext(t *testing.T) {
 	t.Parallel()
 	c := newLateContext(t.Context())
@@ -147,14 +149,25 @@ func TestLateContext(t *testing.T) {
 	if _, ok := c.Deadline(); ok || c.Err() != nil {
 		t.Fatal("a new late context has a deadline or has ended")
 	}
-	c.setDeadline(time.Now().Add(20 * time.Millisecond))
-	select {
-	case <-c.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("the deadline did not end the context")
+	d := time.Now().Add(20 * time.Millisecond)
+	c.setDeadline(d)
+	child, cancelChild := context.WithTimeout(c, time.Minute)
+	defer cancelChild()
+	if got, ok := child.Deadline(); !ok || !got.Equal(d) {
+		t.Errorf("a child's deadline = %v, %v; want the late one %v", got, ok, d)
 	}
-	if c.Err() != context.DeadlineExceeded {
-		t.Errorf("Err = %v, want DeadlineExceeded", c.Err())
+	time.Sleep(50 * time.Millisecond)
+	if c.Err() != nil || child.Err() != nil {
+		t.Error("the context ended at its deadline before it was cancelled")
+	}
+	c.cancel(context.DeadlineExceeded)
+	select {
+	case <-child.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancelling did not end the child")
+	}
+	if c.Err() != context.DeadlineExceeded || interrupted(c) {
+		t.Errorf("Err = %v, want DeadlineExceeded (not an interruption)", c.Err())
 	}
 
 	parent, cancel := context.WithCancel(t.Context())
