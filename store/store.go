@@ -61,9 +61,34 @@ type Store struct {
 // transaction begins so that reading the last tick and committing the next
 // cannot interleave with another process.
 func Open(ctx context.Context, path string) (*Store, error) {
+	// SQLite answers "database is locked" at once, without its busy wait,
+	// when two connections open a database at the same moment and one
+	// switches it to WAL or upgrades its schema: opening again shortly after
+	// finds it done. Up to the busy timeout, as any other wait for a lock.
+	give := time.Now().Add(busyTimeout)
+	for {
+		s, err := open(ctx, path)
+		if err == nil || !isBusy(err) || time.Now().After(give) {
+			return s, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// busyTimeout is how long a connection waits for another's lock.
+const busyTimeout = 5 * time.Second
+
+// isBusy reports whether err is SQLite's "database is locked".
+func isBusy(err error) bool { return strings.Contains(err.Error(), "SQLITE_BUSY") }
+
+func open(ctx context.Context, path string) (*Store, error) {
 	params := []string{
 		"_txlock=immediate",
-		"_pragma=busy_timeout(5000)",
+		fmt.Sprintf("_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()),
 		"_pragma=foreign_keys(1)",
 		"_pragma=journal_mode(WAL)",
 		"_pragma=synchronous(FULL)", // a committed tick survives a power cut too
