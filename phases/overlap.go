@@ -34,13 +34,16 @@ type overlap struct {
 	started  []bool
 	results  []llm.Result
 	buildErr error
-	index    map[string]int // location id -> index
-	wg       sync.WaitGroup
+	index    map[string]int      // location id -> index
+	asks     []map[string]string // per location started: the intentions its call carries
+	ready    chan int            // the locations started, for the workers
+	closed   sync.Once           // of ready
+	wg       sync.WaitGroup      // the workers
 }
 
 // newOverlap prepares the resolution of every location of the tick after
 // st; with early set, locations start as their intentions come in.
-func newOverlap(ctx context.Context, env Env, st *world.State, w *prompts.Snapshot, early bool) *overlap {
+func newOverlap(ctx context.Context, env Env, st *world.State, w *prompts.Snapshot, early bool, workers int) *overlap {
 	locs := env.Sim.Locations
 	o := &overlap{env: env, st: st, w: w, early: early, ctx: newLateContext(ctx),
 		pending: make([]int, len(locs)), fellBack: make([]bool, len(locs)), intents: make(map[string]string, len(env.Sim.Characters)),
@@ -48,6 +51,13 @@ func newOverlap(ctx context.Context, env Env, st *world.State, w *prompts.Snapsh
 	for i, l := range locs {
 		o.index[l.ID] = i
 		o.pending[i] = len(w.Present(l.ID))
+	}
+	o.asks, o.ready = make([]map[string]string, len(locs)), make(chan int, len(locs))
+	// As many workers as calls may be in flight: a location's prompt is
+	// rendered when a worker takes it, not while it waits for a slot.
+	for range max(1, min(workers, len(locs))) {
+		o.wg.Add(1)
+		go o.work()
 	}
 	return o
 }
@@ -88,39 +98,48 @@ func (o *overlap) startReady(i int) {
 	}
 }
 
-// start makes location i's call in a goroutine of its own (the client's
-// concurrency limit holds it until a slot is free); o.mu is held.
+// start queues location i's call for the workers; o.mu is held.
 func (o *overlap) start(i int) {
-	if o.started[i] || o.buildErr != nil {
+	if o.started[i] {
 		return
 	}
 	o.started[i] = true
-	loc := o.env.Sim.Locations[i]
-	present := o.w.Present(loc.ID)
-	intents := make(map[string]string, len(present))
+	present := o.w.Present(o.env.Sim.Locations[i].ID)
+	asks := make(map[string]string, len(present))
 	for _, id := range present {
 		if in, ok := o.intents[id]; ok {
-			intents[id] = in
+			asks[id] = in
 		}
 	}
-	o.wg.Add(1)
-	go func() {
-		defer o.wg.Done()
-		req, err := ResolutionRequest(o.env, o.w, loc, intents)
+	o.asks[i] = asks
+	o.ready <- i // never blocks: room for every location, each queued once
+}
+
+// work makes the calls of the locations queued, one at a time.
+func (o *overlap) work() {
+	defer o.wg.Done()
+	for i := range o.ready {
+		o.mu.Lock()
+		asks, failed := o.asks[i], o.buildErr != nil
+		o.mu.Unlock()
+		if failed {
+			continue // no arbiter call is of use any more
+		}
+		req, err := ResolutionRequest(o.env, o.w, o.env.Sim.Locations[i], asks)
 		if err != nil {
 			o.mu.Lock()
 			if o.buildErr == nil {
 				o.buildErr = err
 			}
 			o.mu.Unlock()
-			o.ctx.cancel(context.Canceled) // no other arbiter call is of use
-			return
+			o.ctx.cancel(context.Canceled)
+			continue
 		}
 		res := o.env.Model.Complete(o.ctx, req)
 		o.mu.Lock()
 		o.results[i] = res
 		o.mu.Unlock()
-	}()
+	}
 }
 
 // resolve is the resolution phase: pctx's deadline now bounds every call,
@@ -140,6 +159,7 @@ func (o *overlap) resolve(pctx context.Context) ([]Outcome[MasterOutput], error)
 		o.start(i)
 	}
 	o.mu.Unlock()
+	o.closed.Do(func() { close(o.ready) })
 	o.wg.Wait()
 	if o.buildErr != nil {
 		return nil, o.buildErr
@@ -155,6 +175,7 @@ func (o *overlap) resolve(pctx context.Context) ([]Outcome[MasterOutput], error)
 // resolution phase) and waits for them.
 func (o *overlap) stop() {
 	o.ctx.cancel(context.Canceled)
+	o.closed.Do(func() { close(o.ready) })
 	o.wg.Wait()
 	o.ctx.release()
 }
