@@ -3,6 +3,7 @@ package phases
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/arbiter-sim/arbiter/llm"
@@ -26,12 +27,13 @@ func ResolutionKey(locationID string) string { return "resolution:" + locationID
 func ResolutionRequest(env Env, w *prompts.Snapshot, loc *world.Location, intentions map[string]string) (llm.Request, error) {
 	tick := w.State().Tick + 1
 	present := w.Present(loc.ID)
-	data, err := w.ResolutionData(loc.ID, IntentionsAt(intentions, present))
+	here := IntentionsAt(intentions, present)
+	data, err := w.ResolutionData(loc.ID, here)
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("resolution prompt for %s: %w", loc.ID, err)
 	}
 	log := env.logger().With("phase", PhaseResolution, "tick", tick, "entity", ResolutionKey(loc.ID))
-	log.Debug("Phase 2a: context for "+loc.ID, "characters", present, "intentions", len(IntentionsAt(intentions, present)),
+	log.Debug("Phase 2a: context for "+loc.ID, "characters", present, "intentions", len(here),
 		"connections", loc.Connections)
 	system, user, err := renderPair(env.Prompts, ResolutionSystemTemplate, ResolutionUserTemplate, data)
 	if err != nil {
@@ -68,18 +70,12 @@ func ResolutionRequest(env Env, w *prompts.Snapshot, loc *world.Location, intent
 // character where and as it is, with a logged warning. Only a prompt or
 // schema that cannot be built is an error.
 func Resolution(ctx context.Context, env Env, st *world.State, intentions map[string]string) ([]Outcome[MasterOutput], error) {
-	w := prompts.NewSnapshot(env.Sim, st)
-	results, err := env.Model.CreateEachThen(ctx, len(env.Sim.Locations), func(i int) (llm.Request, error) {
-		return ResolutionRequest(env, w, env.Sim.Locations[i], intentions)
-	}, nil)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Outcome[MasterOutput], len(results))
-	for i, loc := range env.Sim.Locations {
-		out[i] = resolutionOutcome(ctx, env, st, w, loc, results[i])
-	}
-	return out, nil
+	// The tick's own path, with every intention already in: nothing starts
+	// before the phase.
+	o := newOverlap(ctx, env, st, prompts.NewSnapshot(env.Sim, st), false, env.Model.Config().Concurrency)
+	defer o.stop()
+	maps.Copy(o.intents, intentions)
+	return o.resolve(ctx)
 }
 
 // resolutionOutcome reads location loc's arbiter answer from its call, or
