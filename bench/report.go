@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/arbiter-sim/arbiter/manifest"
 )
 
 // Report is everything one benchmark run measured.
@@ -146,16 +147,8 @@ func machine() Machine {
 			m.Memory = kb * 1024
 		}
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				m.Revision = s.Value
-			case "vcs.modified":
-				m.Modified = s.Value == "true"
-			}
-		}
-	}
+	b := manifest.ReadBuild()
+	m.Revision, m.Modified = b.Revision, b.Modified
 	return m
 }
 
