@@ -141,7 +141,7 @@ func FuzzApply(f *testing.F) {
 
 // TestMemoryKeptInStateIsWhatPromptsShow: the state a tick makes keeps each
 // character's latest prompts.MemoryDepth entries; a state loaded from the
-// store does too, and ExportAll reads every entry back from the store.
+// store does too, and Export reads every entry back from the store.
 func TestMemoryKeptInStateIsWhatPromptsShow(t *testing.T) {
 	sim := testWorld()
 	pr, err := prompts.New("")
@@ -193,14 +193,15 @@ func TestMemoryKeptInStateIsWhatPromptsShow(t *testing.T) {
 	if mem := loaded.(*world.State).Characters["ada"].Memory; !latest(mem) {
 		t.Errorf("loaded state keeps %+v, want the latest %d", mem, prompts.MemoryDepth)
 	}
-	all, err := n.ExportAll(t.Context(), db, loaded.(*world.State))
+	v, err := n.Export(t.Context(), db, loaded)
 	if err != nil {
 		t.Fatal(err)
 	}
+	all := v.(*world.State)
 	if mem := all.Characters["ada"].Memory; len(mem) != ticks || mem[0].Entry != "memory 1" || mem[ticks-1].Entry != fmt.Sprintf("memory %d", ticks) {
 		t.Errorf("export has %d memories (%+v), want all %d", len(mem), mem, ticks)
 	}
 	if len(loaded.(*world.State).Characters["ada"].Memory) != prompts.MemoryDepth {
-		t.Error("ExportAll changed the state it was given")
+		t.Error("Export changed the state it was given")
 	}
 }

@@ -297,12 +297,11 @@ func ids[T any](items []T, id func(T) string) string {
 	return out
 }
 
-// Export is the state as `arbiter export` prints it.
-func (n *Narrative) Export(s any) any { return s }
-
-// ExportAll is the state with every memory entry written up to its tick,
-// read from st: a loaded or ticked state keeps only the latest.
-func (n *Narrative) ExportAll(ctx context.Context, st *store.Store, s *world.State) (*world.State, error) {
+// Export is the state as `arbiter export` prints it: with every memory
+// entry written up to its tick, read from st (a loaded or ticked state keeps
+// only the latest).
+func (n *Narrative) Export(ctx context.Context, st *store.Store, state any) (any, error) {
+	s := state.(*world.State)
 	out := s.Clone()
 	if st == nil || s.Tick == 0 {
 		return out, nil

@@ -38,8 +38,9 @@ import (
 // implements it.
 type Kind interface {
 	runner.Game
-	// Export is state as `arbiter export` prints it (JSON).
-	Export(state any) any
+	// Export is state as `arbiter export` prints it (JSON); st holds what
+	// the state in memory leaves out (a narrative's older memories).
+	Export(ctx context.Context, st *store.Store, state any) (any, error)
 	// Status is the kind's part of `arbiter status`; st is nil before the
 	// first commit.
 	Status(ctx context.Context, st *store.Store, state any) ([]runner.Field, error)
@@ -429,10 +430,7 @@ func (s *Session) Export(ctx context.Context, tick int, latest bool) (any, error
 	if err != nil {
 		return nil, err
 	}
-	if n, ok := s.Kind.(*phases.Narrative); ok { // a state in memory keeps the latest memories only
-		return n.ExportAll(ctx, s.store, st.(*world.State))
-	}
-	return s.Kind.Export(st), nil
+	return s.Kind.Export(ctx, s.store, st)
 }
 
 // Status is what `arbiter status` shows.

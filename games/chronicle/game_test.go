@@ -341,7 +341,11 @@ func TestConversation(t *testing.T) {
 	}
 	// What export prints is a timeline that tools (chronicle parse
 	// --timeline) read back.
-	exported, err := json.Marshal(again.g.Export(again.state()))
+	v, err := again.g.Export(t.Context(), nil, again.state())
+	if err != nil {
+		t.Fatal(err)
+	}
+	exported, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -273,12 +273,12 @@ func (g *Game) Encode(rec *store.TickRecord, prev, s any) error {
 
 // Export is the chronicle as `arbiter export` prints it: the timeline and
 // the whole conversation.
-func (g *Game) Export(s any) any {
+func (g *Game) Export(_ context.Context, _ *store.Store, s any) (any, error) {
 	st := s.(*State)
 	return struct {
 		Timeline
 		Messages []Message `json:"messages"`
-	}{st.Timeline.normalized(), st.Messages}
+	}{st.Timeline.normalized(), st.Messages}, nil
 }
 
 // Status is the chronicle's part of `arbiter status`.

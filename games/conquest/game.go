@@ -286,7 +286,7 @@ func (g *Game) modelTurns(ctx context.Context, t *runner.Tick, s *State, players
 
 // Export is the game state as `arbiter export` prints it, order errors
 // included; `arbiter conquest check-orders --game` reads it back.
-func (g *Game) Export(s any) any { return s.(*State) }
+func (g *Game) Export(_ context.Context, _ *store.Store, s any) (any, error) { return s.(*State), nil }
 
 // Status is the conquest's part of `arbiter status`: the turn, how the game
 // ended, each player's seat, stars, ships and order errors, and the map.

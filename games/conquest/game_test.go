@@ -312,7 +312,7 @@ func TestDeterminism(t *testing.T) {
 		if _, err := r.Run(context.Background(), 12); err != nil {
 			t.Fatal(err)
 		}
-		return jsonOf(t, g.Export(r.State()))
+		return jsonOf(t, exported(t, g, r.State()))
 	}
 	a, b := play(42), play(42)
 	if a != b {
@@ -359,7 +359,7 @@ func TestResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := r2.State().(*State)
-	if a, b := jsonOf(t, g2.Export(got)), jsonOf(t, once.Export(want)); a != b {
+	if a, b := jsonOf(t, exported(t, g2, got)), jsonOf(t, exported(t, once, want)); a != b {
 		t.Fatalf("resumed game differs:\n%s\nwant\n%s", a, b)
 	}
 	if len(got.Errors) == 0 || got.Errors[0].Error != "Order 0: Q -> B with 1 ships: Origin star Q does not exist" {
@@ -627,4 +627,14 @@ func TestOpeningRequest(t *testing.T) {
 	if req := g.OpeningRequest(s, "p2", 5); strings.Contains(req.Messages[0].Content, "ORDER ERRORS") {
 		t.Errorf("p2 sees p1's errors:\n%s", req.Messages[0].Content)
 	}
+}
+
+// exported is what `arbiter export` prints of state s.
+func exported(t *testing.T, g *Game, s any) any {
+	t.Helper()
+	v, err := g.Export(t.Context(), nil, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

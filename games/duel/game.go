@@ -250,7 +250,7 @@ func (g *Game) Encode(rec *store.TickRecord, _, s any) error {
 }
 
 // Export is the game as `arbiter export` prints it.
-func (g *Game) Export(s any) any {
+func (g *Game) Export(_ context.Context, _ *store.Store, s any) (any, error) {
 	st := s.(*State)
 	type player struct {
 		ID        string     `json:"id"`
@@ -283,7 +283,7 @@ func (g *Game) Export(s any) any {
 		}
 		out.Players = append(out.Players, pv)
 	}
-	return out
+	return out, nil
 }
 
 // Status is the duel's part of `arbiter status`: the turn, each side's

@@ -174,7 +174,9 @@ func TestDemo(t *testing.T) {
 	if err != nil || len(fields) != 4 || !strings.Contains(fields[1].Value, "health") {
 		t.Errorf("status %v %v", fields, err)
 	}
-	if _, err := json.Marshal(g.Export(st)); err != nil {
+	if v, err := g.Export(t.Context(), nil, st); err != nil {
+		t.Error(err)
+	} else if _, err := json.Marshal(v); err != nil {
 		t.Error(err)
 	}
 }
