@@ -18,41 +18,32 @@ import (
 // (what came of it is in the character's memories, which every prompt
 // shows).
 func intentionRecord(d prompts.IntentionData) string {
-	var b strings.Builder
-	place(&b, d.Simulation.Tick, d.Location)
-	if len(d.Others) == 0 {
-		b.WriteString(" No one else was here.")
-		return b.String()
-	}
-	b.WriteString(" Here:")
+	names := make([]string, len(d.Others))
 	for i, o := range d.Others {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(" " + o.Name)
+		names[i] = o.Name
 	}
-	b.WriteByte('.')
-	return b.String()
+	return record(d.Simulation.Tick, d.Location, "No one else was here.", "Here: ", ", ", names)
 }
 
 // resolutionRecord is what a location's arbiter history keeps of its prompt
 // at a tick: the place as it was and what each character present intended.
 func resolutionRecord(d prompts.ResolutionData) string {
-	var b strings.Builder
-	place(&b, d.Simulation.Tick, d.Location)
-	if len(d.Characters) == 0 {
-		b.WriteString(" No one was here.")
-		return b.String()
-	}
-	b.WriteString(" Intentions:")
+	intents := make([]string, len(d.Characters))
 	for i, c := range d.Characters {
-		if i > 0 {
-			b.WriteByte(';')
-		}
-		fmt.Fprintf(&b, " %s (%s): %s", c.Name, c.ID, c.Intention)
+		intents[i] = fmt.Sprintf("%s (%s): %s", c.Name, c.ID, c.Intention)
 	}
-	b.WriteByte('.')
-	return b.String()
+	return record(d.Simulation.Tick, d.Location, "No one was here.", "Intentions: ", "; ", intents)
+}
+
+// record is the place at tick, then label and items joined by sep, or none
+// when there are no items.
+func record(tick int, l prompts.LocationData, none, label, sep string, items []string) string {
+	var b strings.Builder
+	place(&b, tick, l)
+	if len(items) == 0 {
+		return b.String() + " " + none
+	}
+	return b.String() + " " + label + strings.Join(items, sep) + "."
 }
 
 func place(b *strings.Builder, tick int, l prompts.LocationData) {
