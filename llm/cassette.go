@@ -401,7 +401,9 @@ func kindNamed(name string) (Kind, bool) {
 
 // cassetteKey returns the key of cr and its request as a cassette keeps it:
 // the JSON sent, canonical (object keys sorted, no HTML escaping) and
-// scrubbed of secrets.
+// scrubbed of secrets. Every call goes through it, so the request is
+// canonicalised again only when scrubbing changed it (a secret in a key
+// could change their order); canonical JSON is its own canonical form.
 func cassetteKey(cr openai.ChatCompletionRequest, secrets Secrets) (string, json.RawMessage, error) {
 	raw, err := json.Marshal(cr)
 	if err != nil {
@@ -411,7 +413,10 @@ func cassetteKey(cr openai.ChatCompletionRequest, secrets Secrets) (string, json
 	if err != nil {
 		return "", nil, err
 	}
-	return requestKey([]byte(secrets.Scrub(string(c))))
+	if s := secrets.Scrub(string(c)); s != string(c) {
+		return requestKey([]byte(s))
+	}
+	return keyOf(c), c, nil
 }
 
 // requestKey canonicalises a kept request and returns its key and form.
@@ -420,8 +425,13 @@ func requestKey(request []byte) (string, json.RawMessage, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	sum := sha256.Sum256(c)
-	return hex.EncodeToString(sum[:]), c, nil
+	return keyOf(c), c, nil
+}
+
+// keyOf is the key of a canonical request.
+func keyOf(canonical []byte) string {
+	sum := sha256.Sum256(canonical)
+	return hex.EncodeToString(sum[:])
 }
 
 // canonicalJSON re-encodes one JSON value with object keys sorted, numbers
