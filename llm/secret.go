@@ -93,3 +93,42 @@ func RedactURL(raw string) string {
 	}
 	return raw[:i+3] + Redacted + raw[j:]
 }
+
+// publicQuery are the query parameters of an endpoint URL known to hold no
+// secret (Azure OpenAI's API version); CleanURL redacts every other value.
+var publicQuery = []string{"api-version"}
+
+// CleanURL returns raw without its credentials, for storing an endpoint
+// (a run's manifest): unlike RedactURL, the user information
+// (user:password@) is removed, the value of every query parameter but the
+// known public ones is redacted, and the fragment is dropped. A URL that
+// does not parse is redacted whole, since what it holds cannot be told
+// apart.
+func CleanURL(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return Redacted
+	}
+	u.User = nil
+	u.Fragment, u.RawFragment = "", ""
+	if u.RawQuery != "" {
+		q, err := url.ParseQuery(u.RawQuery)
+		if err != nil {
+			u.RawQuery = Redacted
+		} else {
+			for k, vs := range q {
+				if slices.Contains(publicQuery, strings.ToLower(k)) {
+					continue
+				}
+				for i := range vs {
+					vs[i] = Redacted
+				}
+			}
+			u.RawQuery = q.Encode()
+		}
+	}
+	return u.String()
+}

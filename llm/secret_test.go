@@ -125,3 +125,27 @@ func TestScrub(t *testing.T) {
 		t.Errorf("RedactURL without credentials = %q", got)
 	}
 }
+
+func TestCleanURL(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"http://127.0.0.1:11434/v1", "http://127.0.0.1:11434/v1"},
+		{"https://user:hunter22@proxy.example/v1", "https://proxy.example/v1"},
+		{"https://sk-abcdef123456@proxy.example/v1", "https://proxy.example/v1"},
+		{"https://x.openai.azure.com/openai?api-version=2024-06-01&api-key=sk-secret1234", "https://x.openai.azure.com/openai?api-key=%5Bredacted%5D&api-version=2024-06-01"},
+		{"https://h/v1?key=sk-secret1234&token=t0ps3cret#frag", "https://h/v1?key=%5Bredacted%5D&token=%5Bredacted%5D"},
+		{"https://h/v1?a=%zz", "https://h/v1?[redacted]"},
+		{"http://a b:secret@h/\x7f", Redacted},
+	} {
+		got := CleanURL(tc.in)
+		if got != tc.want {
+			t.Errorf("CleanURL(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		for _, secret := range []string{"hunter22", "sk-abcdef123456", "sk-secret1234", "t0ps3cret", "secret"} {
+			if strings.Contains(got, secret) {
+				t.Errorf("CleanURL(%q) = %q keeps %q", tc.in, got, secret)
+			}
+		}
+	}
+}

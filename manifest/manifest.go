@@ -11,17 +11,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"runtime/debug"
-	"slices"
-	"strings"
 )
 
 // Manifest is what one run ran with.
 type Manifest struct {
 	Arbiter   Build        `json:"arbiter"`
 	Kind      string       `json:"kind"`
-	BaseURL   string       `json:"base_url"` // without user information or query secrets (CleanURL)
+	BaseURL   string       `json:"base_url"` // without user information or query secrets (llm.CleanURL)
 	Models    []PhaseModel `json:"models"`   // in the kind's phase order
 	Templates []File       `json:"templates"`
 	Schemas   []File       `json:"schemas"`
@@ -79,46 +76,6 @@ func ReadBuild() Build {
 		}
 	}
 	return b
-}
-
-// Redacted stands in for a value removed because it may be a secret.
-const Redacted = "[redacted]"
-
-// publicQuery are the query parameters of an endpoint URL known to hold no
-// secret (Azure OpenAI's API version); every other value is redacted.
-var publicQuery = []string{"api-version"}
-
-// CleanURL returns raw without its credentials: the user information
-// (user:password@) is removed, the value of every query parameter but the
-// known public ones is redacted, the fragment is dropped. A URL that does
-// not parse is redacted whole, since what it holds cannot be told apart.
-func CleanURL(raw string) string {
-	if raw == "" {
-		return ""
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return Redacted
-	}
-	u.User = nil
-	u.Fragment, u.RawFragment = "", ""
-	if u.RawQuery != "" {
-		q, err := url.ParseQuery(u.RawQuery)
-		if err != nil {
-			u.RawQuery = Redacted
-		} else {
-			for k, vs := range q {
-				if slices.Contains(publicQuery, strings.ToLower(k)) {
-					continue
-				}
-				for i := range vs {
-					vs[i] = Redacted
-				}
-			}
-			u.RawQuery = q.Encode()
-		}
-	}
-	return u.String()
 }
 
 // Flatten turns a JSON object into dotted keys and text values: nested

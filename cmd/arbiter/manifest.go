@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/viper"
 
+	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/manifest"
 	"github.com/arbiter-sim/arbiter/session"
 )
@@ -20,9 +21,9 @@ import (
 // user information and query secrets.
 func (c Config) manifestConfig() (map[string]string, error) {
 	r := c.redacted()
-	r.LLM.BaseURL = manifest.CleanURL(c.LLM.BaseURL)
+	r.LLM.BaseURL = llm.CleanURL(c.LLM.BaseURL)
 	if c.LLM.APIKey != "" {
-		r.LLM.APIKey = manifest.Redacted
+		r.LLM.APIKey = llm.Redacted
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -55,7 +56,7 @@ func startRun(s *session.Session, c *Config) error {
 		return err
 	}
 	if url, err := c.endpoint(); err == nil { // no endpoint: a game of bots only
-		m.BaseURL = manifest.CleanURL(url)
+		m.BaseURL = llm.CleanURL(url)
 	}
 	if m.Config, err = c.manifestConfig(); err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/manifest"
 )
 
@@ -83,7 +84,7 @@ func TestRunManifest(t *testing.T) {
 	if len(m.Schemas) != 2 || m.Schemas[0].Name != "IntentionResponse" || m.Schemas[1].Name != "MasterOutput" || !sha256Hex.MatchString(m.Schemas[1].SHA256) {
 		t.Errorf("schemas %+v", m.Schemas)
 	}
-	if m.Config["llm.api_key"] != manifest.Redacted || m.Config["llm.base_url"] != srv.URL || m.Config["llm.model"] != "test-model" || m.Config["run.max_cost"] != "0" {
+	if m.Config["llm.api_key"] != llm.Redacted || m.Config["llm.base_url"] != srv.URL || m.Config["llm.model"] != "test-model" || m.Config["run.max_cost"] != "0" {
 		t.Errorf("manifest config: api_key %q, base_url %q, model %q, max_cost %q", m.Config["llm.api_key"], m.Config["llm.base_url"], m.Config["llm.model"], m.Config["run.max_cost"])
 	}
 	// Not even the last characters of the key that config show prints.
@@ -302,7 +303,7 @@ func TestManifestConfigHasNoSecrets(t *testing.T) {
 			t.Errorf("manifest config holds %q: %s", secret, b)
 		}
 	}
-	if got["llm.base_url"] != "https://h.example/v1?api-key=%5Bredacted%5D&api-version=2024-06-01" || got["llm.api_key"] != manifest.Redacted {
+	if got["llm.base_url"] != "https://h.example/v1?api-key=%5Bredacted%5D&api-version=2024-06-01" || got["llm.api_key"] != llm.Redacted {
 		t.Errorf("base_url %q, api_key %q", got["llm.base_url"], got["llm.api_key"])
 	}
 	c.LLM.APIKey = ""
