@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -151,7 +150,7 @@ func (o *BenchOptions) check(sizes []string) error {
 		o.Sizes = append(o.Sizes, shape)
 	}
 	if o.Output != "" {
-		if err := checkBenchOutput(o.Output); err != nil {
+		if err := checkOutput(o.Output, "BENCHMARKS.md"); err != nil {
 			problems = append(problems, err.Error())
 		}
 	}
@@ -181,18 +180,6 @@ func parseSize(s string, main bench.Shape) (bench.Shape, error) {
 		return bench.Shape{}, fmt.Errorf("--sizes %q: %v", s, err)
 	}
 	return shape, nil
-}
-
-// checkBenchOutput refuses, before minutes of measuring, a path the report
-// cannot be written to: a folder, or a file in a folder that does not exist.
-func checkBenchOutput(path string) error {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("-o %s: is a folder; name the file to write (e.g. %s)", path, filepath.Join(path, "BENCHMARKS.md"))
-	}
-	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
-		return fmt.Errorf("-o %s: folder %s does not exist", path, filepath.Dir(path))
-	}
-	return nil
 }
 
 // commandLine is `arbiter bench` with the flags that were set, to run it again.

@@ -51,8 +51,8 @@ The file is replaced whole or not at all; -o - writes the page to stdout.`,
 
 func runReport(ctx context.Context, opts *ReportOptions) error {
 	if opts.Output != "-" {
-		if err := checkOutput(opts.Output); err != nil {
-			return err
+		if err := checkOutput(opts.Output, "report.html"); err != nil {
+			return usageError(err)
 		}
 	}
 	s, err := openRead(ctx, opts.Globals, opts.Dir)
@@ -83,19 +83,20 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 	return nil
 }
 
-// checkOutput refuses, before any work, a path that cannot take the page:
-// a folder, or a file in a folder that does not exist.
-func checkOutput(path string) error {
+// checkOutput refuses, before any work, a path that cannot take a file:
+// a folder, or a file in a folder that does not exist. example is the file
+// name the message suggests when path is a folder.
+func checkOutput(path, example string) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return usageErrorf("-o %s: is a folder; name the HTML file to write (e.g. %s)", path, filepath.Join(path, "report.html"))
+		return fmt.Errorf("-o %s: is a folder; name the file to write (e.g. %s)", path, filepath.Join(path, example))
 	}
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return usageErrorf("-o %s: folder %s does not exist", path, dir)
+		return fmt.Errorf("-o %s: folder %s does not exist", path, dir)
 	}
 	if !fi.IsDir() {
-		return usageErrorf("-o %s: %s is not a folder", path, dir)
+		return fmt.Errorf("-o %s: %s is not a folder", path, dir)
 	}
 	return nil
 }
