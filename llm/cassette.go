@@ -437,14 +437,9 @@ func keyOf(canonical []byte) string {
 // canonicalJSON re-encodes one JSON value with object keys sorted, numbers
 // as written and no HTML escaping.
 func canonicalJSON(raw []byte) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := parseJSON(string(raw))
+	if err != nil {
 		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("more than one JSON value")
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
