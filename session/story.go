@@ -220,11 +220,12 @@ func (s *Session) narrativeStory(ctx context.Context, from, to int, q StoryQuery
 			return nil, err
 		}
 		st := StoryTick{Tick: tick, Locations: []StoryLocation{}}
+		at := before.Occupancy() // everyone placed once, not once per location
 		for _, l := range s.Sim.Locations {
 			if q.Location != "" && l.ID != q.Location {
 				continue
 			}
-			present := before.CharactersAt(l.ID)
+			present := at[l.ID]
 			if q.Character != "" {
 				if !slices.Contains(present, q.Character) {
 					continue
