@@ -32,6 +32,11 @@ type Config struct {
 // prompt tokens are priced as prompt tokens.
 type Price struct{ Prompt, Completion float64 }
 
+// Cost is what a call of prompt and completion tokens costs at p, in dollars.
+func (p Price) Cost(prompt, completion int) float64 {
+	return (float64(prompt)*p.Prompt + float64(completion)*p.Completion) / 1e6
+}
+
 // ErrNoPrice is returned when Config.MaxCost is set and a call's model has
 // no price, so what was spent cannot be counted.
 var ErrNoPrice = errors.New("no price for the model")
@@ -46,7 +51,7 @@ func (c Config) price(model, phase string, u llm.Usage) (float64, error) {
 		return 0, fmt.Errorf("run.max_cost is set, and model %q (%s calls) has no price: add it under prices: in the configuration (USD per million tokens): %w",
 			model, phase, ErrNoPrice)
 	}
-	return (float64(u.PromptTokens)*p.Prompt + float64(u.CompletionTokens)*p.Completion) / 1e6, nil
+	return p.Cost(u.PromptTokens, u.CompletionTokens), nil
 }
 
 // Runner runs the ticks (or turns) of one simulation. Open loads where the

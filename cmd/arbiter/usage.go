@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
 	"github.com/arbiter-sim/arbiter/store"
 )
@@ -92,7 +93,7 @@ func runUsage(ctx context.Context, opts *UsageOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := buildUsage(s.Sim.ID, rows, opts.Config.phaseModel, opts.Config.Prices)
+	rep := buildUsage(s.Sim.ID, rows, opts.Config.phaseModel, opts.Config.prices())
 	if opts.Globals.json {
 		return writeJSON(opts.IO, rep)
 	}
@@ -118,11 +119,7 @@ func (c *Config) phaseModel(phase string) string {
 // buildUsage sums rows per model, phase, entity and tick and prices each
 // row at its own model; model gives the phase's configured model for rows
 // stored without one.
-func buildUsage(sim string, rows []store.CallUsage, model func(phase string) string, prices []PriceConfig) *UsageReport {
-	price := map[string]PriceConfig{}
-	for _, p := range prices {
-		price[p.Model] = p
-	}
+func buildUsage(sim string, rows []store.CallUsage, model func(phase string) string, price map[string]runner.Price) *UsageReport {
 	rep := &UsageReport{Simulation: sim, Unpriced: []string{}, ByModel: []UsageLine{}, ByPhase: []UsageLine{}, ByEntity: []UsageLine{}, ByTick: []UsageLine{}}
 	total := newAcc()
 	models, phases, entities, ticks := map[string]*acc{}, map[string]*acc{}, map[string]*acc{}, map[int]*acc{}
@@ -135,7 +132,7 @@ func buildUsage(sim string, rows []store.CallUsage, model func(phase string) str
 		}
 		cost, ok := 0.0, false
 		if p, found := price[m]; found {
-			cost, ok = (float64(r.PromptTokens)*p.Prompt+float64(r.CompletionTokens)*p.Completion)/1e6, true
+			cost, ok = p.Cost(r.PromptTokens, r.CompletionTokens), true
 		} else if r.Calls > 0 && !slices.Contains(rep.Unpriced, m) {
 			rep.Unpriced = append(rep.Unpriced, m)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/store"
 )
 
@@ -102,7 +103,7 @@ func TestBuildUsageAssumesModelOfOldCalls(t *testing.T) {
 		{Tick: 1, Phase: "intention", EntityKey: "intention:ada", Usage: store.Usage{Calls: 1, PromptTokens: 1e6}},
 		{Tick: 2, Phase: "intention", EntityKey: "intention:ada", Model: "dear", Usage: store.Usage{Calls: 1, PromptTokens: 1e6}},
 	}
-	rep := buildUsage("s", rows, func(string) string { return "cheap" }, []PriceConfig{{Model: "cheap", Prompt: 1}, {Model: "dear", Prompt: 5}})
+	rep := buildUsage("s", rows, func(string) string { return "cheap" }, map[string]runner.Price{"cheap": {Prompt: 1}, "dear": {Prompt: 5}})
 	if !rep.Assumed || !rep.Priced {
 		t.Fatalf("assumed %v, priced %v; want both", rep.Assumed, rep.Priced)
 	}
@@ -133,7 +134,7 @@ func TestBuildUsagePartlyPriced(t *testing.T) {
 		{Tick: 2, Phase: "intention", EntityKey: "intention:ada", Usage: store.Usage{Calls: 1, PromptTokens: 2e6}},
 	}
 	model := map[string]string{"intention": "cheap", "resolution": "secret"}
-	rep := buildUsage("s", rows, func(p string) string { return model[p] }, []PriceConfig{{Model: "cheap", Prompt: 0.5, Completion: 9}})
+	rep := buildUsage("s", rows, func(p string) string { return model[p] }, map[string]runner.Price{"cheap": {Prompt: 0.5, Completion: 9}})
 	if rep.Priced || strings.Join(rep.Unpriced, ",") != "secret" {
 		t.Errorf("priced %v, unpriced %v", rep.Priced, rep.Unpriced)
 	}
