@@ -87,8 +87,8 @@ func Flatten(obj json.RawMessage) (map[string]string, error) {
 		return nil, fmt.Errorf("flatten configuration: %w", err)
 	}
 	out := map[string]string{}
-	var walk func(prefix string, v any) error
-	walk = func(prefix string, v any) error {
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
 		switch x := v.(type) {
 		case map[string]any:
 			for k, child := range x {
@@ -96,23 +96,17 @@ func Flatten(obj json.RawMessage) (map[string]string, error) {
 				if prefix != "" {
 					key = prefix + "." + k
 				}
-				if err := walk(key, child); err != nil {
-					return err
-				}
+				walk(key, child)
 			}
 		case string:
 			out[prefix] = x
 		default:
-			b, err := json.Marshal(x)
-			if err != nil {
-				return fmt.Errorf("flatten configuration key %s: %w", prefix, err)
-			}
+			// Decoded from JSON, x is a number, bool, array or nil: it
+			// always encodes again.
+			b, _ := json.Marshal(x)
 			out[prefix] = string(b)
 		}
-		return nil
 	}
-	if err := walk("", root); err != nil {
-		return nil, err
-	}
+	walk("", root)
 	return out, nil
 }
