@@ -79,11 +79,18 @@ func (s Secrets) scrubError(e *Error) *Error {
 	return e
 }
 
-// RedactURL returns raw with its user information (user:password@) replaced
-// by Redacted, for printing an endpoint; other text is returned as is.
+// RedactURL returns raw with its user information (user:password@) and the
+// value of every query parameter but the known public ones replaced by
+// Redacted, for printing an endpoint; other text is returned as is.
 func RedactURL(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
+	if err != nil {
+		return raw
+	}
+	if u.RawQuery != "" { // an Azure-style ?api-key=... is a credential too
+		raw = strings.Replace(raw, "?"+u.RawQuery, "?"+redactQuery(u.RawQuery), 1)
+	}
+	if u.User == nil {
 		return raw
 	}
 	i := strings.Index(raw, "://")
@@ -97,6 +104,24 @@ func RedactURL(raw string) string {
 // publicQuery are the query parameters of an endpoint URL known to hold no
 // secret (Azure OpenAI's API version); CleanURL redacts every other value.
 var publicQuery = []string{"api-version"}
+
+// redactQuery is a URL query with the value of every parameter but the
+// known public ones redacted (all of it when it does not parse).
+func redactQuery(raw string) string {
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return Redacted
+	}
+	for k, vs := range q {
+		if slices.Contains(publicQuery, strings.ToLower(k)) {
+			continue
+		}
+		for i := range vs {
+			vs[i] = Redacted
+		}
+	}
+	return q.Encode()
+}
 
 // CleanURL returns raw without its credentials, for storing an endpoint
 // (a run's manifest): unlike RedactURL, the user information
@@ -115,20 +140,7 @@ func CleanURL(raw string) string {
 	u.User = nil
 	u.Fragment, u.RawFragment = "", ""
 	if u.RawQuery != "" {
-		q, err := url.ParseQuery(u.RawQuery)
-		if err != nil {
-			u.RawQuery = Redacted
-		} else {
-			for k, vs := range q {
-				if slices.Contains(publicQuery, strings.ToLower(k)) {
-					continue
-				}
-				for i := range vs {
-					vs[i] = Redacted
-				}
-			}
-			u.RawQuery = q.Encode()
-		}
+		u.RawQuery = redactQuery(u.RawQuery)
 	}
 	return u.String()
 }

@@ -121,6 +121,9 @@ func TestScrub(t *testing.T) {
 	if got := RedactURL("http://" + testUserInfo + "@h:1/v1"); got != "http://"+Redacted+"@h:1/v1" {
 		t.Errorf("RedactURL = %q", got)
 	}
+	if got := RedactURL("http://h:1/v1?api-version=2024-06-01&api-key=sk-query"); strings.Contains(got, "sk-query") || !strings.Contains(got, "api-version=2024-06-01") {
+		t.Errorf("RedactURL of a key in the query = %q", got)
+	}
 	if got := RedactURL("http://h:1/v1"); got != "http://h:1/v1" {
 		t.Errorf("RedactURL without credentials = %q", got)
 	}
