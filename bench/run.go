@@ -51,9 +51,13 @@ type Options struct {
 
 	Seed     uint64
 	Launcher Launcher
-	TempDir  string // where worlds are generated ("": the system's)
-	Logger   *slog.Logger
-	Progress func(string) // told of each step; nil: silent
+	// CPUProfile and HeapProfile, when set, are files that receive a pprof
+	// CPU profile of the main world's ticks and a heap profile taken after
+	// them (go tool pprof reads both).
+	CPUProfile, HeapProfile string
+	TempDir                 string // where worlds are generated ("": the system's)
+	Logger                  *slog.Logger
+	Progress                func(string) // told of each step; nil: silent
 
 	// timer, when set, is stopped while a world is generated and opened,
 	// and runs during its ticks (a testing.B, so ns/op is ticks alone).
@@ -251,12 +255,28 @@ func (w *World) measure(ctx context.Context, o *Options, child *Child, simDir st
 	}
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
+	stopProfile := func() error { return nil }
+	if w.Role == "main" {
+		if stopProfile, err = startCPUProfile(o.CPUProfile); err != nil {
+			sess.Close()
+			w.Error = err.Error()
+			return
+		}
+	}
 	cpu0, _, _ := usage()
 	start = time.Now()
 	rep, runErr := sess.Run(ctx, ticks)
 	w.Wall = time.Since(start)
 	cpu1, rss, _ := usage()
 	runtime.ReadMemStats(&m1)
+	if err := stopProfile(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if w.Role == "main" {
+		if err := writeHeapProfile(o.HeapProfile); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	w.PeakRSS = rss
 	if db != nil {
 		db.Close()

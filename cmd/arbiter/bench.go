@@ -37,6 +37,7 @@ type BenchOptions struct {
 	SeqBudget, WorldTimeout      time.Duration
 	Seed                         uint64
 	Output                       string // BENCHMARKS.md to write; "": print only
+	CPUProfile, HeapProfile      string // pprof files of the main world's ticks
 	// Launcher starts the stand-in server's child process: this binary's
 	// hidden `bench serve` command.
 	Launcher bench.Launcher
@@ -102,6 +103,8 @@ JSON) and writes it to -o. Worlds are written in a temporary folder and removed.
 	f.DurationVar(&opts.WorldTimeout, "world-timeout", 0, "stop a world still running after this long and report what it measured (0: none)")
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the generated worlds and the server's draws")
 	f.StringVarP(&opts.Output, "output", "o", "", "also write the Markdown report to this file (e.g. BENCHMARKS.md)")
+	f.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the main world's ticks to this file (go tool pprof)")
+	f.StringVar(&opts.HeapProfile, "memprofile", "", "write a heap profile after the main world's ticks to this file (go tool pprof)")
 
 	serve := &cobra.Command{
 		Use:    "serve",
@@ -220,6 +223,8 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		WorldTimeout: opts.WorldTimeout,
 		Seed:         opts.Seed,
 		Launcher:     opts.Launcher,
+		CPUProfile:   opts.CPUProfile,
+		HeapProfile:  opts.HeapProfile,
 		Logger:       g.logger(io),
 	}
 	if io.ErrTTY || g.verbose > 0 {
