@@ -234,6 +234,17 @@ func TestCompleteSendsHistory(t *testing.T) {
 	if got := c.History().Get("intention:ada"); got[len(got)-1].User != "Tick 6 in the hall." {
 		t.Errorf("history keeps %q, want the record", got[len(got)-1].User)
 	}
+
+	// A request with RecordAnswer is remembered by what it makes of the
+	// validated answer, which it is given whole.
+	compact := testRequest("u7")
+	var given string
+	compact.RecordAnswer = func(a json.RawMessage) string { given = string(a); return "the gist" }
+	res := c.Complete(t.Context(), compact)
+	c.History().Commit(res)
+	if got := c.History().Get("intention:ada"); got[len(got)-1] != (Exchange{"u7", "the gist"}) || given != string(res.Output) {
+		t.Errorf("history keeps %+v (record given %q), want the recorded answer of %s", got[len(got)-1], given, res.Output)
+	}
 }
 
 func TestCompleteTransientRetries(t *testing.T) {

@@ -52,6 +52,9 @@ type Request struct {
 	// so that a past exchange does not repeat a whole earlier prompt. ""
 	// keeps User whole.
 	Record string
+	// RecordAnswer, when set, is what the entity's history keeps of the
+	// validated answer (a compact account of it); nil keeps the answer whole.
+	RecordAnswer func(json.RawMessage) string `json:"-"`
 }
 
 // Usage counts tokens as the server reported them.
@@ -112,5 +115,9 @@ func (r Result) Exchange() (Exchange, bool) {
 	if r.Request.Record != "" {
 		user = r.Request.Record
 	}
-	return Exchange{User: user, Assistant: string(r.Output)}, true
+	answer := string(r.Output)
+	if r.Request.RecordAnswer != nil {
+		answer = r.Request.RecordAnswer(r.Output)
+	}
+	return Exchange{User: user, Assistant: answer}, true
 }

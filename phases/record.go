@@ -1,6 +1,7 @@
 package phases
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -33,6 +34,48 @@ func resolutionRecord(d prompts.ResolutionData) string {
 		intents[i] = fmt.Sprintf("%s (%s): %s", c.Name, c.ID, c.Intention)
 	}
 	return record(d.Simulation.Tick, d.Location, "No one was here.", "Intentions: ", "; ", intents)
+}
+
+// resolutionAnswerRecord is what a location's arbiter history keeps of its
+// answer at a tick: the tick, the place, what each character lived through
+// and where they ended up, and how the place changed. Each character's
+// internal state and external intent are left out: they are states of that
+// tick, and every prompt shows each present character's current ones, so
+// three past answers that repeated them would grow the prompt by a third
+// for what the next message restates. An answer that cannot be read (it
+// was validated, so it cannot happen) is kept whole.
+func resolutionAnswerRecord(answer json.RawMessage) string {
+	var a struct {
+		Tick       int                        `json:"tick"`
+		LocationID string                     `json:"location_id"`
+		Characters map[string]json.RawMessage `json:"characters"`
+		Location   json.RawMessage            `json:"location"`
+	}
+	if json.Unmarshal(answer, &a) != nil {
+		return string(answer)
+	}
+	type lived struct {
+		MemoryEntry string `json:"memory_entry"`
+		Location    string `json:"location"`
+	}
+	rec := struct {
+		Tick       int              `json:"tick"`
+		LocationID string           `json:"location_id"`
+		Characters map[string]lived `json:"characters"`
+		Location   json.RawMessage  `json:"location,omitempty"`
+	}{Tick: a.Tick, LocationID: a.LocationID, Characters: make(map[string]lived, len(a.Characters)), Location: a.Location}
+	for id, raw := range a.Characters {
+		var c lived
+		if json.Unmarshal(raw, &c) != nil {
+			return string(answer)
+		}
+		rec.Characters[id] = c
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return string(answer)
+	}
+	return string(b)
 }
 
 // record is the place at tick, then label and items joined by sep, or none

@@ -59,3 +59,36 @@ func TestRecordsKeepWhatWasNew(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswerRecordKeepsWhatHappened: the arbiter's history keeps, of each
+// answer, the tick, the place, each character's memory entry and where they
+// ended up, and the place's change, and drops the states the next prompt
+// restates; an answer it cannot read is kept whole, never lost.
+func TestAnswerRecordKeepsWhatHappened(t *testing.T) {
+	t.Parallel()
+	env, _, _ := testEnv(t, nil)
+	st := env.Sim.InitialState()
+	res, err := ResolutionRequest(env, prompts.NewSnapshot(env.Sim, st), env.Sim.Location("hall"), map[string]string{"ada": "I cook soup."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RecordAnswer == nil {
+		t.Fatal("the arbiter's request keeps its whole answer in history")
+	}
+	answer := `{"tick": 7, "location_id": "hall",
+	  "characters": {"bo": {"memory_entry": "I took the spoon.", "location": "cellar", "internal_state": "Smug.", "external_intent": "Hiding."},
+	                 "ada": {"memory_entry": "I cooked.", "location": "hall", "internal_state": "Tired.", "external_intent": "Stirring."}},
+	  "location": {"moment": "Steam rises.", "description": null}}`
+	want := `{"tick":7,"location_id":"hall","characters":{"ada":{"memory_entry":"I cooked.","location":"hall"},"bo":{"memory_entry":"I took the spoon.","location":"cellar"}},"location":{"moment":"Steam rises.","description":null}}`
+	if got := res.RecordAnswer([]byte(answer)); got != want {
+		t.Errorf("record of the answer\n got %s\nwant %s", got, want)
+	}
+	if got := res.RecordAnswer([]byte(`{"tick":7,"location_id":"hall","characters":{},"location":{"moment":null,"description":null}}`)); got != `{"tick":7,"location_id":"hall","characters":{},"location":{"moment":null,"description":null}}` {
+		t.Errorf("record of an empty place's answer: %s", got)
+	}
+	for _, odd := range []string{`not json`, `{"tick":7,"characters":{"ada":"a string, not an update"}}`} {
+		if got := res.RecordAnswer([]byte(odd)); got != odd {
+			t.Errorf("an answer the record cannot read became %q, want it whole", got)
+		}
+	}
+}

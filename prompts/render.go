@@ -30,7 +30,14 @@ const defaultSource = "default"
 
 // funcs are the functions templates may call besides text/template's own.
 var funcs = template.FuncMap{
-	"join": strings.Join, // {{join .Reachable ", "}}
+	"join":   strings.Join, // {{join .Reachable ", "}}
+	"latest": latest,       // {{range latest 3 .Memory}}
+}
+
+// latest is the last n entries of list (all of them when it has fewer, none
+// when n <= 0), for a template that shows fewer memories than the data holds.
+func latest(n int, list []world.MemoryEntry) []world.MemoryEntry {
+	return list[max(0, len(list)-max(n, 0)):]
 }
 
 // Renderer renders the prompt templates of one simulation. It is safe for

@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/arbiter-sim/arbiter/world"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -325,5 +328,27 @@ func TestSharedPrefix(t *testing.T) {
 		if got := SharedPrefix(tc.texts); got != tc.want {
 			t.Errorf("SharedPrefix(%q) = %d, want %d", tc.texts, got, tc.want)
 		}
+	}
+}
+
+// TestLatest: the template function latest keeps the last n entries, all of
+// them when there are fewer, none for n <= 0.
+func TestLatest(t *testing.T) {
+	t.Parallel()
+	m := []world.MemoryEntry{{Tick: 1, Entry: "a"}, {Tick: 2, Entry: "b"}, {Tick: 3, Entry: "c"}}
+	for _, c := range []struct {
+		n    int
+		want []int
+	}{{2, []int{2, 3}}, {3, []int{1, 2, 3}}, {5, []int{1, 2, 3}}, {0, nil}, {-1, nil}} {
+		var got []int
+		for _, e := range latest(c.n, m) {
+			got = append(got, e.Tick)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("latest %d: ticks %v, want %v", c.n, got, c.want)
+		}
+	}
+	if got := latest(3, nil); len(got) != 0 {
+		t.Errorf("latest of no memories: %v", got)
 	}
 }
