@@ -1,8 +1,8 @@
 package prompts
 
 import (
-	"bytes"
 	"fmt"
+	"strings"
 )
 
 // MaxRenderedSize bounds the text one template renders: 1 MiB is about
@@ -15,11 +15,11 @@ const MaxRenderedSize = 1 << 20
 // MaxRenderedSize.
 var ErrTooLong = fmt.Errorf("rendered text passes %d bytes, stopped there", MaxRenderedSize)
 
-// limitedBuffer is a bytes.Buffer that refuses to grow past limit bytes:
-// the write that would pass it fails with ErrTooLong, which stops
-// text/template's Execute.
+// limitedBuffer is a strings.Builder (its String does not copy the text)
+// that refuses to grow past limit bytes: the write that would pass it fails
+// with ErrTooLong, which stops text/template's Execute.
 type limitedBuffer struct {
-	bytes.Buffer
+	strings.Builder
 	limit int
 }
 
@@ -27,7 +27,7 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 	if b.Len()+len(p) > b.limit {
 		return 0, ErrTooLong
 	}
-	return b.Buffer.Write(p)
+	return b.Builder.Write(p)
 }
 
 // WriteString is what text/template calls for the text between actions.
@@ -35,5 +35,5 @@ func (b *limitedBuffer) WriteString(s string) (int, error) {
 	if b.Len()+len(s) > b.limit {
 		return 0, ErrTooLong
 	}
-	return b.Buffer.WriteString(s)
+	return b.Builder.WriteString(s)
 }

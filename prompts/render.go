@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"text/template"
 
 	"github.com/arbiter-sim/arbiter/world"
@@ -46,6 +47,10 @@ type Renderer struct {
 	templates map[string]*template.Template
 	sources   map[string]string
 	digests   map[string]string // hex SHA-256 of each template's text
+	// sizes holds the length of each template's last rendering, the room
+	// the next one starts with (a tick renders the same template thousands
+	// of times at about the same length).
+	sizes map[string]*atomic.Int64
 }
 
 // TemplateError is a template that failed to parse or to render.
@@ -66,7 +71,7 @@ func (e *TemplateError) Unwrap() error { return e.Err }
 // A file there that names no template, or a template that does not parse,
 // is an error naming the file.
 func New(simDir string) (*Renderer, error) {
-	r := &Renderer{templates: map[string]*template.Template{}, sources: map[string]string{}, digests: map[string]string{}}
+	r := &Renderer{templates: map[string]*template.Template{}, sources: map[string]string{}, digests: map[string]string{}, sizes: map[string]*atomic.Int64{}}
 	names, err := fs.Glob(defaults, "*.md")
 	if err != nil {
 		return nil, err
@@ -121,6 +126,9 @@ func (r *Renderer) parse(name, source, text string) error {
 	}
 	r.templates[name] = t
 	r.sources[name] = source
+	if r.sizes[name] == nil {
+		r.sizes[name] = new(atomic.Int64)
+	}
 	sum := sha256.Sum256([]byte(text))
 	r.digests[name] = hex.EncodeToString(sum[:])
 	return nil
@@ -136,9 +144,12 @@ func (r *Renderer) Render(name string, data any) (string, error) {
 		return "", fmt.Errorf("unknown prompt template %q; known: %s", name, strings.Join(r.Names(), ", "))
 	}
 	b := limitedBuffer{limit: MaxRenderedSize}
+	size := r.sizes[name]
+	b.Grow(int(size.Load()) + 256)
 	if err := t.Execute(&b, data); err != nil {
 		return "", &TemplateError{Name: name, Source: r.sources[name], Err: err}
 	}
+	size.Store(int64(b.Len()))
 	return strings.TrimSpace(b.String()), nil
 }
 
