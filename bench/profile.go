@@ -1,9 +1,14 @@
 package bench
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
+	"runtime/metrics"
 	"runtime/pprof"
+	"sync"
+	"time"
 )
 
 // startCPUProfile starts a CPU profile written to path and returns what
@@ -29,22 +34,60 @@ func startCPUProfile(path string) (stop func() error, err error) {
 	}, nil
 }
 
-// writeHeapProfile writes the heap profile (allocations since the start,
-// and what is live as of the last collection) to path; "" writes nothing.
-func writeHeapProfile(path string) error {
+// heapWatch keeps the heap profile of the moment the live heap was largest:
+// what peak RSS is made of. It looks at the live heap (as of the last
+// collection) every interval and takes a profile at each new maximum.
+type heapWatch struct {
+	cancel context.CancelFunc
+	done   sync.WaitGroup
+	peak   uint64
+	prof   bytes.Buffer
+	err    error
+}
+
+// watchHeap starts watching; "" watches nothing.
+func watchHeap(path string, interval time.Duration) *heapWatch {
+	w := &heapWatch{}
 	if path == "" {
+		return w
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w.cancel = cancel
+	w.done.Add(1)
+	go func() {
+		defer w.done.Done()
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			if live := sample[0].Value.Uint64(); live > w.peak {
+				w.peak = live
+				w.prof.Reset()
+				w.err = pprof.Lookup("heap").WriteTo(&w.prof, 0)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return w
+}
+
+// write stops watching and writes the profile of the peak to path.
+func (w *heapWatch) write(path string) error {
+	if w.cancel == nil {
 		return nil
 	}
-	f, err := os.Create(path)
-	if err != nil {
+	w.cancel()
+	w.done.Wait()
+	if w.err != nil {
+		return fmt.Errorf("bench: heap profile: %w", w.err)
+	}
+	if err := os.WriteFile(path, w.prof.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("bench: heap profile: %w", err)
-	}
-	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
-		f.Close()
-		return fmt.Errorf("bench: heap profile %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("bench: heap profile %s: %w", path, err)
 	}
 	return nil
 }

@@ -52,8 +52,8 @@ type Options struct {
 	Seed     uint64
 	Launcher Launcher
 	// CPUProfile and HeapProfile, when set, are files that receive a pprof
-	// CPU profile of the main world's ticks and a heap profile taken after
-	// them (go tool pprof reads both).
+	// CPU profile of the main world's ticks and a heap profile taken when
+	// their live heap was largest (go tool pprof reads both).
 	CPUProfile, HeapProfile string
 	TempDir                 string // where worlds are generated ("": the system's)
 	Logger                  *slog.Logger
@@ -255,13 +255,14 @@ func (w *World) measure(ctx context.Context, o *Options, child *Child, simDir st
 	}
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
-	stopProfile := func() error { return nil }
+	stopProfile, heap := func() error { return nil }, watchHeap("", 0)
 	if w.Role == "main" {
 		if stopProfile, err = startCPUProfile(o.CPUProfile); err != nil {
 			sess.Close()
 			w.Error = err.Error()
 			return
 		}
+		heap = watchHeap(o.HeapProfile, 50*time.Millisecond)
 	}
 	cpu0, _, _ := usage()
 	start = time.Now()
@@ -272,10 +273,8 @@ func (w *World) measure(ctx context.Context, o *Options, child *Child, simDir st
 	if err := stopProfile(); err != nil && runErr == nil {
 		runErr = err
 	}
-	if w.Role == "main" {
-		if err := writeHeapProfile(o.HeapProfile); err != nil && runErr == nil {
-			runErr = err
-		}
+	if err := heap.write(o.HeapProfile); err != nil && runErr == nil {
+		runErr = err
 	}
 	w.PeakRSS = rss
 	if db != nil {

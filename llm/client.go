@@ -28,10 +28,33 @@ type Client struct {
 	gate    *gate
 	limited atomic.Int64 // 429 rate-limit answers received
 	log     *slog.Logger
+	keep    func([]Message) any // see SetKeep
 
 	// Replaced in tests to observe and skip the waits between retries.
 	wait   func(ctx context.Context, d time.Duration) error
 	jitter func(ceil time.Duration) time.Duration
+}
+
+// SetKeep has every call, once over, hand its messages to keep, in the
+// goroutine that made the call, and keep the result as Result.Kept instead
+// of the prompts: a caller that holds thousands of results until it stores
+// them (a tick of a large world) holds what keep made of them (the store's
+// prepared request, its texts compressed) rather than every prompt whole.
+// Call it before any call is made.
+func (c *Client) SetKeep(keep func([]Message) any) { c.keep = keep }
+
+// letGo hands res's messages to the keeper and lets the prompts go; a
+// request without a Record keeps its User, which its history entry is.
+func (c *Client) letGo(res *Result) {
+	if c.keep == nil || res.Messages == nil {
+		return
+	}
+	res.Kept = c.keep(res.Messages)
+	res.Messages = nil
+	res.Request.System, res.Request.Schema, res.Request.Accept = "", nil, nil
+	if res.Request.Record != "" {
+		res.Request.User = ""
+	}
 }
 
 // New validates cfg, fills in its defaults and returns a client.
@@ -100,7 +123,10 @@ func (c *Client) Stats() Stats {
 func (c *Client) Complete(ctx context.Context, req Request) (res Result) {
 	start := time.Now()
 	res.Request = req
-	defer func() { res.Latency = time.Since(start) }()
+	defer func() {
+		res.Latency = time.Since(start)
+		c.letGo(&res)
+	}()
 
 	if err := c.checkRequest(req); err != nil {
 		res.Err = err

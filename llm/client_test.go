@@ -725,3 +725,50 @@ func TestCompleteRetriesOnceAndReportsRecoveries(t *testing.T) {
 		})
 	}
 }
+
+// TestKeepLetsThePromptsGo: with a keeper, a finished call hands its
+// messages to it and keeps what it returns instead of the prompts; the
+// history still gets the exchange, by its record or by its user prompt.
+func TestKeepLetsThePromptsGo(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.New(t, openaitest.Always(openaitest.JSON(validAnswer)))
+	c, _ := newTestClient(t, srv.URL, nil)
+	var handed [][]Message
+	var mu sync.Mutex
+	c.SetKeep(func(msgs []Message) any {
+		mu.Lock()
+		defer mu.Unlock()
+		handed = append(handed, msgs)
+		return len(handed)
+	})
+	withRecord := testRequest("The whole room, everyone in it.")
+	withRecord.Record = "Tick 6 in the hall."
+	res := c.Complete(t.Context(), withRecord)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if res.Kept != 1 || res.Messages != nil || res.Request.System != "" || res.Request.User != "" || res.Request.Schema != nil {
+		t.Errorf("kept %v, messages %v, system %q, user %q, schema %s: want the keeper's result and the prompts let go",
+			res.Kept, res.Messages, res.Request.System, res.Request.User, res.Request.Schema)
+	}
+	if n := len(handed[0]); n != 2 || handed[0][0].Content != "You are Ada." || handed[0][1].Content != withRecord.User {
+		t.Errorf("the keeper was handed %+v, want the messages sent", handed[0])
+	}
+	if ex, ok := res.Exchange(); !ok || ex.User != "Tick 6 in the hall." {
+		t.Errorf("exchange %+v, %v; want the record", ex, ok)
+	}
+
+	plain := c.Complete(t.Context(), testRequest("u1"))
+	if plain.Kept != 2 || plain.Request.User != "u1" {
+		t.Errorf("kept %v, user %q: a request without a record keeps its user prompt, its history entry", plain.Kept, plain.Request.User)
+	}
+	if ex, ok := plain.Exchange(); !ok || ex.User != "u1" {
+		t.Errorf("exchange %+v, %v; want the user prompt", ex, ok)
+	}
+
+	bad := testRequest("u2")
+	bad.Params.Model = ""
+	if failed := c.Complete(t.Context(), bad); failed.Err == nil || failed.Kept != nil {
+		t.Errorf("a request refused before any message was built: err %v, kept %v", failed.Err, failed.Kept)
+	}
+}

@@ -77,7 +77,12 @@ func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
 // and Usage are filled in either way so every call can be recorded.
 type Result struct {
 	Request  Request
-	Messages []Message       // the messages of the last attempt, history included
+	Messages []Message // the messages of the last attempt, history included; nil once kept
+	// Kept is what the client's keeper (Client.SetKeep) made of Messages
+	// when the call was over; the prompts were then let go: Messages is
+	// nil, and so are the request's System, its User when it has a Record,
+	// and its schemas.
+	Kept     any
 	Raw      string          // raw content of the last answer ("" if none arrived)
 	Output   json.RawMessage // validated answer; nil when Err != nil
 	Attempts int             // HTTP attempts made, retries and repairs included

@@ -298,6 +298,13 @@ func (r *Runner) Open(ctx context.Context) error {
 	if err := r.loadHistory(ctx, last); err != nil {
 		return err
 	}
+	if r.Client != nil {
+		// Each call's request is put in its stored form as soon as the
+		// call is over, in its own goroutine: the tick then holds that
+		// until its commit, not the prompts, and the commit only writes.
+		store := r.Store
+		r.Client.SetKeep(func(msgs []llm.Message) any { return store.PrepareRequest(storeMessages(msgs)) })
+	}
 	if r.Config.TokenBudget > 0 || r.Config.MaxCost > 0 {
 		if err := r.loadSpent(ctx); err != nil {
 			return err
@@ -527,20 +534,24 @@ func (r *Runner) recordStop(ctx context.Context, tick int, reason string, cause 
 	}
 }
 
-func callRecord(c Call) store.CallRecord {
-	res := c.Result
-	msgs := make([]store.Message, len(res.Messages))
-	for i, m := range res.Messages {
-		msgs[i] = store.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+// storeMessages is msgs as the store takes them.
+func storeMessages(msgs []llm.Message) []store.Message {
+	out := make([]store.Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = store.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
 		if len(m.ToolCalls) > 0 {
-			msgs[i].ToolCalls, _ = json.Marshal(m.ToolCalls) // names and raw JSON always marshal
+			out[i].ToolCalls, _ = json.Marshal(m.ToolCalls) // names and raw JSON always marshal
 		}
 	}
+	return out
+}
+
+func callRecord(c Call) store.CallRecord {
+	res := c.Result
 	rec := store.CallRecord{
 		Phase:            res.Request.Phase,
 		EntityKey:        res.Request.EntityKey,
 		Model:            res.Request.Params.Model,
-		Messages:         msgs,
 		Raw:              res.Raw,
 		Output:           string(res.Output),
 		LatencyMS:        res.Latency.Milliseconds(),
@@ -550,6 +561,11 @@ func callRecord(c Call) store.CallRecord {
 		Attempts:         res.Attempts,
 		Repairs:          res.Repairs,
 		Fallback:         c.Fallback,
+	}
+	if p, ok := res.Kept.(*store.PreparedRequest); ok {
+		rec.Prepared = p
+	} else {
+		rec.Messages = storeMessages(res.Messages)
 	}
 	if res.Err != nil {
 		rec.ErrorKind = llm.KindOf(res.Err).String()

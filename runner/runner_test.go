@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -137,6 +138,27 @@ func TestRunCommitsEveryTick(t *testing.T) {
 	}
 	if len(calls) != 6 {
 		t.Errorf("tick 2 has %d call records, want 6", len(calls))
+	}
+	// Each call's request, put in its stored form as soon as the call was
+	// over, reads back as the messages the server got.
+	sent := map[string]bool{}
+	for _, c := range h.srv.Calls() {
+		var msgs []store.Message
+		for _, m := range c.Messages() {
+			msgs = append(msgs, store.Message{Role: m.Role, Content: m.Content})
+		}
+		b, _ := json.Marshal(msgs)
+		sent[string(b)] = true
+	}
+	for _, c := range calls {
+		var msgs []store.Message
+		if err := json.Unmarshal([]byte(c.Request), &msgs); err != nil || len(msgs) < 2 {
+			t.Fatalf("stored request of %s: %q, %v", c.EntityKey, c.Request, err)
+		}
+		b, _ := json.Marshal(msgs)
+		if !sent[string(b)] {
+			t.Errorf("stored request of %s was not sent: %s", c.EntityKey, b)
+		}
 	}
 	state := stateAt(t, r, st, 2)
 	if m := state.Characters["ada"].Memory; len(m) != 2 || m[0].Tick != 1 || m[1].Tick != 2 {

@@ -89,7 +89,10 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 	used := map[string]struct{}{}
 	for _, c := range rec.Calls {
 		request := bounded(s.clean(c.Request), MaxStoredRequest)
-		if c.Messages != nil {
+		switch {
+		case c.Prepared != nil:
+			request = s.writePrepared(w, c.Prepared, used)
+		case c.Messages != nil:
 			request = s.requestJSON(w, c.Messages, used)
 		}
 		w.exec("calls", `INSERT INTO calls (tick, phase, entity_key, model, request_json, raw_response, parsed_output,

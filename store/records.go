@@ -70,7 +70,11 @@ type CallRecord struct {
 	Request   string // the messages sent, as JSON (what Calls reads back)
 	// Messages, when set, are the messages sent, stored in place of Request
 	// with each long content kept once (see Message).
-	Messages         []Message
+	Messages []Message
+	// Prepared, when set, is the request already put in its stored form by
+	// PrepareRequest (as soon as the call was over), stored in place of
+	// Messages and Request.
+	Prepared         *PreparedRequest
 	Raw              string // raw content of the last answer
 	Output           string // the validated output, "" when the call failed
 	LatencyMS        int64

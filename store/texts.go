@@ -44,8 +44,17 @@ const minSharedText = 128
 
 // textKey is the key of a text: the first 16 bytes of its SHA-256, in hex.
 func textKey(text string) string {
-	sum := sha256.Sum256([]byte(text))
-	return hex.EncodeToString(sum[:16])
+	// Hashed through a small buffer: sha256 takes bytes, and converting a
+	// prompt of kilobytes to them allocated a copy of every text of a tick.
+	h := sha256.New()
+	var buf [512]byte
+	for len(text) > 0 {
+		n := copy(buf[:], text)
+		h.Write(buf[:n]) // a hash does not fail
+		text = text[n:]
+	}
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0])[:16])
 }
 
 // textCache holds the keys of the texts the last commit referenced, which
@@ -73,6 +82,30 @@ func (c *textCache) replace(keys map[string]struct{}) {
 // written to texts (once: INSERT OR IGNORE, and not at all when the last
 // commit referenced it). used collects the keys referenced.
 func (s *Store) requestJSON(w *tickWriter, msgs []Message, used map[string]struct{}) string {
+	return s.writePrepared(w, s.PrepareRequest(msgs), used)
+}
+
+// PreparedRequest is a call's messages in the form calls.request_json keeps
+// them, with the long texts they refer to that the store may not hold yet,
+// compressed: what a tick keeps of a call until its commit, in place of the
+// prompts themselves (which were most of a tick's memory).
+type PreparedRequest struct {
+	json  string
+	refs  []string     // the keys of the texts the request refers to
+	texts []storedText // those of them the store did not hold when prepared
+}
+
+type storedText struct {
+	key  string
+	body []byte // as the texts table keeps it (see deflate)
+}
+
+// PrepareRequest does, outside the commit and concurrently with other calls,
+// what the commit of msgs would: scrub and bound each content, hash the
+// long ones, and compress those the last commit did not refer to. It is
+// safe for concurrent use; CommitTick then only writes.
+func (s *Store) PrepareRequest(msgs []Message) *PreparedRequest {
+	p := &PreparedRequest{}
 	out := make([]storedMessage, len(msgs))
 	for i, m := range msgs {
 		content := bounded(s.clean(m.Content), MaxStoredRequest)
@@ -84,13 +117,34 @@ func (s *Store) requestJSON(w *tickWriter, msgs []Message, used map[string]struc
 			out[i].Content = &content
 			continue
 		}
-		out[i].Ref = s.putText(w, content, used)
+		key := textKey(content)
+		out[i].Ref = key
+		p.refs = append(p.refs, key)
+		if !s.texts.has(key) {
+			p.texts = append(p.texts, storedText{key, deflate(content)})
+		}
 	}
 	b, err := json.Marshal(out)
 	if err != nil { // strings and raw JSON always marshal
-		w.err = fmt.Errorf("write calls: request: %w", err)
+		b = []byte("[]")
 	}
-	return string(b)
+	p.json = string(b)
+	return p
+}
+
+// writePrepared writes the texts of p that neither this commit nor the last
+// one referred to, and returns its request_json.
+func (s *Store) writePrepared(w *tickWriter, p *PreparedRequest, used map[string]struct{}) string {
+	for _, t := range p.texts {
+		if _, done := used[t.key]; !done {
+			w.exec("texts", "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", t.key, t.body)
+		}
+		used[t.key] = struct{}{}
+	}
+	for _, key := range p.refs {
+		used[key] = struct{}{}
+	}
+	return p.json
 }
 
 // putText stores text (already scrubbed and bounded) in texts, compressed,

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -190,5 +192,87 @@ func TestTextBodies(t *testing.T) {
 		if _, err := inflate(body); err == nil {
 			t.Errorf("body %v read as a text", body)
 		}
+	}
+}
+
+// TestTextKeyIsTheTextsHash: a text's key is the first 16 bytes of its
+// SHA-256 in hex, whatever its length against the buffer it is hashed
+// through, so texts stored by earlier versions keep their keys.
+func TestTextKeyIsTheTextsHash(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 1, 511, 512, 513, 1024, 3000} {
+		text := strings.Repeat("é.", n)[:n]
+		sum := sha256.Sum256([]byte(text))
+		if got, want := textKey(text), hex.EncodeToString(sum[:16]); got != want {
+			t.Errorf("textKey of %d bytes = %s, want %s", n, got, want)
+		}
+	}
+}
+
+// TestPreparedRequests: a request prepared as soon as its call is over
+// (PrepareRequest, concurrently with other calls and with the last commit)
+// is stored and read back exactly as its messages would be, each long text
+// once, and it carries only the texts the last commit did not refer to.
+func TestPreparedRequests(t *testing.T) {
+	s, _ := openTemp(t)
+	var sent [][]Message
+	for tick := 1; tick <= 3; tick++ {
+		rec, msgs := withMessages(tick)
+		rec.Calls[0].Messages = nil
+		rec.Calls[0].Prepared = s.PrepareRequest(msgs)
+		if tick > 1 {
+			// The system prompt and the older past exchange were in the
+			// last commit: only the new texts are carried.
+			if got := len(rec.Calls[0].Prepared.texts); got != 3 {
+				t.Errorf("tick %d: %d texts carried, want 3 (this tick's user prompt and the newest past exchange)", tick, got)
+			}
+		}
+		// A second call of the tick sending the same messages: its texts
+		// are written once.
+		twin := rec.Calls[0]
+		twin.EntityKey = "intention:bo"
+		twin.Prepared = s.PrepareRequest(msgs)
+		rec.Calls[1] = twin
+		commit(t, s, rec)
+		sent = append(sent, msgs)
+	}
+	var texts int
+	if err := s.db.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM texts").Scan(&texts); err != nil {
+		t.Fatal(err)
+	}
+	if want := 1 + 3 + 2*2; texts != want {
+		t.Errorf("%d texts stored, want %d (each once)", texts, want)
+	}
+	for tick := 1; tick <= 3; tick++ {
+		calls, err := s.Calls(t.Context(), tick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range calls[:2] {
+			var got []Message
+			if err := json.Unmarshal([]byte(c.Request), &got); err != nil {
+				t.Fatalf("tick %d: request %q: %v", tick, c.Request, err)
+			}
+			if !reflect.DeepEqual(got, sent[tick-1]) {
+				t.Errorf("tick %d, %s: read back\n%+v\nwant\n%+v", tick, c.EntityKey, got, sent[tick-1])
+			}
+		}
+	}
+}
+
+// TestPreparedRequestScrubbed: a prepared request is scrubbed when it is
+// prepared, its texts included.
+func TestPreparedRequestScrubbed(t *testing.T) {
+	s, _ := openTemp(t)
+	s.SetScrub(func(text string) string { return strings.ReplaceAll(text, "sk-secret", "[REDACTED]") })
+	rec := record(1)
+	rec.Calls[0].Prepared = s.PrepareRequest([]Message{
+		{Role: "system", Content: "key sk-secret " + strings.Repeat("long enough to be shared ", 10)},
+		{Role: "user", Content: "sk-secret"},
+	})
+	commit(t, s, rec)
+	calls, err := s.Calls(t.Context(), 1)
+	if err != nil || strings.Contains(calls[0].Request, "sk-secret") || !strings.Contains(calls[0].Request, "[REDACTED]") {
+		t.Errorf("request read back %q, %v; want the secret redacted", calls[0].Request, err)
 	}
 }

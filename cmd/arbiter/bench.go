@@ -104,7 +104,7 @@ JSON) and writes it to -o. Worlds are written in a temporary folder and removed.
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the generated worlds and the server's draws")
 	f.StringVarP(&opts.Output, "output", "o", "", "also write the Markdown report to this file (e.g. BENCHMARKS.md)")
 	f.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the main world's ticks to this file (go tool pprof)")
-	f.StringVar(&opts.HeapProfile, "memprofile", "", "write a heap profile after the main world's ticks to this file (go tool pprof)")
+	f.StringVar(&opts.HeapProfile, "memprofile", "", "write a heap profile of the main world's ticks, taken at their largest live heap, to this file (go tool pprof)")
 
 	serve := &cobra.Command{
 		Use:    "serve",
