@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/invopop/jsonschema v0.14.0
+	github.com/klauspost/compress v1.18.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/spf13/cobra v1.10.2

@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"compress/flate"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/klauspost/compress/flate"
 )
 
 // Message is one message of a call's request as a caller hands it to
@@ -182,20 +183,33 @@ const (
 const minDeflated = 1024
 
 // deflate writes text as a texts body: prompts are English and JSON, which
-// shrink about three times. Writers are pooled: each holds about a megabyte
-// of tables.
+// shrink about three times. The format is DEFLATE (RFC 1951), written by
+// klauspost/compress, which does it in about two thirds of the standard
+// library's time at the fastest level. A deflater is pooled with its
+// scratch buffer (it holds about a megabyte of tables), and the body is
+// copied out at its size: a tick holds thousands of them until its commit.
 func deflate(text string) []byte {
 	if len(text) < minDeflated {
 		return append([]byte{bodyPlain}, text...)
 	}
-	zw := deflaters.Get().(*flate.Writer)
-	defer deflaters.Put(zw)
-	b := bytes.NewBuffer(make([]byte, 0, len(text)/2))
-	b.WriteByte(bodyDeflated)
-	zw.Reset(b)
-	io.WriteString(zw, text) // a bytes.Buffer does not fail
-	zw.Close()
-	return b.Bytes()
+	d := deflaters.Get().(*deflater)
+	defer deflaters.Put(d)
+	d.out.Reset()
+	d.out.WriteByte(bodyDeflated)
+	d.zw.Reset(&d.out)
+	for len(text) > 0 { // through a small buffer: Write takes bytes
+		n := copy(d.in[:], text)
+		d.zw.Write(d.in[:n]) // a bytes.Buffer does not fail
+		text = text[n:]
+	}
+	d.zw.Close()
+	return bytes.Clone(d.out.Bytes())
+}
+
+type deflater struct {
+	zw  *flate.Writer
+	in  [4096]byte
+	out bytes.Buffer
 }
 
 // inflate reads a texts body back.
@@ -216,7 +230,7 @@ func inflate(body []byte) (string, error) {
 
 var deflaters = sync.Pool{New: func() any {
 	zw, _ := flate.NewWriter(nil, flate.BestSpeed) // the level is valid
-	return zw
+	return &deflater{zw: zw}
 }}
 
 // expandRequest turns calls.request_json back into the messages as sent,

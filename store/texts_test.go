@@ -1,10 +1,13 @@
 package store
 
 import (
+	"bytes"
+	stdflate "compress/flate"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -274,5 +277,30 @@ func TestPreparedRequestScrubbed(t *testing.T) {
 	calls, err := s.Calls(t.Context(), 1)
 	if err != nil || strings.Contains(calls[0].Request, "sk-secret") || !strings.Contains(calls[0].Request, "[REDACTED]") {
 		t.Errorf("request read back %q, %v; want the secret redacted", calls[0].Request, err)
+	}
+}
+
+// TestTextBodiesAreDeflate: a compressed body is plain DEFLATE both ways,
+// so the texts of a state.db written by the standard library's compressor
+// (versions before this one) read back, and what is written now reads with
+// any DEFLATE reader.
+func TestTextBodiesAreDeflate(t *testing.T) {
+	t.Parallel()
+	text := strings.Repeat("Tick 12: I traded what I knew about the ledger for a rumour. ", 80)
+	body := deflate(text)
+	if body[0] != bodyDeflated || len(body) >= len(text)/2 {
+		t.Fatalf("body of %d bytes, form %d: want it compressed", len(body), body[0])
+	}
+	back, err := io.ReadAll(stdflate.NewReader(bytes.NewReader(body[1:])))
+	if err != nil || string(back) != text {
+		t.Errorf("the standard library reads back %d bytes, %v; want the text", len(back), err)
+	}
+	var old bytes.Buffer
+	old.WriteByte(bodyDeflated)
+	zw, _ := stdflate.NewWriter(&old, stdflate.BestSpeed)
+	io.WriteString(zw, text)
+	zw.Close()
+	if got, err := inflate(old.Bytes()); err != nil || got != text {
+		t.Errorf("a body the standard library wrote reads back as %d bytes, %v", len(got), err)
 	}
 }
