@@ -28,28 +28,36 @@ type Client struct {
 	gate    *gate
 	limited atomic.Int64 // 429 rate-limit answers received
 	log     *slog.Logger
-	keep    func([]Message) any // see SetKeep
 
 	// Replaced in tests to observe and skip the waits between retries.
 	wait   func(ctx context.Context, d time.Duration) error
 	jitter func(ceil time.Duration) time.Duration
 }
 
-// SetKeep has every call, once over, hand its messages to keep, in the
-// goroutine that made the call, and keep the result as Result.Kept instead
-// of the prompts: a caller that holds thousands of results until it stores
-// them (a tick of a large world) holds what keep made of them (the store's
-// prepared request, its texts compressed) rather than every prompt whole.
-// Call it before any call is made.
-func (c *Client) SetKeep(keep func([]Message) any) { c.keep = keep }
+// keepKey is the context key of WithKeep.
+type keepKey struct{}
 
-// letGo hands res's messages to the keeper and lets the prompts go; a
-// request without a Record keeps its User, which its history entry is.
-func (c *Client) letGo(res *Result) {
-	if c.keep == nil || res.Messages == nil {
+// WithKeep returns ctx with keep: every call made under it, once over,
+// hands its messages to keep in the goroutine that made the call, and the
+// Result keeps what keep made of them (Result.Kept) instead of the prompts.
+// A caller that holds thousands of results until it stores them (a tick of
+// a large world) then holds what keep made of them (the store's prepared
+// request, its texts compressed) rather than every prompt whole. It rides
+// on the context, not the client, because one client may serve several
+// runs at once (an arena), each storing into its own state.db.
+func WithKeep(ctx context.Context, keep func([]Message) any) context.Context {
+	return context.WithValue(ctx, keepKey{}, keep)
+}
+
+// letGo hands res's messages to the keeper of ctx, if any, and lets the
+// prompts go; a request without a Record keeps its User, which its
+// history entry is.
+func letGo(ctx context.Context, res *Result) {
+	keep, _ := ctx.Value(keepKey{}).(func([]Message) any)
+	if keep == nil || res.Messages == nil {
 		return
 	}
-	res.Kept = c.keep(res.Messages)
+	res.Kept = keep(res.Messages)
 	res.Messages = nil
 	res.Request.System, res.Request.Schema, res.Request.Accept = "", nil, nil
 	if res.Request.Record != "" {
@@ -125,7 +133,11 @@ func (c *Client) Complete(ctx context.Context, req Request) (res Result) {
 	res.Request = req
 	defer func() {
 		res.Latency = time.Since(start)
-		c.letGo(&res)
+		if res.Err == nil && res.Output != nil && req.RecordAnswer != nil {
+			rec := req.RecordAnswer(res.Output)
+			res.recorded = &rec
+		}
+		letGo(ctx, &res)
 	}()
 
 	if err := c.checkRequest(req); err != nil {

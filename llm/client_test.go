@@ -735,7 +735,7 @@ func TestKeepLetsThePromptsGo(t *testing.T) {
 	c, _ := newTestClient(t, srv.URL, nil)
 	var handed [][]Message
 	var mu sync.Mutex
-	c.SetKeep(func(msgs []Message) any {
+	ctx := WithKeep(t.Context(), func(msgs []Message) any {
 		mu.Lock()
 		defer mu.Unlock()
 		handed = append(handed, msgs)
@@ -743,7 +743,7 @@ func TestKeepLetsThePromptsGo(t *testing.T) {
 	})
 	withRecord := testRequest("The whole room, everyone in it.")
 	withRecord.Record = "Tick 6 in the hall."
-	res := c.Complete(t.Context(), withRecord)
+	res := c.Complete(ctx, withRecord)
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
@@ -758,7 +758,7 @@ func TestKeepLetsThePromptsGo(t *testing.T) {
 		t.Errorf("exchange %+v, %v; want the record", ex, ok)
 	}
 
-	plain := c.Complete(t.Context(), testRequest("u1"))
+	plain := c.Complete(ctx, testRequest("u1"))
 	if plain.Kept != 2 || plain.Request.User != "u1" {
 		t.Errorf("kept %v, user %q: a request without a record keeps its user prompt, its history entry", plain.Kept, plain.Request.User)
 	}
@@ -768,7 +768,11 @@ func TestKeepLetsThePromptsGo(t *testing.T) {
 
 	bad := testRequest("u2")
 	bad.Params.Model = ""
-	if failed := c.Complete(t.Context(), bad); failed.Err == nil || failed.Kept != nil {
+	if failed := c.Complete(ctx, bad); failed.Err == nil || failed.Kept != nil {
 		t.Errorf("a request refused before any message was built: err %v, kept %v", failed.Err, failed.Kept)
+	}
+	// Without a keeper in the context, the prompts stay.
+	if res := c.Complete(t.Context(), withRecord); res.Kept != nil || res.Messages == nil || res.Request.System == "" {
+		t.Errorf("a call with no keeper: kept %v, %d messages, system %q", res.Kept, len(res.Messages), res.Request.System)
 	}
 }

@@ -78,7 +78,7 @@ func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
 type Result struct {
 	Request  Request
 	Messages []Message // the messages of the last attempt, history included; nil once kept
-	// Kept is what the client's keeper (Client.SetKeep) made of Messages
+	// Kept is what the context's keeper (WithKeep) made of Messages
 	// when the call was over; the prompts were then let go: Messages is
 	// nil, and so are the request's System, its User when it has a Record,
 	// and its schemas.
@@ -94,6 +94,11 @@ type Result struct {
 	// transient errors retried, answers sent back for repair. Err, when set,
 	// is the failure after the last of them.
 	Recoveries []Recovery
+
+	// recorded is Request.RecordAnswer of Output, made by Complete in the
+	// goroutine of the call rather than by whoever reads the exchange
+	// (the tick, once every call is over).
+	recorded *string
 }
 
 // Recovery is one failure of a call and what the client did about it
@@ -121,7 +126,10 @@ func (r Result) Exchange() (Exchange, bool) {
 		user = r.Request.Record
 	}
 	answer := string(r.Output)
-	if r.Request.RecordAnswer != nil {
+	switch {
+	case r.recorded != nil:
+		answer = *r.recorded
+	case r.Request.RecordAnswer != nil:
 		answer = r.Request.RecordAnswer(r.Output)
 	}
 	return Exchange{User: user, Assistant: answer}, true

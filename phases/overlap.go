@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/prompts"
 	"github.com/arbiter-sim/arbiter/world"
 )
@@ -32,7 +31,7 @@ type overlap struct {
 	answered bool              // an intention call has succeeded: the endpoint works
 	intents  map[string]string // character -> intention (or its fallback)
 	started  []bool
-	results  []llm.Result
+	outcomes []Outcome[MasterOutput] // read by the worker that made the call
 	buildErr error
 	index    map[string]int      // location id -> index
 	asks     []map[string]string // per location started: the intentions its call carries
@@ -47,7 +46,7 @@ func newOverlap(ctx context.Context, env Env, st *world.State, w *prompts.Snapsh
 	locs := env.Sim.Locations
 	o := &overlap{env: env, st: st, w: w, early: early, ctx: newLateContext(ctx),
 		pending: make([]int, len(locs)), fellBack: make([]bool, len(locs)), intents: make(map[string]string, len(env.Sim.Characters)),
-		started: make([]bool, len(locs)), results: make([]llm.Result, len(locs)), index: make(map[string]int, len(locs))}
+		started: make([]bool, len(locs)), outcomes: make([]Outcome[MasterOutput], len(locs)), index: make(map[string]int, len(locs))}
 	for i, l := range locs {
 		o.index[l.ID] = i
 		o.pending[i] = len(w.Present(l.ID))
@@ -135,9 +134,11 @@ func (o *overlap) work() {
 			o.ctx.cancel(context.Canceled)
 			continue
 		}
-		res := o.env.Model.Complete(o.ctx, req)
+		// The answer is read here, while other calls wait on the server,
+		// not after the phase, when the tick waits for it.
+		out := resolutionOutcome(o.ctx, o.env, o.st, o.w, o.env.Sim.Locations[i], o.env.Model.Complete(o.ctx, req))
 		o.mu.Lock()
-		o.results[i] = res
+		o.outcomes[i] = out
 		o.mu.Unlock()
 	}
 }
@@ -164,11 +165,7 @@ func (o *overlap) resolve(pctx context.Context) ([]Outcome[MasterOutput], error)
 	if o.buildErr != nil {
 		return nil, o.buildErr
 	}
-	out := make([]Outcome[MasterOutput], len(o.results))
-	for i, loc := range o.env.Sim.Locations {
-		out[i] = resolutionOutcome(o.ctx, o.env, o.st, o.w, loc, o.results[i])
-	}
-	return out, nil
+	return o.outcomes, nil
 }
 
 // stop cancels the calls still under way (the tick ends without its

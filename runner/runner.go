@@ -72,8 +72,9 @@ type Runner struct {
 	OnTick func(TickReport)
 
 	opened bool
-	last   int // last committed tick (or, while its commit runs, the tick committing)
-	state  any // the state after last
+	keep   func([]llm.Message) any // puts a call's request in its stored form (llm.WithKeep)
+	last   int                     // last committed tick (or, while its commit runs, the tick committing)
+	state  any                     // the state after last
 	// pipeline is set while Run overlaps each commit with the next tick's
 	// calls: inflight is the commit running, committed the reports of the
 	// ticks it has stored since Run last collected them.
@@ -298,19 +299,17 @@ func (r *Runner) Open(ctx context.Context) error {
 	if err := r.loadHistory(ctx, last); err != nil {
 		return err
 	}
-	if r.Client != nil {
-		// Each call's request is put in its stored form as soon as the
-		// call is over, in its own goroutine: the tick then holds that
-		// until its commit, not the prompts, and the commit only writes.
-		store := r.Store
-		r.Client.SetKeep(func(msgs []llm.Message) any { return store.PrepareRequest(storeMessages(msgs)) })
-	}
 	if r.Config.TokenBudget > 0 || r.Config.MaxCost > 0 {
 		if err := r.loadSpent(ctx); err != nil {
 			return err
 		}
 	}
 	r.last, r.state, r.opened = last, st, true
+	// Each call's request is put in this run's stored form as soon as the
+	// call is over, in its own goroutine: a tick then holds that until its
+	// commit, not the prompts, and the commit only writes.
+	db := r.Store
+	r.keep = func(msgs []llm.Message) any { return db.PrepareRequest(storeMessages(msgs)) }
 	return nil
 }
 

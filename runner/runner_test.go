@@ -497,3 +497,38 @@ func TestBudgetCheckedBeforeEachPhase(t *testing.T) {
 	}
 	inOrder(t, h.eventLines(), "EMIT: STATE_ENTRY state=INTENTION", "EMIT: STATE_ENTRY state=ERROR error_type=budget_exhausted", `EMIT: "Token budget exhausted"`)
 }
+
+// TestRunnersSharingAClient: one model client may serve several runs at
+// once (an arena); each run's requests are put in the stored form of its
+// own state.db, and each reads back whole.
+func TestRunnersSharingAClient(t *testing.T) {
+	h := newHarness(t, openaitest.FromSchema(nil))
+	r1, st1 := h.runner(Config{})
+	h2 := &harness{t: t, srv: h.srv, dbPath: filepath.Join(t.TempDir(), "state.db")}
+	r2, st2 := h2.runner(Config{})
+	r2.Client = r1.Client
+	r2.Game.(*phases.Narrative).Model = r1.Client
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, r := range []*Runner{r1, r2} {
+		wg.Go(func() { _, errs[i] = r.Run(context.Background(), 3) })
+	}
+	wg.Wait()
+	for i, st := range []*store.Store{st1, st2} {
+		if errs[i] != nil {
+			t.Fatalf("run %d: %v", i+1, errs[i])
+		}
+		for tick := 1; tick <= 3; tick++ {
+			calls, err := st.Calls(context.Background(), tick)
+			if err != nil || len(calls) != 6 {
+				t.Fatalf("run %d, tick %d: %d calls, %v", i+1, tick, len(calls), err)
+			}
+			for _, c := range calls {
+				var msgs []store.Message
+				if err := json.Unmarshal([]byte(c.Request), &msgs); err != nil || len(msgs) < 2 {
+					t.Errorf("run %d, tick %d, %s: request %q, %v", i+1, tick, c.EntityKey, c.Request, err)
+				}
+			}
+		}
+	}
+}

@@ -194,7 +194,7 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport, error) {
 	start := time.Now()
 	t := &Tick{N: r.last + 1, r: r, target: target, Record: &store.TickRecord{Tick: r.last + 1, Kind: r.Game.Kind()}}
-	next, err := r.Game.Step(ctx, t, r.state, in)
+	next, err := r.Game.Step(llm.WithKeep(ctx, r.keep), t, r.state, in)
 	switch {
 	case err == nil:
 	case t.stopped:
