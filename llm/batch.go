@@ -17,6 +17,15 @@ func (c *Client) CreateEach(ctx context.Context, n int, build func(i int) (Reque
 	return c.CreateEachThen(ctx, n, build, nil)
 }
 
+// Workers is how many goroutines a batch of calls runs: twice the calls in
+// flight. The client's gate holds the HTTP attempts in flight at
+// Config.Concurrency; the other workers build their requests meanwhile and
+// wait at the gate, so that a slot freed is taken at once by a request
+// ready to go, and a finished call's answer is read and kept while the
+// next call is already at the server (with one worker per slot, the slot
+// idled for all of that).
+func (c *Client) Workers() int { return 2 * c.cfg.Concurrency }
+
 // CreateEachThen is CreateEach that also hands each result to done, when
 // set, as soon as its call ends (from the worker that made it, so done must
 // be safe to call from several goroutines at once): what depends on one call
@@ -24,7 +33,7 @@ func (c *Client) CreateEach(ctx context.Context, n int, build func(i int) (Reque
 func (c *Client) CreateEachThen(ctx context.Context, n int, build func(i int) (Request, error), done func(i int, r Result)) ([]Result, error) {
 	results := make([]Result, n)
 	g, gctx := errgroup.WithContext(ctx) // only a build error fails a task
-	g.SetLimit(c.cfg.Concurrency)
+	g.SetLimit(c.Workers())
 	for i := range n {
 		if gctx.Err() != nil && ctx.Err() == nil {
 			break // a build failed: start nothing more

@@ -131,3 +131,36 @@ func TestCreateEachThen(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateEachBuildsAhead: a batch runs twice as many workers as calls in
+// flight, so while the calls hold every slot the next requests are already
+// built and waiting at the gate; the server still never sees more than
+// Concurrency calls at once.
+func TestCreateEachBuildsAhead(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.New(t, openaitest.Always(openaitest.JSON(validAnswer).WithDelay(50*time.Millisecond)))
+	c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Concurrency = 2 })
+	if c.Workers() != 4 {
+		t.Fatalf("Workers() = %d, want 4 for concurrency 2", c.Workers())
+	}
+	var built atomic.Int32
+	builtDuringFirst := make(chan int32, 1)
+	_, err := c.CreateEachThen(t.Context(), 8, func(i int) (Request, error) {
+		built.Add(1)
+		return testRequest(fmt.Sprintf("u%d", i)), nil
+	}, func(i int, _ Result) {
+		select {
+		case builtDuringFirst <- built.Load():
+		default:
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := <-builtDuringFirst; n < 4 {
+		t.Errorf("%d requests built when the first call ended, want 4 (two in flight, two waiting)", n)
+	}
+	if got := srv.MaxInFlight(); got != 2 {
+		t.Errorf("max in flight = %d, want 2", got)
+	}
+}

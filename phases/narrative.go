@@ -80,7 +80,7 @@ func (n *Narrative) Step(ctx context.Context, t *runner.Tick, s, in any) (any, e
 	// A location's arbiter starts once its characters' intentions are in,
 	// unless a budget is checked before each phase (no resolution call may
 	// then be made before the resolution phase's check).
-	ov := newOverlap(ctx, n.env(n.Resolution), st, w, !t.Budgeted(), n.Model.Config().Concurrency)
+	ov := newOverlap(ctx, n.env(n.Resolution), st, w, !t.Budgeted(), n.Model.Workers())
 	defer ov.stop()
 
 	var outs []Outcome[string]

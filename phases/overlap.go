@@ -52,8 +52,9 @@ func newOverlap(ctx context.Context, env Env, st *world.State, w *prompts.Snapsh
 		o.pending[i] = len(w.Present(l.ID))
 	}
 	o.asks, o.ready = make([]map[string]string, len(locs)), make(chan int, len(locs))
-	// As many workers as calls may be in flight: a location's prompt is
-	// rendered when a worker takes it, not while it waits for a slot.
+	// As many workers as a batch of calls runs (twice the calls in flight,
+	// see llm.Client.Workers): a location's prompt is rendered when a
+	// worker takes it, and is ready when a slot frees.
 	for range max(1, min(workers, len(locs))) {
 		o.wg.Add(1)
 		go o.work()

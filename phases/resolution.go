@@ -73,7 +73,7 @@ func ResolutionRequest(env Env, w *prompts.Snapshot, loc *world.Location, intent
 func Resolution(ctx context.Context, env Env, st *world.State, intentions map[string]string) ([]Outcome[MasterOutput], error) {
 	// The tick's own path, with every intention already in: nothing starts
 	// before the phase.
-	o := newOverlap(ctx, env, st, prompts.NewSnapshot(env.Sim, st), false, env.Model.Config().Concurrency)
+	o := newOverlap(ctx, env, st, prompts.NewSnapshot(env.Sim, st), false, env.Model.Workers())
 	defer o.stop()
 	maps.Copy(o.intents, intentions)
 	return o.resolve(ctx)
