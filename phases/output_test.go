@@ -467,12 +467,32 @@ func FuzzParseMasterOutput(f *testing.F) {
 		if err := ResolutionCheck(1, "hall")(data); err != nil && !json.Valid(data) && !errors.Is(err, ErrOutput) {
 			t.Fatalf("ResolutionCheck of broken JSON: %v does not wrap ErrOutput", err)
 		}
+		// What the arbiter's history keeps of an answer: the answer whole,
+		// or JSON of its own.
+		rec := resolutionAnswerRecord(data)
+		if rec != string(data) && !json.Valid([]byte(rec)) {
+			t.Fatalf("answer record %q of %q is neither the answer nor JSON", rec, data)
+		}
 		mo, skipped, err := ParseMasterOutput(data)
 		if err != nil {
 			if !errors.Is(err, ErrOutput) {
 				t.Fatalf("error %v does not wrap ErrOutput", err)
 			}
 			return
+		}
+		var kept struct {
+			Characters map[string]struct {
+				MemoryEntry string `json:"memory_entry"`
+				Location    string `json:"location"`
+			}
+		}
+		if err := json.Unmarshal([]byte(rec), &kept); err != nil {
+			t.Fatalf("answer record %q of a valid answer: %v", rec, err)
+		}
+		for id, u := range mo.Characters {
+			if k := kept.Characters[id]; k.MemoryEntry != u.MemoryEntry || k.Location != u.Location {
+				t.Fatalf("answer record keeps %+v of %q, want its memory entry and location %+v", k, id, u)
+			}
 		}
 		if mo.Characters == nil {
 			t.Fatal("nil Characters on success")
