@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -58,7 +59,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	for _, w := range r.allWorlds() {
 		p("| %s | %d / %d (%d) | %d | %d | %s | %s | %.3f | %s | %.0f (%.1f KB) | %s | %s / %s | %s (%s) | %s | %d | %d | %s |\n",
 			w.Role, w.Characters, w.Locations, w.Regions, w.Ticks, w.Calls,
-			seconds(w.Tick), seconds(w.Ideal), w.Ratio, micro(w.CPUPerCall), w.AllocsPerCall, w.AllocBytesPerCall/1e3,
+			seconds(w.Tick), seconds(w.Ideal), w.Ratio, cpuMillis(w.CPUPerCall), w.AllocsPerCall, w.AllocBytesPerCall/1e3,
 			megabytes(w.PeakRSS), millis(w.Commit), millis(w.CommitMax), megabytes(w.DBGrowth), megabytes(w.DBBytes),
 			promptText(w), w.Server.RateLimited, w.Failed, seconds(w.Open))
 	}
@@ -135,15 +136,18 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 }
 
 // allWorlds lists main, sequential, then sizes.
+// allWorlds is worlds with the sequential loop after the main world, in
+// the order the report lists them.
 func (r *Report) allWorlds() []*World {
-	out := []*World{}
+	out := r.worlds()
+	if r.Sequential == nil {
+		return out
+	}
+	at := 0
 	if r.Main != nil {
-		out = append(out, r.Main)
+		at = 1
 	}
-	if r.Sequential != nil {
-		out = append(out, r.Sequential.World)
-	}
-	return append(out, r.Sizes...)
+	return slices.Insert(out, at, r.Sequential.World)
 }
 
 func (r *Report) serverCPU() time.Duration {

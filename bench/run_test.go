@@ -69,7 +69,7 @@ func TestRunMeasuresEveryFigure(t *testing.T) {
 	md := b.String()
 	for _, want := range []string{
 		"| main | 30 / 5 (1) | 3 | 105 |",
-		seconds(m.Tick), seconds(m.Ideal), fmt.Sprintf("%.3f", m.Ratio), micro(m.CPUPerCall),
+		seconds(m.Tick), seconds(m.Ideal), fmt.Sprintf("%.3f", m.Ratio), cpuMillis(m.CPUPerCall),
 		fmt.Sprintf("%.0f (%.1f KB)", m.AllocsPerCall, m.AllocBytesPerCall/1e3), megabytes(m.PeakRSS),
 		millis(m.Commit), megabytes(m.DBGrowth), promptText(m),
 		"| sequential | 30 / 5 (1) | 1 | 35 |", fmt.Sprintf("**%.1fx**", rep.Sequential.SpeedUp),

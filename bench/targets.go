@@ -47,7 +47,7 @@ func targets(r *Report) []Target {
 		check("T/T*", fmt.Sprintf("<= %.2f", maxRatio), measured, m.Ratio <= maxRatio,
 			fmt.Sprintf("%.3f (T %s, T* %s) %s", m.Ratio, m.Tick.Round(time.Millisecond), m.Ideal, at)),
 		check("engine CPU per call", fmt.Sprintf("<= %s", maxCPUPerCall), measured, m.CPUPerCall <= maxCPUPerCall,
-			fmt.Sprintf("%s %s", micro(m.CPUPerCall), at)),
+			fmt.Sprintf("%s %s", cpuMillis(m.CPUPerCall), at)),
 		check("peak RSS", "<= "+megabytes(maxRSS), measured, m.PeakRSS <= maxRSS,
 			fmt.Sprintf("%s %s", megabytes(m.PeakRSS), at)),
 	)
@@ -114,6 +114,7 @@ func check(name, goal string, measured, ok bool, figure string) Target {
 }
 
 // worlds lists the main world, then the sizes.
+// worlds are the main world and the sizes: those the targets read.
 func (r *Report) worlds() []*World {
 	out := []*World{}
 	if r.Main != nil {
@@ -124,6 +125,7 @@ func (r *Report) worlds() []*World {
 
 func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
 
-func micro(d time.Duration) string {
+// cpuMillis is a CPU time per call in milliseconds, to the microsecond.
+func cpuMillis(d time.Duration) string {
 	return fmt.Sprintf("%.3f ms", float64(d)/float64(time.Millisecond))
 }

@@ -202,9 +202,6 @@ func queue(entries []*cassetteEntry) map[string][]*cassetteEntry {
 	return q
 }
 
-// Path is the cassette's file.
-func (c *Cassette) Path() string { return c.path }
-
 // Replaying reports whether the cassette answers calls (else it records them).
 func (c *Cassette) Replaying() bool { return c != nil && c.replay }
 
