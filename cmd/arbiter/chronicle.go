@@ -13,7 +13,6 @@ import (
 
 	"github.com/arbiter-sim/arbiter/games/chronicle"
 	"github.com/arbiter-sim/arbiter/runner"
-	"github.com/arbiter-sim/arbiter/session"
 )
 
 // chatFlags maps the model flags of chat to config keys.
@@ -89,27 +88,11 @@ func runChat(ctx context.Context, opts *ChatOptions) (err error) {
 	if opts.Globals.verbose > 0 {
 		set.OnEvent = func(ev runner.Event) { fmt.Fprintln(opts.IO.ErrOut, ev.String()) }
 	}
-	done, err := opts.Cassette.use(opts.Config, &set)
+	s, closeRun, err := openRun(ctx, opts.Dir, opts.Config, opts.Cassette, set)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := done(); err == nil {
-			err = cerr
-		}
-	}()
-	s, err := session.Open(ctx, opts.Dir, set, session.ReadWrite)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := s.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	if err := startRun(s, opts.Config); err != nil {
-		return err
-	}
+	defer keepFirst(&err, closeRun)
 	g, ok := s.Kind.(*chronicle.Game)
 	if !ok {
 		return usageErrorf("%s is a %s simulation, not a chronicle: `arbiter chat` plays chronicles (kind: chronicle); see `arbiter run %s`", opts.Dir, s.Sim.Kind, opts.Dir)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -44,6 +45,41 @@ func defaultManifestConfig() (map[string]string, error) {
 		return nil, err
 	}
 	return c.manifestConfig()
+}
+
+// openRun opens the simulation in dir for a run of run, play or chat: the
+// cassette of --record / --replay around its model client, the session,
+// and the run's manifest (startRun). closeRun closes the session, then the
+// cassette, and returns the first error; on an error nothing stays open.
+func openRun(ctx context.Context, dir string, c *Config, tape CassetteOptions, set session.Settings) (s *session.Session, closeRun func() error, err error) {
+	done, err := tape.use(c, &set)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s, err = session.Open(ctx, dir, set, session.ReadWrite); err != nil {
+		done()
+		return nil, nil, err
+	}
+	closeRun = func() error {
+		err := s.Close()
+		if derr := done(); err == nil {
+			err = derr
+		}
+		return err
+	}
+	if err := startRun(s, c); err != nil {
+		closeRun()
+		return nil, nil, err
+	}
+	return s, closeRun, nil
+}
+
+// keepFirst calls close and keeps its error in *err unless *err already
+// holds one: a deferred close whose failure must not hide the first error.
+func keepFirst(err *error, close func() error) {
+	if cerr := close(); *err == nil {
+		*err = cerr
+	}
 }
 
 // startRun gives the session the manifest of this run: what the

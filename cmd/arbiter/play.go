@@ -71,27 +71,11 @@ func runPlay(ctx context.Context, opts *PlayOptions) (err error) {
 	if g.verbose > 0 {
 		set.OnEvent = func(ev runner.Event) { fmt.Fprintln(io.ErrOut, ev.String()) }
 	}
-	done, err := opts.Cassette.use(opts.Config, &set)
+	s, closeRun, err := openRun(ctx, opts.Dir, opts.Config, opts.Cassette, set)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := done(); err == nil {
-			err = cerr
-		}
-	}()
-	s, err := session.Open(ctx, opts.Dir, set, session.ReadWrite)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := s.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	if err := startRun(s, opts.Config); err != nil {
-		return err
-	}
+	defer keepFirst(&err, closeRun)
 	in := newLines(io.In)
 	defer in.close()
 	switch k := s.Kind.(type) {

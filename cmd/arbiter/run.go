@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/arbiter-sim/arbiter/runner"
-	"github.com/arbiter-sim/arbiter/session"
 )
 
 // llmFlags maps the model flags shared by run (and later commands) to config keys.
@@ -97,27 +96,11 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	if !g.json {
 		set.OnTick = func(t runner.TickReport) { writeTickLine(io, t) }
 	}
-	done, err := opts.Cassette.use(opts.Config, &set)
+	s, closeRun, err := openRun(ctx, opts.Dir, opts.Config, opts.Cassette, set)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := done(); err == nil {
-			err = cerr
-		}
-	}()
-	s, err := session.Open(ctx, opts.Dir, set, session.ReadWrite)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := s.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	if err := startRun(s, opts.Config); err != nil {
-		return err
-	}
+	defer keepFirst(&err, closeRun)
 	rep, runErr := s.Run(ctx, opts.Ticks)
 	if rep != nil {
 		if werr := writeReport(io, g, s.Sim.ID, rep); werr != nil && runErr == nil {
