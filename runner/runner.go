@@ -384,13 +384,9 @@ func (r *Runner) step(ctx context.Context, in any, target int) (*TickReport, err
 		return nil, ErrInterrupted
 	}
 	tick := r.last + 1
-	if r.Config.TokenBudget > 0 && r.used >= r.Config.TokenBudget {
+	if over := r.overBudget(nil, Phase{}); over != nil {
 		var events []Event
-		return nil, r.budgetExhausted(ctx, tick, &events, r.used)
-	}
-	if r.Config.MaxCost > 0 && r.usd >= r.Config.MaxCost {
-		var events []Event
-		return nil, r.costExhausted(ctx, tick, &events, r.usd)
+		return nil, r.budgetExhausted(ctx, tick, &events, over)
 	}
 	next, tr, err := r.tick(ctx, in, target)
 	if err != nil {
@@ -401,25 +397,44 @@ func (r *Runner) step(ctx context.Context, in any, target int) (*TickReport, err
 	return tr, nil
 }
 
-// budgetExhausted runs the budget_exhausted handler: the tick in flight, if
-// any, is dropped, and the run stops cleanly after the last committed tick.
-// used is what the tick would have brought the total to.
-func (r *Runner) budgetExhausted(ctx context.Context, tick int, events *[]Event, used int) error {
-	r.emit(events, errorEntry(tick, StopBudget))
-	r.emit(events, message(tick, "Token budget exhausted"))
-	err := &BudgetError{Used: r.used, Budget: r.Config.TokenBudget, Tick: r.last, Needed: used}
-	r.recordStop(ctx, tick, StopBudget, err, *events)
-	return err
+// overBudget is the limit, the token budget then run.max_cost, that the
+// spending so far passes, or would pass with tick t's calls and what phase p
+// is expected to cost (t nil: no tick in flight), as the error that stops
+// the run; nil when neither is reached.
+func (r *Runner) overBudget(t *Tick, p Phase) *BudgetError {
+	if b := r.Config.TokenBudget; b > 0 {
+		need := r.used
+		if t != nil {
+			need += t.usage() + r.expected(p.Name, p.Calls)
+		}
+		if need > b || r.used >= b {
+			return &BudgetError{Used: r.used, Budget: b, Tick: r.last, Needed: need}
+		}
+	}
+	if m := r.Config.MaxCost; m > 0 {
+		need := r.usd
+		if t != nil {
+			need += t.usd() + r.expectedUSD(p.Name, p.Calls)
+		}
+		if need > m || r.usd >= m {
+			return &BudgetError{Cost: true, Spent: r.usd, MaxCost: m, NeededUSD: need, Tick: r.last}
+		}
+	}
+	return nil
 }
 
-// costExhausted is budgetExhausted for run.max_cost: usd is what the tick
-// would have brought the dollars spent to.
-func (r *Runner) costExhausted(ctx context.Context, tick int, events *[]Event, usd float64) error {
+// budgetExhausted runs the budget_exhausted handler for over: the tick in
+// flight, if any, is dropped, and the run stops cleanly after the last
+// committed tick.
+func (r *Runner) budgetExhausted(ctx context.Context, tick int, events *[]Event, over *BudgetError) error {
+	what := "Token budget exhausted"
+	if over.Cost {
+		what = "Cost budget exhausted"
+	}
 	r.emit(events, errorEntry(tick, StopBudget))
-	r.emit(events, message(tick, "Cost budget exhausted"))
-	err := &BudgetError{Cost: true, Spent: r.usd, MaxCost: r.Config.MaxCost, NeededUSD: usd, Tick: r.last}
-	r.recordStop(ctx, tick, StopBudget, err, *events)
-	return err
+	r.emit(events, message(tick, what))
+	r.recordStop(ctx, tick, StopBudget, over, *events)
+	return over
 }
 
 // loadSpent reads what all runs spent so far, in tokens and (when MaxCost

@@ -106,23 +106,11 @@ func (t *Tick) emit(ev Event) { t.r.emit(&t.events, ev) }
 // that cannot be built), and Step should return the error as it is.
 func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context) ([]Call, error)) ([]Call, error) {
 	r := t.r
-	if b := r.Config.TokenBudget; b > 0 {
-		need := r.used + t.usage() + r.expected(p.Name, p.Calls)
-		if need > b || r.used >= b {
-			t.settle(false)
-			err := r.budgetExhausted(ctx, t.N, &t.events, need)
-			t.stopped = true
-			return nil, err
-		}
-	}
-	if m := r.Config.MaxCost; m > 0 {
-		need := r.usd + t.usd() + r.expectedUSD(p.Name, p.Calls)
-		if need > m || r.usd >= m {
-			t.settle(false)
-			err := r.costExhausted(ctx, t.N, &t.events, need)
-			t.stopped = true
-			return nil, err
-		}
+	if over := r.overBudget(t, p); over != nil {
+		t.settle(false)
+		err := r.budgetExhausted(ctx, t.N, &t.events, over)
+		t.stopped = true
+		return nil, err
 	}
 	t.emit(stateEntry(t.N, strings.ToUpper(p.Name)))
 	r.phase(PhaseProgress{Tick: t.N, LastTick: t.target, Phase: p.Name, Calls: p.Calls})
