@@ -39,7 +39,7 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	}
 	params := []string{
 		"mode=ro",
-		"_pragma=busy_timeout(5000)",
+		fmt.Sprintf("_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()),
 		"_pragma=query_only(1)",
 	}
 	db, err := sql.Open("sqlite", "file:"+escapePath(path)+"?"+strings.Join(params, "&"))

@@ -65,7 +65,6 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 	}
 
 	w := &tickWriter{ctx: ctx, tx: tx, tick: rec.Tick}
-	defer w.close()
 	w.exec("ticks", "INSERT INTO ticks (tick, committed_at, state_json) VALUES (?, ?, ?)",
 		rec.Tick, s.now().UTC().Format(time.RFC3339Nano), string(rec.State))
 	seq := map[string]int{}
@@ -142,7 +141,7 @@ type tickWriter struct {
 	tx    *sql.Tx
 	tick  int
 	err   error
-	stmts map[string]*sql.Stmt
+	stmts map[string]*sql.Stmt // prepared on tx: closed when it commits or rolls back
 }
 
 func (w *tickWriter) exec(table, query string, args ...any) {
@@ -167,12 +166,6 @@ func (w *tickWriter) exec(table, query string, args ...any) {
 }
 
 // close releases the prepared statements (the transaction's end would too).
-func (w *tickWriter) close() {
-	for _, st := range w.stmts {
-		st.Close()
-	}
-}
-
 // writeTotals adds the tick's calls to the running totals and its
 // fallbacks and apply errors to the running counts.
 func writeTotals(w *tickWriter, rec *TickRecord) {

@@ -137,10 +137,7 @@ func (s *Store) PrepareRequest(msgs []Message) *PreparedRequest {
 // one referred to, and returns its request_json.
 func (s *Store) writePrepared(w *tickWriter, p *PreparedRequest, used map[string]struct{}) string {
 	for _, t := range p.texts {
-		if _, done := used[t.key]; !done {
-			w.exec("texts", "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", t.key, t.body)
-		}
-		used[t.key] = struct{}{}
+		writeText(w, t.key, func() []byte { return t.body }, used)
 	}
 	for _, key := range p.refs {
 		used[key] = struct{}{}
@@ -148,12 +145,21 @@ func (s *Store) writePrepared(w *tickWriter, p *PreparedRequest, used map[string
 	return p.json
 }
 
+// writeText writes the text under key, its body made by body, unless this
+// commit has written or referred to it already (used, which it joins).
+func writeText(w *tickWriter, key string, body func() []byte, used map[string]struct{}) {
+	if _, done := used[key]; !done {
+		w.exec("texts", "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", key, body())
+	}
+	used[key] = struct{}{}
+}
+
 // putText stores text (already scrubbed and bounded) in texts, compressed,
 // unless this commit or the last one referenced it, and returns its key.
 func (s *Store) putText(w *tickWriter, text string, used map[string]struct{}) string {
 	key := textKey(text)
-	if _, done := used[key]; !done && !s.texts.has(key) {
-		w.exec("texts", "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", key, deflate(text))
+	if !s.texts.has(key) {
+		writeText(w, key, func() []byte { return deflate(text) }, used)
 	}
 	used[key] = struct{}{}
 	return key

@@ -133,12 +133,38 @@ func TestTotalsMatchTheCalls(t *testing.T) {
 	if len(sum.ByEntity) != 3 || len(sum.ByPhase) != 2 || sum.ByPhase[1].Key != "resolution" || sum.ByPhase[1].Usage.PromptTokens != 900 {
 		t.Errorf("by phase %+v, by entity %+v", sum.ByPhase, sum.ByEntity)
 	}
-	// A tick that fails to commit adds nothing.
-	if err := s.CommitTick(t.Context(), record(9)); err == nil {
-		t.Fatal("tick 9 after 3 committed")
+	// A tick whose commit fails late, after its totals and texts were
+	// written (its history, as a full disk would), adds nothing, and the
+	// texts it wrote are not taken as stored by the next commit.
+	if _, err := s.db.ExecContext(t.Context(), `CREATE TRIGGER fail_history BEFORE INSERT ON history
+		BEGIN SELECT RAISE(ABORT, 'disk full'); END`); err != nil {
+		t.Fatal(err)
 	}
-	if again, err := s.Summary(t.Context()); err != nil || again.Total != sum.Total || again.Fallbacks != sum.Fallbacks {
-		t.Errorf("after a refused commit: %+v, %v", again.Total, err)
+	texts := func() (n int) {
+		if err := s.db.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM texts").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := texts()
+	failing, msgs := withMessages(4)
+	failing.History = append(failing.History, HistoryRecord{EntityKey: "intention:ada", User: msgs[len(msgs)-1].Content, Assistant: "ok"})
+	if err := s.CommitTick(t.Context(), failing); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("commit with its history refused = %v, want the failure", err)
+	}
+	if again, err := s.Summary(t.Context()); err != nil || again.Total != sum.Total || again.Fallbacks != sum.Fallbacks || texts() != before {
+		t.Errorf("after a failed commit: %+v, %v, %d texts (had %d)", again.Total, err, texts(), before)
+	}
+	if _, err := s.db.ExecContext(t.Context(), "DROP TRIGGER fail_history"); err != nil {
+		t.Fatal(err)
+	}
+	retry, _ := withMessages(4)
+	retry.Calls[0].Messages = nil
+	retry.Calls[0].Prepared = s.PrepareRequest(msgs)
+	commit(t, s, retry)
+	calls, err := s.Calls(t.Context(), 4)
+	if err != nil || !strings.Contains(calls[0].Request, "Everything you see now.") {
+		t.Errorf("tick 4 after a failed commit reads back %v; want its texts stored", err)
 	}
 }
 
