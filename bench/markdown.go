@@ -135,7 +135,6 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	return err
 }
 
-// allWorlds lists main, sequential, then sizes.
 // allWorlds is worlds with the sequential loop after the main world, in
 // the order the report lists them.
 func (r *Report) allWorlds() []*World {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -260,5 +261,35 @@ func TestSharedPrefixErrors(t *testing.T) {
 	t.Parallel()
 	if _, err := sharedPrefix(t.Context(), filepath.Join(t.TempDir(), "none", "state.db"), 1); err == nil {
 		t.Error("no state.db: no error")
+	}
+}
+
+// TestProfiles: --cpuprofile and --memprofile write pprof profiles (gzip
+// streams) of the main world's ticks; a profile that cannot be written is
+// the world's error, not a crash or a silent skip.
+func TestProfiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	o := testOptions(t, Shape{20, 4}, 2)
+	o.CPUProfile, o.HeapProfile = filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "heap.prof")
+	rep, err := Run(context.Background(), o)
+	if err != nil || rep.Main.Error != "" {
+		t.Fatalf("run with profiles: %v, %q", err, rep.Main.Error)
+	}
+	for _, p := range []string{o.CPUProfile, o.HeapProfile} {
+		b, err := os.ReadFile(p)
+		if err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("%s: %d bytes, %v; want a gzipped pprof profile", p, len(b), err)
+		}
+	}
+	o = testOptions(t, Shape{20, 4}, 1)
+	o.CPUProfile = filepath.Join(dir, "no", "cpu.prof")
+	if rep, err := Run(context.Background(), o); err != nil || !strings.Contains(rep.Main.Error, "cpu profile") {
+		t.Errorf("an unwritable cpu profile: %v, main world error %q", err, rep.Main.Error)
+	}
+	o = testOptions(t, Shape{20, 4}, 1)
+	o.HeapProfile = filepath.Join(dir, "no", "heap.prof")
+	if rep, err := Run(context.Background(), o); err != nil || !strings.Contains(rep.Main.Error, "heap profile") {
+		t.Errorf("an unwritable heap profile: %v, main world error %q", err, rep.Main.Error)
 	}
 }

@@ -113,7 +113,6 @@ func check(name, goal string, measured, ok bool, figure string) Target {
 	return t
 }
 
-// worlds lists the main world, then the sizes.
 // worlds are the main world and the sizes: those the targets read.
 func (r *Report) worlds() []*World {
 	out := []*World{}

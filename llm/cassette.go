@@ -205,8 +205,9 @@ func queue(entries []*cassetteEntry) map[string][]*cassetteEntry {
 // Replaying reports whether the cassette answers calls (else it records them).
 func (c *Cassette) Replaying() bool { return c != nil && c.replay }
 
-// replayOnly reports whether calls never reach the endpoint.
-func (c *Cassette) replayOnly() bool { return c != nil && c.replay && !c.live }
+// ReplayOnly reports whether calls never reach the endpoint: a replay
+// without --replay-missing live.
+func (c *Cassette) ReplayOnly() bool { return c != nil && c.replay && !c.live }
 
 // Unused is how many recorded answers a replay has not given (yet).
 func (c *Cassette) Unused() int {

@@ -87,7 +87,7 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("llm.base_url %q must be an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1", RedactURL(c.BaseURL)))
 		}
 	}
-	if (c.BaseURL == "" || c.BaseURL == DefaultBaseURL) && c.APIKey == "" && !c.Cassette.replayOnly() {
+	if (c.BaseURL == "" || c.BaseURL == DefaultBaseURL) && c.APIKey == "" && !c.Cassette.ReplayOnly() {
 		errs = append(errs, errors.New("no API key for "+DefaultBaseURL+": set OPENAI_API_KEY, or llm.base_url for a local server"))
 	}
 	for _, f := range []struct {

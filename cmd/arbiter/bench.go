@@ -152,8 +152,13 @@ func (o *BenchOptions) check(sizes []string) error {
 		}
 		o.Sizes = append(o.Sizes, shape)
 	}
-	if o.Output != "" {
-		if err := checkOutput(o.Output, "BENCHMARKS.md"); err != nil {
+	for _, out := range []struct{ flag, path, example string }{
+		{"-o", o.Output, "BENCHMARKS.md"}, {"--cpuprofile", o.CPUProfile, "cpu.prof"}, {"--memprofile", o.HeapProfile, "heap.prof"},
+	} {
+		if out.path == "" {
+			continue
+		}
+		if err := checkOutput(out.flag, out.path, out.example); err != nil {
 			problems = append(problems, err.Error())
 		}
 	}

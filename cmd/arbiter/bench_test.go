@@ -80,6 +80,8 @@ func TestBenchFlagErrors(t *testing.T) {
 		{[]string{"--world-timeout", "-1s"}, "--world-timeout must not be negative"},
 		{[]string{"-o", dir}, "is a folder"},
 		{[]string{"-o", filepath.Join(dir, "nope", "B.md")}, "does not exist"},
+		{[]string{"--cpuprofile", filepath.Join(dir, "nope", "cpu.prof")}, "--cpuprofile " + filepath.Join(dir, "nope", "cpu.prof") + ": folder"},
+		{[]string{"--memprofile", dir}, "--memprofile " + dir + ": is a folder"},
 		{[]string{"--depth", "-1"}, "llm.depth must not be negative"},
 		{[]string{"extra"}, "takes 0 arguments, got 1"},
 	} {

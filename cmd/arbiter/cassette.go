@@ -63,7 +63,7 @@ func (o CassetteOptions) use(cfg *Config, set *session.Settings) (done func() er
 	if err != nil {
 		return nil, usageError(err)
 	}
-	build, replayOnly := set.LLM, tape.Replaying() && o.Missing != missingLive
+	build, replayOnly := set.LLM, tape.ReplayOnly()
 	set.LLM = func() (llm.Config, error) {
 		lc, err := build()
 		if replayOnly && errors.Is(err, ErrNoEndpoint) {

@@ -74,10 +74,10 @@ func openRun(ctx context.Context, dir string, c *Config, tape CassetteOptions, s
 	return s, closeRun, nil
 }
 
-// keepFirst calls close and keeps its error in *err unless *err already
+// keepFirst calls closeFn and keeps its error in *err unless *err already
 // holds one: a deferred close whose failure must not hide the first error.
-func keepFirst(err *error, close func() error) {
-	if cerr := close(); *err == nil {
+func keepFirst(err *error, closeFn func() error) {
+	if cerr := closeFn(); *err == nil {
 		*err = cerr
 	}
 }

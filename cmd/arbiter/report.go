@@ -51,7 +51,7 @@ The file is replaced whole or not at all; -o - writes the page to stdout.`,
 
 func runReport(ctx context.Context, opts *ReportOptions) error {
 	if opts.Output != "-" {
-		if err := checkOutput(opts.Output, "report.html"); err != nil {
+		if err := checkOutput("-o", opts.Output, "report.html"); err != nil {
 			return usageError(err)
 		}
 	}
@@ -86,17 +86,17 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 // checkOutput refuses, before any work, a path that cannot take a file:
 // a folder, or a file in a folder that does not exist. example is the file
 // name the message suggests when path is a folder.
-func checkOutput(path, example string) error {
+func checkOutput(flag, path, example string) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("-o %s: is a folder; name the file to write (e.g. %s)", path, filepath.Join(path, example))
+		return fmt.Errorf("%s %s: is a folder; name the file to write (e.g. %s)", flag, path, filepath.Join(path, example))
 	}
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return fmt.Errorf("-o %s: folder %s does not exist", path, dir)
+		return fmt.Errorf("%s %s: folder %s does not exist", flag, path, dir)
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("-o %s: %s is not a folder", path, dir)
+		return fmt.Errorf("%s %s: %s is not a folder", flag, path, dir)
 	}
 	return nil
 }
