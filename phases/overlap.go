@@ -2,6 +2,7 @@ package phases
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -32,6 +33,7 @@ type overlap struct {
 	intents  map[string]string // character -> intention (or its fallback)
 	started  []bool
 	outcomes []Outcome[MasterOutput] // read by the worker that made the call
+	logs     [][]heldRecord          // per location: its log, held until resolve
 	buildErr error
 	index    map[string]int      // location id -> index
 	asks     []map[string]string // per location started: the intentions its call carries
@@ -46,7 +48,7 @@ func newOverlap(ctx context.Context, env Env, st *world.State, w *prompts.Snapsh
 	locs := env.Sim.Locations
 	o := &overlap{env: env, st: st, w: w, early: early, ctx: newLateContext(ctx),
 		pending: make([]int, len(locs)), fellBack: make([]bool, len(locs)), intents: make(map[string]string, len(env.Sim.Characters)),
-		started: make([]bool, len(locs)), outcomes: make([]Outcome[MasterOutput], len(locs)), index: make(map[string]int, len(locs))}
+		started: make([]bool, len(locs)), outcomes: make([]Outcome[MasterOutput], len(locs)), logs: make([][]heldRecord, len(locs)), index: make(map[string]int, len(locs))}
 	for i, l := range locs {
 		o.index[l.ID] = i
 		o.pending[i] = len(w.Present(l.ID))
@@ -104,14 +106,7 @@ func (o *overlap) start(i int) {
 		return
 	}
 	o.started[i] = true
-	present := o.w.Present(o.env.Sim.Locations[i].ID)
-	asks := make(map[string]string, len(present))
-	for _, id := range present {
-		if in, ok := o.intents[id]; ok {
-			asks[id] = in
-		}
-	}
-	o.asks[i] = asks
+	o.asks[i] = IntentionsAt(o.intents, o.w.Present(o.env.Sim.Locations[i].ID))
 	o.ready <- i // never blocks: room for every location, each queued once
 }
 
@@ -125,21 +120,28 @@ func (o *overlap) work() {
 		if failed {
 			continue // no arbiter call is of use any more
 		}
-		req, err := ResolutionRequest(o.env, o.w, o.env.Sim.Locations[i], asks)
+		// What the location's work logs is held until resolve, so that the
+		// phase's log reads in the simulation's order and after the phase
+		// began, though the call may be made during the intention phase.
+		var held []heldRecord
+		env := o.env
+		env.Logger = slog.New(holdLog{next: o.env.logger().Handler(), held: &held})
+		req, err := ResolutionRequest(env, o.w, o.env.Sim.Locations[i], asks)
 		if err != nil {
 			o.mu.Lock()
 			if o.buildErr == nil {
 				o.buildErr = err
 			}
+			o.logs[i] = held
 			o.mu.Unlock()
 			o.ctx.cancel(context.Canceled)
 			continue
 		}
 		// The answer is read here, while other calls wait on the server,
 		// not after the phase, when the tick waits for it.
-		out := resolutionOutcome(o.ctx, o.env, o.st, o.w, o.env.Sim.Locations[i], o.env.Model.Complete(o.ctx, req))
+		out := resolutionOutcome(o.ctx, env, o.st, o.w, o.env.Sim.Locations[i], o.env.Model.Complete(o.ctx, req))
 		o.mu.Lock()
-		o.outcomes[i] = out
+		o.outcomes[i], o.logs[i] = out, held
 		o.mu.Unlock()
 	}
 }
@@ -163,6 +165,12 @@ func (o *overlap) resolve(pctx context.Context) ([]Outcome[MasterOutput], error)
 	o.mu.Unlock()
 	o.closed.Do(func() { close(o.ready) })
 	o.wg.Wait()
+	lctx := context.WithoutCancel(pctx)
+	for _, held := range o.logs {
+		for _, h := range held {
+			h.next.Handle(lctx, h.r) // a log handler's failure is not the tick's
+		}
+	}
 	if o.buildErr != nil {
 		return nil, o.buildErr
 	}
@@ -176,6 +184,37 @@ func (o *overlap) stop() {
 	o.closed.Do(func() { close(o.ready) })
 	o.wg.Wait()
 	o.ctx.release()
+}
+
+// holdLog is a slog.Handler that keeps the records of one location's work,
+// each with the handler (attributes included) it was meant for, instead of
+// writing them; resolve writes them. Only the worker of that location uses
+// it.
+type holdLog struct {
+	next slog.Handler
+	held *[]heldRecord
+}
+
+type heldRecord struct {
+	next slog.Handler
+	r    slog.Record
+}
+
+func (l holdLog) Enabled(ctx context.Context, level slog.Level) bool {
+	return l.next.Enabled(ctx, level)
+}
+
+func (l holdLog) Handle(_ context.Context, r slog.Record) error {
+	*l.held = append(*l.held, heldRecord{l.next, r.Clone()})
+	return nil
+}
+
+func (l holdLog) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return holdLog{next: l.next.WithAttrs(attrs), held: l.held}
+}
+
+func (l holdLog) WithGroup(name string) slog.Handler {
+	return holdLog{next: l.next.WithGroup(name), held: l.held}
 }
 
 // lateContext is a context whose deadline is set after it is made: the

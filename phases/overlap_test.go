@@ -2,6 +2,7 @@ package phases
 
 import (
 	"context"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -183,3 +184,65 @@ func TestLateContext(t *testing.T) {
 		t.Errorf("Err = %v, want Canceled (an interruption)", c2.Err())
 	}
 }
+
+// TestEarlyArbiterLogsWithItsPhase: what a location's early arbiter call
+// logs (here the hall's answer leaving Bo out, a fallback warning) is
+// written when the resolution phase collects it, after the phase began,
+// not while the intention phase is still running.
+func TestEarlyArbiterLogsWithItsPhase(t *testing.T) {
+	var mu sync.Mutex
+	var lines []string
+	note := func(s string) { mu.Lock(); lines = append(lines, s); mu.Unlock() }
+	hallAnswered := make(chan struct{})
+	var once sync.Once
+	srv := openaitest.New(t, func(c *openaitest.Call) openaitest.Reply {
+		switch {
+		case c.SchemaName() == "MasterOutput" && c.SchemaConst("location_id") == "hall":
+			defer once.Do(func() { close(hallAnswered) })
+			return openaitest.JSON(map[string]any{"tick": 1, "location_id": "hall",
+				"characters": map[string]any{"ada": map[string]any{"memory_entry": "I cooked.", "location": "hall", "internal_state": "", "external_intent": ""}},
+				"location":   map[string]any{"moment": nil, "description": nil}})
+		case c.SchemaName() == "IntentionResponse" && strings.Contains(c.SystemMessage(), "You are Cy."):
+			select { // Cy decides once the hall's answer has been read
+			case <-hallAnswered:
+				time.Sleep(200 * time.Millisecond)
+			case <-time.After(3 * time.Second):
+			}
+		}
+		return openaitest.FromSchema(nil)(c)
+	})
+	client := mustClient(t, srv.URL, 4)
+	pr, err := prompts.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) { note("LOG " + string(p)); return len(p), nil }), nil))
+	n := &Narrative{Sim: testWorld(), Prompts: pr, Model: client, Logger: logger,
+		Intention: llm.Params{Model: "m", MaxTokens: 400}, Resolution: llm.Params{Model: "m", MaxTokens: 2048}}
+	r := &runner.Runner{Game: n, Store: st, Client: client, OnEvent: func(ev runner.Event) { note(ev.String()) }}
+	if _, err := r.Run(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	resolution, warning := -1, -1
+	for i, l := range lines {
+		switch {
+		case strings.Contains(l, "STATE_ENTRY state=RESOLUTION"):
+			resolution = i
+		case strings.Contains(l, "no update for bo"):
+			warning = i
+		}
+	}
+	if resolution < 0 || warning < resolution {
+		t.Errorf("the hall's fallback warning at line %d, the resolution phase entered at line %d; want it after:\n%s",
+			warning, resolution, strings.Join(lines, "\n"))
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

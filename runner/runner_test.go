@@ -499,15 +499,19 @@ func TestBudgetCheckedBeforeEachPhase(t *testing.T) {
 }
 
 // TestRunnersSharingAClient: one model client may serve several runs at
-// once (an arena); each run's requests are put in the stored form of its
-// own state.db, and each reads back whole.
+// once, as in an arena (with no history, depth 0, which entity keys alone
+// would mix between runs); each run's requests are put in the stored form
+// of its own state.db, and each reads back whole.
 func TestRunnersSharingAClient(t *testing.T) {
 	h := newHarness(t, openaitest.FromSchema(nil))
 	r1, st1 := h.runner(Config{})
 	h2 := &harness{t: t, srv: h.srv, dbPath: filepath.Join(t.TempDir(), "state.db")}
 	r2, st2 := h2.runner(Config{})
-	r2.Client = r1.Client
-	r2.Game.(*phases.Narrative).Model = r1.Client
+	shared := mustClientWithDepth(t, h.srv.URL, 0)
+	for _, r := range []*Runner{r1, r2} {
+		r.Client = shared
+		r.Game.(*phases.Narrative).Model = shared
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	for i, r := range []*Runner{r1, r2} {
