@@ -2,7 +2,9 @@ package phases
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -78,30 +80,38 @@ func TestArbiterStartsWithItsCharacters(t *testing.T) {
 	}
 }
 
-// TestNoEarlyArbiterUnderABudget: with a token budget checked before each
-// phase, no arbiter is asked before the intention phase has ended.
+// TestNoEarlyArbiterUnderABudget: with a token budget or run.max_cost
+// checked before each phase, no arbiter is asked before the intention phase
+// has ended.
 func TestNoEarlyArbiterUnderABudget(t *testing.T) {
-	var intentionsLeft atomic.Int32
-	intentionsLeft.Store(3)
-	var early atomic.Bool
-	_, _, err := tickOf(t, func(c *openaitest.Call) openaitest.Reply {
-		if c.SchemaName() == "IntentionResponse" {
-			if strings.Contains(c.SystemMessage(), "You are Cy.") {
-				time.Sleep(100 * time.Millisecond) // the others' arbiters would start meanwhile
+	for name, cfg := range map[string]runner.Config{
+		"token budget": {TokenBudget: 1_000_000},
+		"max cost":     {MaxCost: 100, Prices: map[string]runner.Price{"m": {Prompt: 1, Completion: 1}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var intentionsLeft atomic.Int32
+			intentionsLeft.Store(3)
+			var early atomic.Bool
+			_, _, err := tickOf(t, func(c *openaitest.Call) openaitest.Reply {
+				if c.SchemaName() == "IntentionResponse" {
+					if strings.Contains(c.SystemMessage(), "You are Cy.") {
+						time.Sleep(100 * time.Millisecond) // the others' arbiters would start meanwhile
+					}
+					defer intentionsLeft.Add(-1)
+					return openaitest.JSON(map[string]any{"intention": "I wait."})
+				}
+				if intentionsLeft.Load() > 0 {
+					early.Store(true)
+				}
+				return openaitest.FromSchema(nil)(c)
+			}, cfg)
+			if err != nil {
+				t.Fatal(err)
 			}
-			defer intentionsLeft.Add(-1)
-			return openaitest.JSON(map[string]any{"intention": "I wait."})
-		}
-		if intentionsLeft.Load() > 0 {
-			early.Store(true)
-		}
-		return openaitest.FromSchema(nil)(c)
-	}, runner.Config{TokenBudget: 1_000_000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if early.Load() {
-		t.Error("an arbiter was asked before every intention was in, under a budget")
+			if early.Load() {
+				t.Error("an arbiter was asked before every intention was in, under a budget")
+			}
+		})
 	}
 }
 
@@ -246,3 +256,29 @@ func TestEarlyArbiterLogsWithItsPhase(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestResolutionRequestThatCannotBeBuilt: one location whose prompt cannot
+// be rendered fails the phase with the template's error (seed 004: a
+// prompt render error propagates to the runner), and no outcomes come back.
+func TestResolutionRequestThatCannotBeBuilt(t *testing.T) {
+	t.Parallel()
+	env, _, _ := testEnv(t, openaitest.FromSchema(nil))
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "prompts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmpl := `{{if eq .Location.ID "garden"}}{{.Nope}}{{end}}Tick {{.Simulation.Tick}} in {{.Location.Name}}.`
+	if err := os.WriteFile(filepath.Join(dir, "prompts", ResolutionUserTemplate), []byte(tmpl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := prompts.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Prompts = pr
+	out, err := Resolution(t.Context(), env, env.Sim.InitialState(), map[string]string{"ada": "I cook.", "bo": "I steal.", "cy": "I dig."})
+	var te *prompts.TemplateError
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "Nope") || out != nil {
+		t.Errorf("Resolution with garden's prompt broken = %d outcomes, %v; want the template error and none", len(out), err)
+	}
+}
