@@ -108,3 +108,25 @@ func TestRunCommitFailureStops(t *testing.T) {
 		t.Errorf("a commit failure reported as %v", err)
 	}
 }
+
+// TestRunLastCommitFailureStops: the last tick's commit, which Run waits
+// for after its loop, fails the run the same way: its error, the ticks
+// before it kept and told, an error stop recorded at that tick.
+func TestRunLastCommitFailureStops(t *testing.T) {
+	r := openTicker(t, 3)
+	var told []int
+	r.OnTick = func(tr TickReport) { told = append(told, tr.Tick) }
+	rep, err := r.Run(t.Context(), 3)
+	if err == nil || !strings.Contains(err.Error(), "commit tick 3") {
+		t.Fatalf("Run = %v; want tick 3's commit error", err)
+	}
+	if rep.Stop != StopError || rep.LastTick != 2 || len(rep.Ticks) != 2 || r.LastTick() != 2 {
+		t.Errorf("report %+v, runner at %d; want stopped after tick 2", rep, r.LastTick())
+	}
+	if len(told) != 2 {
+		t.Errorf("ticks told %v, want 1 and 2", told)
+	}
+	if sum, err := r.Store.Summary(t.Context()); err != nil || sum.LastStop == nil || sum.LastStop.Tick != 3 || sum.LastStop.Reason != StopError {
+		t.Errorf("stop recorded %+v, %v; want an error stop at tick 3", sum.LastStop, err)
+	}
+}
