@@ -34,8 +34,7 @@ const (
 type Batcher interface {
 	CreateEachThen(ctx context.Context, n int, build func(i int) (llm.Request, error), done func(i int, r llm.Result)) ([]llm.Result, error)
 	Complete(ctx context.Context, req llm.Request) llm.Result
-	Config() llm.Config // its Concurrency bounds the calls made at once
-	Workers() int       // goroutines a batch of calls runs (llm.Client.Workers)
+	Workers() int // goroutines a batch of calls runs (llm.Client.Workers)
 }
 
 // Env is what every phase needs: the world, its prompts, the model and a logger.
