@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,8 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/arbiter-sim/arbiter/internal/tail"
 )
 
 // ServerEnv is the variable through which a parent hands the stand-in
@@ -35,7 +35,7 @@ type Child struct {
 
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stderr *tailBuffer
+	stderr *tail.Buffer
 	exited chan struct{}
 	err    error // of cmd.Wait, once exited is closed
 }
@@ -56,7 +56,7 @@ func StartServer(ctx context.Context, l Launcher, cfg ServerConfig) (*Child, err
 	}
 	cmd := exec.CommandContext(ctx, l.Path, l.Args...)
 	cmd.Env = append(append(os.Environ(), l.Env...), ServerEnv+"="+string(conf))
-	c := &Child{cmd: cmd, stderr: &tailBuffer{max: 4096}, exited: make(chan struct{})}
+	c := &Child{cmd: cmd, stderr: &tail.Buffer{Max: 4096}, exited: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	if c.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, err
@@ -87,10 +87,10 @@ func StartServer(ctx context.Context, l Launcher, cfg ServerConfig) (*Child, err
 			return c, nil
 		}
 		c.Close()
-		return nil, fmt.Errorf("stand-in server: %s %s did not say where it listens (said %q)%s", l.Path, strings.Join(l.Args, " "), line, c.stderr.suffix())
+		return nil, fmt.Errorf("stand-in server: %s %s did not say where it listens (said %q)%s", l.Path, strings.Join(l.Args, " "), line, said(c.stderr))
 	case <-timer.C:
 		c.Close()
-		return nil, fmt.Errorf("stand-in server: %s did not start within 30s%s", l.Path, c.stderr.suffix())
+		return nil, fmt.Errorf("stand-in server: %s did not start within 30s%s", l.Path, said(c.stderr))
 	case <-ctx.Done():
 		c.Close()
 		return nil, ctx.Err()
@@ -135,7 +135,7 @@ func (c *Child) Close() (time.Duration, error) {
 		cpu = ps.UserTime() + ps.SystemTime()
 	}
 	if c.err != nil {
-		return cpu, fmt.Errorf("stand-in server: %w%s", c.err, c.stderr.suffix())
+		return cpu, fmt.Errorf("stand-in server: %w%s", c.err, said(c.stderr))
 	}
 	return cpu, nil
 }
@@ -162,28 +162,9 @@ func ServeChild(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	return Serve(ctx, cfg, func(url string) { fmt.Fprintf(stdout, "listening %s\n", url) })
 }
 
-// tailBuffer keeps the last max bytes written to it (a child's stderr).
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = t.b[len(t.b)-t.max:]
-	}
-	return len(p), nil
-}
-
-// suffix is ": <what the child wrote on stderr>", or "".
-func (t *tailBuffer) suffix() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if s := string(bytes.TrimSpace(t.b)); s != "" {
+// said is ": <what the child wrote on stderr>", or "".
+func said(stderr *tail.Buffer) string {
+	if s := stderr.String(); s != "" {
 		return ": " + s
 	}
 	return ""

@@ -413,14 +413,3 @@ func TestSweepStale(t *testing.T) {
 		}
 	}
 }
-
-func TestTailWriter(t *testing.T) {
-	t.Parallel()
-	w := &tailWriter{max: 5}
-	for _, s := range []string{"ab", "cdef", "g"} {
-		w.Write([]byte(s))
-	}
-	if got := w.String(); got != "cdefg" {
-		t.Errorf("tail = %q, want %q", got, "cdefg")
-	}
-}

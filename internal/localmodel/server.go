@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/arbiter-sim/arbiter/internal/tail"
 )
 
 // Time limits of Start and Stop.
@@ -47,7 +49,7 @@ type Server struct {
 	dir   string // OLLAMA_MODELS and HOME live here; removed by Stop
 	env   []string
 	bin   string
-	log   *tailWriter
+	log   *tail.Buffer
 	out   io.Writer // LogWriter + log
 
 	cmd     *exec.Cmd
@@ -128,7 +130,7 @@ func start(ctx context.Context, bin, name, modelfile string, logw io.Writer) (_ 
 		model:  name,
 		dir:    dir,
 		bin:    bin,
-		log:    &tailWriter{max: 8 << 10},
+		log:    &tail.Buffer{Max: 8 << 10},
 		exited: make(chan struct{}),
 	}
 	s.out = io.MultiWriter(logw, s.log)
@@ -387,27 +389,4 @@ func serverEnv(env []string, addr, dir string) []string {
 		out = append(out, "OLLAMA_NUM_PARALLEL=1")
 	}
 	return append(out, set...)
-}
-
-// tailWriter keeps the last max bytes written to it.
-type tailWriter struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (w *tailWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	if over := len(w.buf) - w.max; over > 0 {
-		w.buf = append(w.buf[:0], w.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (w *tailWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return strings.TrimSpace(string(w.buf))
 }
