@@ -174,14 +174,20 @@ var ErrNoEndpoint = errors.New(`no model endpoint configured.
                      and pick a model it serves: export ARBITER_LLM_MODEL=llama3.2
   Or set llm.base_url / llm.api_key in config.yaml, or pass --base-url`)
 
-// loadConfig reads the configuration: configFile when given, else
-// ./config.yaml when present, else the built-in defaults; then ARBITER_*
-// variables and the flags that were set.
-func loadConfig(configFile string, flags *pflag.FlagSet, flagKeys map[string]string) (*Config, error) {
+// defaultsViper is a viper holding the built-in defaults alone.
+func defaultsViper() *viper.Viper {
 	v := viper.NewWithOptions(viper.KeyDelimiter("."))
 	for k, val := range defaults {
 		v.SetDefault(k, val)
 	}
+	return v
+}
+
+// loadConfig reads the configuration: configFile when given, else
+// ./config.yaml when present, else the built-in defaults; then ARBITER_*
+// variables and the flags that were set.
+func loadConfig(configFile string, flags *pflag.FlagSet, flagKeys map[string]string) (*Config, error) {
+	v := defaultsViper()
 	// OpenAI's own variables rank below everything else, as in the OpenAI SDKs.
 	if s := os.Getenv("OPENAI_BASE_URL"); s != "" {
 		v.SetDefault("llm.base_url", s)

@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/spf13/viper"
-
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/manifest"
 	"github.com/arbiter-sim/arbiter/session"
@@ -36,12 +34,8 @@ func (c Config) manifestConfig() (map[string]string, error) {
 // defaultManifestConfig is the built-in defaults as manifestConfig writes
 // them, for status to show only the keys a run changed.
 func defaultManifestConfig() (map[string]string, error) {
-	v := viper.NewWithOptions(viper.KeyDelimiter("."))
-	for k, val := range defaults {
-		v.SetDefault(k, val)
-	}
 	var c Config
-	if err := v.Unmarshal(&c); err != nil {
+	if err := defaultsViper().Unmarshal(&c); err != nil {
 		return nil, err
 	}
 	return c.manifestConfig()
