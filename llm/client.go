@@ -18,7 +18,8 @@ import (
 // It is safe for concurrent use.
 type Client struct {
 	cfg     Config
-	oa      *openai.Client
+	oa      *openai.Client // for GET /models; chat completions go through postChat
+	http    transport
 	class   classifier
 	schemas schemaCache
 	history *History
@@ -79,8 +80,9 @@ func New(cfg Config) (*Client, error) {
 	oc.BaseURL = cfg.BaseURL
 	secrets := NewSecrets(cfg)
 	shown := RedactURL(cfg.BaseURL)
-	oc.HTTPClient = transport{next: &http.Client{Transport: tr}, secrets: secrets,
+	doer := transport{next: &http.Client{Transport: tr}, secrets: secrets,
 		limit: cfg.responseLimit(0), baseURL: shown}
+	oc.HTTPClient = doer
 
 	limit, burst := rate.Inf, 0
 	if cfg.RateLimit > 0 {
@@ -89,6 +91,7 @@ func New(cfg Config) (*Client, error) {
 	return &Client{
 		cfg:     cfg,
 		oa:      openai.NewClientWithConfig(oc),
+		http:    doer,
 		class:   classifier{baseURL: shown, secrets: secrets, timeout: cfg.Timeout},
 		history: NewHistory(cfg.Depth),
 		limiter: rate.NewLimiter(limit, burst),

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"net/url"
 	"slices"
 	"strings"
@@ -19,7 +20,8 @@ const minSecret = 4
 // every byte the server sends and every error it makes, and the commands to
 // what they print and store. The zero value scrubs nothing.
 type Secrets struct {
-	r *strings.Replacer
+	r      *strings.Replacer
+	values []string
 }
 
 // NewSecrets returns the scrubber of cfg's credentials.
@@ -56,7 +58,7 @@ func NewSecrets(cfg Config) Secrets {
 	for _, v := range values {
 		pairs = append(pairs, v, Redacted)
 	}
-	return Secrets{r: strings.NewReplacer(pairs...)}
+	return Secrets{r: strings.NewReplacer(pairs...), values: values}
 }
 
 // Scrub returns text with every secret replaced by Redacted.
@@ -65,6 +67,16 @@ func (s Secrets) Scrub(text string) string {
 		return text
 	}
 	return s.r.Replace(text)
+}
+
+// scrubBytes is Scrub for a body: b itself when it holds no secret.
+func (s Secrets) scrubBytes(b []byte) []byte {
+	for _, v := range s.values {
+		if bytes.Contains(b, []byte(v)) {
+			return []byte(s.Scrub(string(b)))
+		}
+	}
+	return b
 }
 
 // Empty reports whether there is nothing to scrub.

@@ -56,9 +56,21 @@ type transport struct {
 }
 
 func (h transport) Do(req *http.Request) (*http.Response, error) {
+	resp, body, err := h.fetch(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.ContentLength = int64(len(body))
+	return resp, nil
+}
+
+// fetch makes req and returns the answer with its whole body, read and
+// scrubbed as Do says; resp.Body is closed.
+func (h transport) fetch(req *http.Request) (*http.Response, []byte, error) {
 	resp, err := h.next.Do(req)
 	if err != nil {
-		return resp, err
+		return nil, nil, err
 	}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 		if hold, ok := req.Context().Value(retryAfterKey{}).(*retryAfter); ok {
@@ -71,27 +83,34 @@ func (h transport) Do(req *http.Request) (*http.Response, error) {
 	if n, ok := req.Context().Value(limitKey{}).(int64); ok && n > 0 {
 		limit = n
 	}
-	oversized := func(size string) (*http.Response, error) {
+	oversized := func(size string) (*http.Response, []byte, error) {
 		resp.Body.Close()
-		return nil, &Error{Kind: KindOversized, StatusCode: resp.StatusCode,
+		return nil, nil, &Error{Kind: KindOversized, StatusCode: resp.StatusCode,
 			Message: fmt.Sprintf("answer from %s refused: %s over the limit of %d bytes", h.baseURL, size, limit),
 			Hint:    "raise llm.max_response_bytes if the model's answers are really that long"}
 	}
 	if resp.ContentLength > limit {
 		return oversized(fmt.Sprintf("%d bytes,", resp.ContentLength))
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	body, err := readBody(resp.Body, resp.ContentLength, limit)
 	if int64(len(body)) > limit {
 		return oversized("its body runs")
 	}
 	resp.Body.Close()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if !h.secrets.Empty() {
-		body = []byte(h.secrets.Scrub(string(body)))
+	return resp, h.secrets.scrubBytes(body), nil
+}
+
+// readBody reads at most limit+1 bytes of r, into a buffer of the announced
+// size when there is one: io.ReadAll grows its buffer from 512 bytes,
+// copying as it goes.
+func readBody(r io.Reader, size, limit int64) ([]byte, error) {
+	var b bytes.Buffer
+	if size >= 0 {
+		b.Grow(int(size) + bytes.MinRead) // ReadFrom asks for MinRead free
 	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	resp.ContentLength = int64(len(body))
-	return resp, nil
+	_, err := b.ReadFrom(io.LimitReader(r, limit+1))
+	return b.Bytes(), err
 }

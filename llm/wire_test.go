@@ -1,0 +1,172 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// seen is what a server received of one request.
+type seen struct {
+	body                      string
+	auth, contentType, accept string
+	path                      string
+}
+
+// againstGoOpenAI sends cr to a server that answers status and body, once
+// by go-openai's CreateChatCompletion and once by postChat, and returns
+// what the server saw and what each got back.
+func againstGoOpenAI(t *testing.T, cr openai.ChatCompletionRequest, status int, body string) (want, got seen, wantResp, gotResp openai.ChatCompletionResponse, wantErr, gotErr error) {
+	t.Helper()
+	var last seen
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		last = seen{string(b), r.Header.Get("Authorization"), r.Header.Get("Content-Type"), r.Header.Get("Accept"), r.URL.Path}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+
+	oc := openai.DefaultConfig("sk-wire")
+	oc.BaseURL = srv.URL + "/v1"
+	wantResp, wantErr = openai.NewClientWithConfig(oc).CreateChatCompletion(t.Context(), cr)
+	want = last
+	c, err := New(Config{BaseURL: srv.URL + "/v1", APIKey: "sk-wire"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotResp, gotErr = c.postChat(t.Context(), cr)
+	got = last
+	wantResp.SetHeader(nil) // postChat keeps no headers; nothing reads them
+	return want, got, wantResp, gotResp, wantErr, gotErr
+}
+
+func wireRequests() map[string]openai.ChatCompletionRequest {
+	schema := json.RawMessage(`{"type": "object", "properties": {"a": {"type": "string"}}}`)
+	return map[string]openai.ChatCompletionRequest{
+		"structured": {
+			Model: "m", Temperature: 0.7, MaxTokens: 256,
+			Messages: []openai.ChatCompletionMessage{
+				{Role: "system", Content: "You are <Ada> & \"friends\"\n\ttabs \u2028 é"},
+				{Role: "user", Content: "past"}, {Role: "assistant", Content: `{"a":"b"}`},
+				{Role: "user", Content: ""},
+			},
+			ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+				JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "s", Schema: schema, Strict: true}},
+		},
+		"tools": {
+			Model: "m", MaxCompletionTokens: 10,
+			Messages: []openai.ChatCompletionMessage{
+				{Role: "user", Content: "move", Name: "ada"},
+				{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "c1", Type: openai.ToolTypeFunction,
+					Function: openai.FunctionCall{Name: "move", Arguments: `{"to":"x"}`}}}},
+				{Role: "tool", Content: "done", ToolCallID: "c1"},
+			},
+			Tools: []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "move", Parameters: schema}}},
+		},
+		"content parts": {
+			Model: "m",
+			Messages: []openai.ChatCompletionMessage{{Role: "user", MultiContent: []openai.ChatMessagePart{
+				{Type: openai.ChatMessagePartTypeText, Text: "hi"}}}},
+		},
+	}
+}
+
+// TestPostChatAsGoOpenAI: postChat sends the very bytes and headers
+// go-openai sends, to the same path, and returns the same response and
+// the same errors, for answers of every kind.
+func TestPostChatAsGoOpenAI(t *testing.T) {
+	t.Parallel()
+	answers := []struct {
+		name   string
+		status int
+		body   string
+	}{
+		{"answer", 200, `{"id":"x","object":"chat.completion","created":7,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"{\"a\":\"\\u00e9\"}"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`},
+		{"refusal and tool calls", 200, `{"choices":[{"message":{"role":"assistant","content":null,"refusal":"no","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls","logprobs":null}]}`},
+		{"content as parts", 200, `{"choices":[{"message":{"role":"assistant","content":[{"type":"text","text":"hi"}]}}]}`},
+		{"data after the answer", 200, `{"choices":[]} trailing`},
+		{"not JSON", 200, `<html>proxy</html>`},
+		{"wrong type", 200, `{"choices":[{"index":"zero"}]}`},
+		{"API error", 400, `{"error":{"message":"bad schema","type":"invalid_request_error","param":"response_format","code":null}}`},
+		{"error without an error object", 502, `Bad Gateway`},
+		{"error object of the wrong shape", 500, `{"error":"boom"}`},
+		{"empty error body", 503, ``},
+	}
+	for name, cr := range wireRequests() {
+		for _, a := range answers {
+			t.Run(name+"/"+a.name, func(t *testing.T) {
+				t.Parallel()
+				want, got, wantResp, gotResp, wantErr, gotErr := againstGoOpenAI(t, cr, a.status, a.body)
+				if got != want {
+					t.Errorf("server saw\n%+v\nwant (go-openai)\n%+v", got, want)
+				}
+				if !reflect.DeepEqual(gotResp, wantResp) {
+					t.Errorf("response\n%+v\nwant\n%+v", gotResp, wantResp)
+				}
+				if !reflect.DeepEqual(gotErr, wantErr) {
+					t.Errorf("error %#v (%v)\nwant %#v (%v)", gotErr, gotErr, wantErr, wantErr)
+				}
+			})
+		}
+	}
+}
+
+// TestPostChatRefusesWhatGoOpenAIRefuses: requests go-openai would not
+// send are not sent, with its errors, which the classifier knows.
+func TestPostChatRefusesWhatGoOpenAIRefuses(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { calls++ }))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []openai.ChatCompletionMessage{{Role: "user", Content: "x"}}
+	for _, tt := range []struct {
+		cr   openai.ChatCompletionRequest
+		want error
+	}{
+		{openai.ChatCompletionRequest{Model: "m", Messages: msgs, Stream: true}, openai.ErrChatCompletionStreamNotSupported},
+		{openai.ChatCompletionRequest{Model: "o1", Messages: msgs, MaxTokens: 5}, openai.ErrReasoningModelMaxTokensDeprecated},
+		{openai.ChatCompletionRequest{Model: "m", Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "x",
+			MultiContent: []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: "y"}}}}}, openai.ErrContentFieldsMisused},
+	} {
+		if _, err := c.postChat(t.Context(), tt.cr); !errors.Is(err, tt.want) {
+			t.Errorf("%+v: err %v, want %v", tt.cr, err, tt.want)
+		}
+	}
+	if calls != 0 {
+		t.Errorf("%d requests reached the server", calls)
+	}
+}
+
+// FuzzDecodeChat: whatever a server answers, decodeChat returns what
+// go-openai's decoding returns, response and error.
+func FuzzDecodeChat(f *testing.F) {
+	f.Add([]byte(`{"choices":[{"index":0,"message":{"role":"assistant","content":"{\"a\":1}"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3}}`))
+	f.Add([]byte(`{"choices":[{"message":{"content":[{"type":"text","text":"hi"}]}}]}`))
+	f.Add([]byte(`{"choices":[{"message":{"MultiContent":[{"type":"text"}],"content":"x"}}]}`))
+	f.Add([]byte(`{"choices":[{"message":null}]} {}`))
+	f.Add([]byte(`{"choices":[{"message":{"tool_calls":[{"function":{"name":1}}]}}]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var want openai.ChatCompletionResponse
+		wantErr := json.NewDecoder(bytes.NewReader(body)).Decode(&want)
+		got, gotErr := decodeChat(body)
+		if (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
+			t.Fatalf("error %v, want %v", gotErr, wantErr)
+		}
+		if wantErr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("decoded\n%#v\nwant\n%#v", got, want)
+		}
+	})
+}
