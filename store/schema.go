@@ -2,7 +2,7 @@ package store
 
 // schemaVersion is stored in PRAGMA user_version. Raise it, and add a step
 // to upgrades, whenever the schema below changes.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // schema creates every table; it is safe to run on an existing database.
 // Every per-tick row references its tick (a row of ticks is one committed
@@ -10,7 +10,8 @@ const schemaVersion = 4
 // tick that was not committed. Booleans are 0/1 integers. Version 2 added
 // records; version 3 the model of each call and the runs; version 4 the
 // texts of requests kept once (calls.request_json refers to them) and the
-// running totals that status and resume read. An older database
+// running totals that status and resume read; version 5 texts compressed
+// by S2 (older arbiters read only DEFLATE bodies). An older database
 // gets what it lacks when opened (see upgrades).
 const schema = `
 CREATE TABLE IF NOT EXISTS ticks (
@@ -144,7 +145,7 @@ CREATE TABLE IF NOT EXISTS runs (
 -- SHA-256, hex), written in the transaction of the first tick that sent it.
 CREATE TABLE IF NOT EXISTS texts (
 	key  TEXT PRIMARY KEY,
-	body BLOB NOT NULL -- a form byte (0: as is, 1: DEFLATE), then the text
+	body BLOB NOT NULL -- a form byte (0: as is, 1: DEFLATE, 2: S2), then the text
 ); -- a rowid table: texts run to kilobytes, which WITHOUT ROWID stores poorly
 
 -- totals: the calls summed per phase, entity and model, kept by each

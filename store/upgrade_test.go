@@ -1,9 +1,14 @@
 package store
 
 import (
+	"bytes"
+	stdflate "compress/flate"
 	"database/sql"
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,8 +73,8 @@ func TestUpgradeV2(t *testing.T) {
 		t.Fatalf("Open of a version 2 database: %v", err)
 	}
 	defer s.Close()
-	if v := userVersion(t, s); v != schemaVersion || schemaVersion != 4 {
-		t.Fatalf("user_version after the upgrade = %d, want 4", v)
+	if v := userVersion(t, s); v != schemaVersion || schemaVersion != 5 {
+		t.Fatalf("user_version after the upgrade = %d, want 5", v)
 	}
 	if sum, err := s.Summary(t.Context()); err != nil || sum.Total.Calls != 2 || sum.Total.PromptTokens != 200 || len(sum.ByEntity) != 1 {
 		t.Fatalf("summary after the upgrade = %+v, %v; want the 2 old calls in the totals", sum, err)
@@ -166,5 +171,56 @@ func TestNewDatabaseMatchesUpgraded(t *testing.T) {
 	}
 	if a, b := columns(fresh), columns(up); a != b || !strings.HasSuffix(a, "model TEXT 1") {
 		t.Errorf("calls columns differ:\n new      %s\n upgraded %s", a, b)
+	}
+}
+
+// TestVersion4TextsRead: a version 4 database, whose texts are DEFLATE,
+// opens as version 5; its requests read back whole, and the ticks after it
+// add S2 texts beside the old ones.
+func TestVersion4TextsRead(t *testing.T) {
+	s, path := openTemp(t)
+	rec, msgs := withMessages(1)
+	long := strings.Repeat("A long system prompt, packed. ", 60)
+	msgs[0].Content = long
+	commit(t, s, rec)
+	// Make it what version 4 wrote: DEFLATE bodies.
+	var body []byte
+	key := textKey(long)
+	if err := s.db.QueryRowContext(t.Context(), "SELECT body FROM texts WHERE key = ?", key).Scan(&body); err != nil || body[0] != bodyS2 {
+		t.Fatalf("body of the long text: form %v, %v; want S2", body[:1], err)
+	}
+	var old bytes.Buffer
+	old.WriteByte(bodyDeflated)
+	zw, _ := stdflate.NewWriter(&old, stdflate.BestSpeed)
+	io.WriteString(zw, long)
+	zw.Close()
+	if _, err := s.db.ExecContext(t.Context(), "UPDATE texts SET body = ? WHERE key = ?", old.Bytes(), key); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.ExecContext(t.Context(), "PRAGMA user_version = 4"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("Open of a version 4 database: %v", err)
+	}
+	defer s.Close()
+	if v := userVersion(t, s); v != 5 {
+		t.Fatalf("user_version = %d, want 5", v)
+	}
+	rec2, msgs2 := withMessages(2)
+	msgs2[len(msgs2)-1].Content = strings.Repeat("A new long user prompt. ", 60)
+	commit(t, s, rec2)
+	for tick, want := range map[int][]Message{1: msgs, 2: msgs2} {
+		calls, err := s.Calls(t.Context(), tick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []Message
+		if err := json.Unmarshal([]byte(calls[0].Request), &got); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("tick %d: request read back as %s, %v", tick, calls[0].Request, err)
+		}
 	}
 }
