@@ -63,10 +63,20 @@ func NewSecrets(cfg Config) Secrets {
 
 // Scrub returns text with every secret replaced by Redacted.
 func (s Secrets) Scrub(text string) string {
-	if s.r == nil {
+	if !s.in(text) { // strings.Contains is several times faster than Replace finding nothing
 		return text
 	}
 	return s.r.Replace(text)
+}
+
+// in reports whether text holds a secret.
+func (s Secrets) in(text string) bool {
+	for _, v := range s.values {
+		if strings.Contains(text, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // scrubBytes is Scrub for a body: b itself when it holds no secret.
