@@ -202,6 +202,12 @@ func (o *Options) world(ctx context.Context, role string, s Shape, ticks, concur
 
 // measure opens the world as `arbiter run` would and runs its ticks,
 // recording every figure into w; a failure is w.Error.
+// standInKey is the API key sent to the stand-in server. Like a real key,
+// it appears in no answer: the key "bench", which the model name and so
+// every answer held, had every answer scrubbed of it, work a real run does
+// not do.
+const standInKey = "sk-bench-stand-in"
+
 func (w *World) measure(ctx context.Context, o *Options, child *Child, simDir string, ticks, concurrency int) {
 	dbPath := session.StatePath(simDir)
 	var db *sql.DB
@@ -213,7 +219,7 @@ func (w *World) measure(ctx context.Context, o *Options, child *Child, simDir st
 	set := session.Settings{
 		LLM: func() (llm.Config, error) {
 			c := o.Client
-			c.BaseURL, c.APIKey, c.Concurrency = child.URL, "bench", concurrency
+			c.BaseURL, c.APIKey, c.Concurrency = child.URL, standInKey, concurrency
 			return c, nil
 		},
 		Plays:      []string{world.KindNarrative},

@@ -136,6 +136,9 @@ func TestServerAnswersFromTheSchema(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d: %s", resp.StatusCode, body)
 	}
+	if strings.Contains(body, standInKey) {
+		t.Errorf("the answer holds the API key the engine sends, which it would scrub from every answer: %s", body)
+	}
 	var out struct {
 		Choices []struct {
 			Message struct {
