@@ -74,7 +74,7 @@ func intentions(ctx context.Context, env Env, st *world.State, w *prompts.Snapsh
 func intentionOutcome(ctx context.Context, env Env, st *world.State, id string, res llm.Result) Outcome[string] {
 	o := Outcome[string]{ID: id, Call: res}
 	if o.Call.Err == nil {
-		resp, err := ParseIntention(o.Call.Output)
+		resp, err := checkedIntention(o.Call.Output) // Complete checked it against IntentionSchema
 		if err == nil {
 			o.Value = resp.Intention
 			return o

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/llm"
 )
 
 func TestIntentionOnePerCharacter(t *testing.T) {
@@ -52,5 +53,31 @@ func TestIntentionFallbackKeepsExternalIntent(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "Phase 1: bo fallback (server: ") {
 		t.Errorf("no warning for bo's fallback:\n%s", logs.String())
+	}
+}
+
+// TestIntentionAnswerOffSchemaFallsBack: an answer that breaks the
+// intention schema is refused, since the phase reads what the client has
+// checked against that schema without checking it again, and the character
+// falls back to its external intent.
+func TestIntentionAnswerOffSchemaFallsBack(t *testing.T) {
+	for _, answer := range []string{`{"intention":"x","extra":1}`, `{}`, `{"intention":5}`} {
+		h := openaitest.Match(openaitest.FromSchema(nil), openaitest.Route{
+			If:   func(c *openaitest.Call) bool { return strings.Contains(c.SystemMessage(), "Bo") },
+			Then: openaitest.Always(openaitest.JSON(answer)),
+		})
+		env, _, _ := testEnv(t, h)
+		res, err := Intention(context.Background(), env, env.Sim.InitialState())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fallbacks(res)["bo"] || Values(res)["bo"] != "steal" || fallbacks(res)["ada"] {
+			t.Errorf("answer %s: fallbacks %v, bo's intention %q; want bo's external intent", answer, fallbackIDs(res), Values(res)["bo"])
+		}
+		for _, c := range results(res) {
+			if c.Request.EntityKey == "intention:bo" && llm.KindOf(c.Err) != llm.KindSchema {
+				t.Errorf("answer %s: bo's call failed with %v, want a schema error", answer, c.Err)
+			}
+		}
 	}
 }

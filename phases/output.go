@@ -354,6 +354,16 @@ func ParseIntention(data []byte) (IntentionResponse, error) {
 	return out, err
 }
 
+// checkedIntention is ParseIntention of an answer that llm.Client.Complete
+// has already checked against IntentionSchema, which ParseIntention's
+// schema is compiled from: it only decodes it. Checking it a second time
+// was half the cost of reading an answer.
+func checkedIntention(data []byte) (IntentionResponse, error) {
+	var out IntentionResponse
+	err := decode(data, &out)
+	return out, err
+}
+
 // ParseMasterOutput reads an arbiter answer as seed 004 allows it, in two
 // steps. The envelope first: one JSON object with tick, location_id,
 // characters (an object) and location, no unknown field, no trailing data;
@@ -364,13 +374,24 @@ func ParseIntention(data []byte) (IntentionResponse, error) {
 // with its reason. Who is present and where they may go are the world's to
 // check (Apply).
 func ParseMasterOutput(data []byte) (out MasterOutput, skipped map[string]error, err error) {
+	return parseMasterOutput(data, false)
+}
+
+// parseMasterOutput is ParseMasterOutput; with envelopeChecked, data has
+// been checked against ResolutionEnvelope already (an answer Complete
+// accepted under it), and only its characters' updates are.
+func parseMasterOutput(data []byte, envelopeChecked bool) (out MasterOutput, skipped map[string]error, err error) {
 	var env struct {
 		Tick       int                        `json:"tick"`
 		LocationID string                     `json:"location_id"`
 		Characters map[string]json.RawMessage `json:"characters"`
 		Location   LocationUpdate             `json:"location"`
 	}
-	if err := parse(data, envelopeValidator, &env); err != nil {
+	check := parse
+	if envelopeChecked {
+		check = func(data []byte, _ func() (*sjs.Schema, error), out any) error { return decode(data, out) }
+	}
+	if err := check(data, envelopeValidator, &env); err != nil {
 		return MasterOutput{}, nil, err
 	}
 	out = MasterOutput{Tick: env.Tick, LocationID: env.LocationID, Characters: CharacterUpdates{}, Location: env.Location}
@@ -400,6 +421,12 @@ func parse(data []byte, validator func() (*sjs.Schema, error), out any) error {
 	if err := sch.Validate(doc); err != nil {
 		return fmt.Errorf("%w: %w", ErrOutput, err)
 	}
+	return decode(data, out)
+}
+
+// decode reads data, one JSON object and nothing after it, into out, which
+// must have a field for each of its keys.
+func decode(data []byte, out any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(out); err != nil {
@@ -412,22 +439,22 @@ func parse(data []byte, validator func() (*sjs.Schema, error), out any) error {
 }
 
 var (
+	// intentionValidator and envelopeValidator are compiled from the very
+	// schemas the calls send (IntentionSchema, ResolutionEnvelope), which
+	// is what lets checkedIntention and parseMasterOutput skip checking an
+	// answer the client has checked.
 	intentionValidator = sync.OnceValues(func() (*sjs.Schema, error) {
-		s, err := schemas.Reflect(IntentionResponse{})
-		if err != nil {
-			return nil, err
-		}
-		return compile(s)
+		return schemas.Compile("mem://schema.json", intentionSchema())
 	})
 	// envelopeValidator checks an arbiter answer but for its characters'
 	// updates: characters is any object (characterValidator checks each
 	// value), and location's fields may be left out.
 	envelopeValidator = sync.OnceValues(func() (*sjs.Schema, error) {
-		s, err := envelope(MasterOutput{})
+		b, err := resolutionEnvelope()
 		if err != nil {
 			return nil, err
 		}
-		return compile(s)
+		return schemas.Compile("mem://schema.json", b)
 	})
 	characterValidator = sync.OnceValues(func() (*sjs.Schema, error) {
 		s, err := schemas.Reflect(CharacterUpdate{})

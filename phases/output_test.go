@@ -497,6 +497,11 @@ func FuzzParseMasterOutput(f *testing.F) {
 		if mo.Characters == nil {
 			t.Fatal("nil Characters on success")
 		}
+		// An answer whose envelope Complete has checked reads the same.
+		mo2, skipped2, err := parseMasterOutput(data, true)
+		if err != nil || !reflect.DeepEqual(mo2, mo) || len(skipped2) != len(skipped) {
+			t.Fatalf("with its envelope checked: %+v, %d skipped, %v; want %+v, %d skipped", mo2, len(skipped2), err, mo, len(skipped))
+		}
 		for id, u := range mo.Characters {
 			if u.MemoryEntry == "" {
 				t.Fatalf("character %q: empty memory_entry accepted", id)
@@ -529,6 +534,30 @@ func FuzzParseMasterOutput(f *testing.F) {
 		}
 		if ResolutionCheck(mo.Tick+1, mo.LocationID)(data) == nil || ResolutionCheck(mo.Tick, mo.LocationID+"x")(data) == nil {
 			t.Fatalf("ResolutionCheck accepted another tick or location for %s", data)
+		}
+	})
+}
+
+// FuzzParseIntention: an intention answer is read or refused with
+// ErrOutput; one that ParseIntention accepts (valid against the schema
+// Complete checks it against) checkedIntention reads the same.
+func FuzzParseIntention(f *testing.F) {
+	f.Add([]byte(`{"intention":"I go to the garden."}`))
+	f.Add([]byte(`{"intention":""}`))
+	f.Add([]byte(`{"intention":"a","extra":1}`))
+	f.Add([]byte(`{"intention":"a"} {}`))
+	f.Add([]byte(`{"intention":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := ParseIntention(data)
+		if err != nil {
+			if !errors.Is(err, ErrOutput) {
+				t.Fatalf("error %v does not wrap ErrOutput", err)
+			}
+			return
+		}
+		checked, err := checkedIntention(data)
+		if err != nil || checked != got {
+			t.Fatalf("checkedIntention of a valid answer: %+v, %v; want %+v", checked, err, got)
 		}
 	})
 }
