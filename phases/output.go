@@ -360,7 +360,7 @@ func ParseIntention(data []byte) (IntentionResponse, error) {
 // was half the cost of reading an answer.
 func checkedIntention(data []byte) (IntentionResponse, error) {
 	var out IntentionResponse
-	err := decode(data, &out)
+	err := decodeChecked(data, &out)
 	return out, err
 }
 
@@ -389,7 +389,7 @@ func parseMasterOutput(data []byte, envelopeChecked bool) (out MasterOutput, ski
 	}
 	check := parse
 	if envelopeChecked {
-		check = func(data []byte, _ func() (*sjs.Schema, error), out any) error { return decode(data, out) }
+		check = func(data []byte, _ func() (*sjs.Schema, error), out any) error { return decodeChecked(data, out) }
 	}
 	if err := check(data, envelopeValidator, &env); err != nil {
 		return MasterOutput{}, nil, err
@@ -422,6 +422,18 @@ func parse(data []byte, validator func() (*sjs.Schema, error), out any) error {
 		return fmt.Errorf("%w: %w", ErrOutput, err)
 	}
 	return decode(data, out)
+}
+
+// decodeChecked reads into out data that the client has checked against
+// out's schema, which allows no other key than out's fields: one JSON
+// value and nothing after it (llm.Client.Complete refuses more), so
+// json.Unmarshal, which does not copy data as a Decoder does, reads it as
+// decode would.
+func decodeChecked(data []byte, out any) error {
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("%w: %w", ErrOutput, err)
+	}
+	return nil
 }
 
 // decode reads data, one JSON object and nothing after it, into out, which
