@@ -30,6 +30,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			p(" with uncommitted changes")
 		}
 	}
+	if m.Collector != "" {
+		p("; collector: %s", m.Collector)
+	}
 	p(".\n\n")
 	s := r.Settings
 	p("Settings: stand-in server latency %s (%s), server concurrency C=%d, ", s.Latency, tailText(s.Tail), s.ServerConcurrency)

@@ -2,12 +2,16 @@ package bench
 
 import (
 	"bufio"
+	"fmt"
+	"math"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/arbiter-sim/arbiter/internal/memlimit"
 	"github.com/arbiter-sim/arbiter/manifest"
 )
 
@@ -135,6 +139,7 @@ type Machine struct {
 	Go         string `json:"go"`
 	Revision   string `json:"revision,omitempty"` // the arbiter commit, when the binary knows it
 	Modified   bool   `json:"modified,omitempty"` // built from a tree with changes
+	Collector  string `json:"collector"`          // how the Go collector was paced
 }
 
 func machine() Machine {
@@ -149,7 +154,27 @@ func machine() Machine {
 	}
 	b := manifest.ReadBuild()
 	m.Revision, m.Modified = b.Revision, b.Modified
+	m.Collector = collector()
 	return m
+}
+
+// collector says how the Go collector is paced: by the user's GOGC or
+// GOMEMLIMIT, by arbiter's memory limit (memlimit.Govern, which the
+// command sets), or by Go's defaults.
+func collector() string {
+	var set []string
+	for _, env := range []string{"GOGC", "GOMEMLIMIT"} {
+		if v := os.Getenv(env); v != "" {
+			set = append(set, env+"="+v)
+		}
+	}
+	switch {
+	case len(set) > 0:
+		return strings.Join(set, " ")
+	case debug.SetMemoryLimit(-1) != math.MaxInt64:
+		return fmt.Sprintf("memory limit %g × the largest live heap (arbiter's default)", memlimit.Headroom)
+	}
+	return "Go's defaults (GOGC=100, no memory limit)"
 }
 
 // procField is the value of the first "key : value" line of a /proc file.

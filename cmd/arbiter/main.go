@@ -6,13 +6,17 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/arbiter-sim/arbiter/internal/memlimit"
 )
 
 func main() { os.Exit(runMain(os.Args[1:])) }
 
 // runMain runs arbiter as a process: Ctrl-C (or SIGTERM) cancels the context,
-// which stops a run between ticks or rolls back the tick in flight.
+// which stops a run between ticks or rolls back the tick in flight. The
+// process's memory limit follows its largest live heap (see memlimit).
 func runMain(args []string) int {
+	defer memlimit.Govern()()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Execute(ctx, SystemStreams(), args)

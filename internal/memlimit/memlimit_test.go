@@ -1,0 +1,96 @@
+package memlimit
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+// The tests change the process's memory limit: none runs in parallel.
+
+// TestGovernFollowsThePeak: after collections with about 200 MB live, the
+// limit is Headroom times at least that; when that memory goes, the limit
+// stays at the peak; stop puts the limit back.
+func TestGovernFollowsThePeak(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	t.Setenv("GOGC", "")
+	before := debug.SetMemoryLimit(-1)
+	stop := Govern()
+	if got := debug.SetMemoryLimit(-1); got < Floor || got == math.MaxInt64 {
+		t.Errorf("limit %d right after Govern; want at least the floor %d", got, Floor)
+	}
+	const live = 200 << 20
+	hold := make([][]byte, 0, live>>20)
+	for range live >> 20 {
+		hold = append(hold, make([]byte, 1<<20))
+	}
+	want := int64(live * Headroom)
+	waitFor(t, func() bool { return debug.SetMemoryLimit(-1) >= want }, "a limit of Headroom × 200 MB")
+	runtime.KeepAlive(hold)
+	hold = nil
+	runtime.GC()
+	runtime.GC()
+	if got := debug.SetMemoryLimit(-1); got < want {
+		t.Errorf("limit fell to %d once the memory went; want it to stay at the peak's %d", got, want)
+	}
+	stop()
+	stop() // twice is harmless
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("limit %d after stop, want %d back", got, before)
+	}
+	runtime.GC()
+	runtime.GC()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("limit %d after stop and two collections; the governor still runs", got)
+	}
+}
+
+// TestGovernLeavesTheUsersSetting: with GOMEMLIMIT or GOGC set, the limit
+// is the user's.
+func TestGovernLeavesTheUsersSetting(t *testing.T) {
+	for _, env := range []string{"GOMEMLIMIT", "GOGC"} {
+		t.Run(env, func(t *testing.T) {
+			t.Setenv("GOMEMLIMIT", "")
+			t.Setenv("GOGC", "")
+			t.Setenv(env, "100")
+			before := debug.SetMemoryLimit(-1)
+			stop := Govern()
+			defer stop()
+			runtime.GC()
+			runtime.GC()
+			if got := debug.SetMemoryLimit(-1); got != before {
+				t.Errorf("limit %d with %s set; want %d untouched", got, env, before)
+			}
+		})
+	}
+}
+
+func TestLimitFor(t *testing.T) {
+	for _, tt := range []struct {
+		peak uint64
+		want int64
+	}{
+		{0, Floor},
+		{Floor / 2, Floor},
+		{100 << 20, 150 << 20},
+		{math.MaxUint64, math.MaxInt64},
+	} {
+		if got := limitFor(tt.peak); got != tt.want {
+			t.Errorf("limitFor(%d) = %d, want %d", tt.peak, got, tt.want)
+		}
+	}
+}
+
+func waitFor(t *testing.T, ok func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after 10 s: limit %d", what, debug.SetMemoryLimit(-1))
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+}
