@@ -67,7 +67,8 @@ func TestLockWaitsAndGivesUp(t *testing.T) {
 // TestLockDiesWithProcess: a lock held by a process that is killed is free
 // at once (no stale lock file to clean up).
 func TestLockDiesWithProcess(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x.lock")
+	// The child holds the lock until it is killed, so it must not make a
+	// temporary directory of its own: nothing would remove it.
 	if os.Getenv("FILELOCK_HOLD") != "" {
 		if _, err := TryLock(os.Getenv("FILELOCK_HOLD")); err != nil {
 			os.Exit(3)
@@ -76,6 +77,7 @@ func TestLockDiesWithProcess(t *testing.T) {
 		time.Sleep(time.Minute)
 		return
 	}
+	path := filepath.Join(t.TempDir(), "x.lock")
 	cmd := exec.Command(os.Args[0], "-test.run=TestLockDiesWithProcess")
 	cmd.Env = append(os.Environ(), "FILELOCK_HOLD="+path)
 	out, _ := cmd.StdoutPipe()
