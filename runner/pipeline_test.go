@@ -23,6 +23,7 @@ func (k *ticker) Load(ctx context.Context, st *store.Store, tick int) (any, erro
 }
 
 func (k *ticker) Step(ctx context.Context, t *Tick, s, _ any) (any, error) {
+	t.Enter(StateApply) // something of the tick to show
 	return s.(int) + 1, nil
 }
 
@@ -50,11 +51,21 @@ func openTicker(t *testing.T, badAt int) *Runner {
 // holds them all.
 func TestRunCommitsInOrder(t *testing.T) {
 	r := openTicker(t, 0)
-	var told []int
+	var told, shown []int
 	r.OnTick = func(tr TickReport) { told = append(told, tr.Tick) }
+	r.OnEvent = func(e Event) {
+		// Nothing of a tick is shown before the tick before it is stored.
+		if e.Tick > 1 && (len(told) == 0 || told[len(told)-1] != e.Tick-1) {
+			t.Errorf("an event of tick %d shown after ticks %v were told stored", e.Tick, told)
+		}
+		shown = append(shown, e.Tick)
+	}
 	rep, err := r.Run(t.Context(), 5)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(shown) < 5 || shown[0] != 1 || shown[len(shown)-1] != 5 {
+		t.Errorf("events shown of ticks %v, want each tick's", shown)
 	}
 	if len(rep.Ticks) != 5 || rep.LastTick != 5 || r.LastTick() != 5 || r.State() != 5 {
 		t.Fatalf("report %+v, runner at %d with %v; want 5 ticks", rep, r.LastTick(), r.State())
@@ -79,6 +90,10 @@ func TestRunCommitFailureStops(t *testing.T) {
 	r.OnEvent = func(e Event) {
 		if strings.Contains(e.String(), "error_type=commit_failed") {
 			failedAt = append(failedAt, e.Tick)
+		}
+		// Tick 4 was played while tick 3 committed, and dropped with it.
+		if e.Tick > 3 {
+			t.Errorf("an event of tick %d shown: %s", e.Tick, e)
 		}
 	}
 	var told []int

@@ -63,7 +63,9 @@ type Runner struct {
 	Client *llm.Client // its history is reloaded on Open and grows as ticks commit
 	Config Config
 	Logger *slog.Logger
-	// OnEvent, when set, sees every event as it is emitted (before commit).
+	// OnEvent, when set, sees every event as it is emitted, before its tick
+	// commits; an event emitted while the tick before commits waits until
+	// that tick is stored (and is dropped with its tick if it is not).
 	OnEvent func(Event)
 	// OnPhase, when set, is told when a phase starts and ends.
 	OnPhase func(PhaseProgress)
@@ -84,7 +86,14 @@ type Runner struct {
 	// callbacks serialises OnEvent, OnPhase and OnTick: a commit reports
 	// its tick from its own goroutine, as soon as it is stored.
 	callbacks sync.Mutex
-	used      int // tokens spent by all runs, counted when a budget is set
+	// holding is set while a tick commits under the next one's calls: the
+	// next tick's events wait in held, under callbacks, until the commit
+	// is over, so that nothing of a tick is shown before the tick before
+	// it is stored. They are shown then, after the stored tick's report,
+	// or dropped with the tick if that commit fails.
+	holding bool
+	held    []Event
+	used    int // tokens spent by all runs, counted when a budget is set
 	// usd is the dollars spent by all runs, counted when MaxCost is set.
 	usd float64
 	// cost is the calls, tokens and dollars of the committed ticks per
@@ -514,7 +523,8 @@ func (r *Runner) logger() *slog.Logger {
 	return r.Logger
 }
 
-// emit records ev in the tick's event list (when non-nil) and shows it.
+// emit records ev in the tick's event list (when non-nil) and shows it,
+// or holds it while the tick before commits (see holding).
 func (r *Runner) emit(events *[]Event, ev Event) {
 	if events != nil {
 		*events = append(*events, ev)
@@ -522,7 +532,36 @@ func (r *Runner) emit(events *[]Event, ev Event) {
 	if r.OnEvent != nil {
 		r.callbacks.Lock()
 		defer r.callbacks.Unlock()
+		if r.holding {
+			r.held = append(r.held, ev)
+			return
+		}
 		r.OnEvent(ev)
+	}
+}
+
+// hold starts holding events while a commit runs under the next tick.
+func (r *Runner) hold() {
+	r.callbacks.Lock()
+	defer r.callbacks.Unlock()
+	r.holding = true
+}
+
+// release ends the hold: the events held are shown when stored is true (the
+// commit they waited for stored its tick, whose report is then told first,
+// when tr is not nil) and dropped otherwise, with the tick they belong to.
+func (r *Runner) release(stored bool, tr *TickReport) {
+	r.callbacks.Lock()
+	defer r.callbacks.Unlock()
+	if stored && tr != nil && r.OnTick != nil {
+		r.OnTick(*tr)
+	}
+	held := r.held
+	r.holding, r.held = false, nil
+	if stored && r.OnEvent != nil {
+		for _, ev := range held {
+			r.OnEvent(ev)
+		}
 	}
 }
 

@@ -232,19 +232,27 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 	}
 	pipeline := r.pipeline
 	played := time.Since(start)
+	if pipeline {
+		r.hold()
+	}
 	go func() {
 		defer close(c.done)
 		begin := time.Now()
 		c.err = r.Store.CommitTick(context.WithoutCancel(ctx), rec)
 		tr.Commit = time.Since(begin)
 		tr.Duration = played + tr.Commit
-		if c.err == nil && pipeline {
+		switch {
+		case c.err != nil && pipeline:
+			// The next tick's events stay held: awaitCommit drops them
+			// and reports this failure.
+		case pipeline:
 			// Stored: nothing of the tick but its report is needed any
 			// more, so its prompts and answers need not stay in memory
-			// until the next tick ends.
+			// until the next tick ends. Told as soon as it is stored,
+			// then the next tick's events held meanwhile.
 			c.t = nil
-		}
-		if c.err == nil && r.OnTick != nil { // told as soon as it is stored
+			r.release(true, tr)
+		case c.err == nil && r.OnTick != nil:
 			r.callbacks.Lock()
 			defer r.callbacks.Unlock()
 			r.OnTick(*tr)
@@ -293,6 +301,9 @@ func (r *Runner) awaitCommit(ctx context.Context) error {
 	<-c.done
 	if c.err != nil {
 		r.last, r.state = c.last, c.state
+		if r.pipeline {
+			r.release(false, nil) // the next tick's events go with it
+		}
 		return c.t.fail(ctx, "commit_failed", c.err)
 	}
 	if !r.pipeline && r.Client != nil {
