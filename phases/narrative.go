@@ -1,6 +1,7 @@
 package phases
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"sync/atomic"
 
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/prompts"
@@ -34,6 +36,8 @@ type Narrative struct {
 	// Context is the model's context window in tokens (0: unknown); Lint
 	// refuses a first-tick call whose prompt and max_tokens would not fit.
 	Context int
+
+	stateSize atomic.Int64 // bytes of the last state encoded, to size the next
 }
 
 // Kind is world.KindNarrative.
@@ -152,23 +156,58 @@ func (n *Narrative) Encode(rec *store.TickRecord, _, s any) error {
 	if st.Tick != rec.Tick {
 		return fmt.Errorf("narrative: the state is of tick %d, not %d", st.Tick, rec.Tick)
 	}
-	bare := &world.State{Tick: st.Tick, Characters: make(map[string]world.CharacterState, len(st.Characters)), Locations: st.Locations}
-	for _, id := range slices.Sorted(maps.Keys(st.Characters)) {
-		cs := st.Characters[id]
-		for _, m := range cs.Memory {
+	ids := slices.Sorted(maps.Keys(st.Characters))
+	for _, id := range ids {
+		for _, m := range st.Characters[id].Memory {
 			if m.Tick == rec.Tick {
 				rec.Memories = append(rec.Memories, store.MemoryRecord{CharacterID: id, Entry: m.Entry})
 			}
 		}
-		cs.Memory = nil
-		bare.Characters[id] = cs
 	}
-	b, err := json.Marshal(bare)
+	b, err := encodeState(st, ids, int(n.stateSize.Load()))
 	if err != nil {
 		return fmt.Errorf("encode state: %w", err)
 	}
+	n.stateSize.Store(int64(len(b)))
 	rec.State = b
 	return nil
+}
+
+// encodeState is json.Marshal of st without its characters' memories (the
+// store keeps those in their own table), ids its characters' ids sorted,
+// written character by character into one buffer of about size bytes (the
+// last tick's): one Marshal of the whole state grew its buffer by
+// doubling and then copied it out, some 20 MB at the boundary of a tick of
+// 10,000 characters, when the heap is at its fullest.
+func encodeState(st *world.State, ids []string, size int) ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, size+size/8+512))
+	fmt.Fprintf(buf, `{"tick":%d,"characters":{`, st.Tick)
+	for i, id := range ids {
+		cs := st.Characters[id]
+		cs.Memory = nil
+		key, err := json.Marshal(id)
+		if err != nil {
+			return nil, err
+		}
+		val, err := json.Marshal(cs)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(key)
+		buf.WriteByte(':')
+		buf.Write(val)
+	}
+	locs, err := json.Marshal(st.Locations)
+	if err != nil {
+		return nil, err
+	}
+	buf.WriteString(`},"locations":`)
+	buf.Write(locs)
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
 }
 
 // Request builds the request that phase (intention or resolution) sends for
