@@ -599,6 +599,16 @@ func storeMessages(msgs []llm.Message) []store.Message {
 	return out
 }
 
+// sameOr is b as a string, s itself when they are equal: a valid answer
+// is most often its raw text as is, and a tick holds every record until
+// its commit, so the two share one copy.
+func sameOr(s string, b []byte) string {
+	if string(b) == s { // compared without a copy
+		return s
+	}
+	return string(b)
+}
+
 func callRecord(c Call) store.CallRecord {
 	res := c.Result
 	rec := store.CallRecord{
@@ -606,7 +616,7 @@ func callRecord(c Call) store.CallRecord {
 		EntityKey:        res.Request.EntityKey,
 		Model:            res.Request.Params.Model,
 		Raw:              res.Raw,
-		Output:           string(res.Output),
+		Output:           sameOr(res.Raw, res.Output),
 		LatencyMS:        res.Latency.Milliseconds(),
 		PromptTokens:     res.Usage.PromptTokens,
 		CompletionTokens: res.Usage.CompletionTokens,
