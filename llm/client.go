@@ -77,8 +77,9 @@ func New(cfg Config) (*Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = max(cfg.Concurrency, 2)
 	// A request whole in one write: with the default 4 KiB buffer, a
-	// prompt of kilobytes went out in two or three system calls.
-	tr.WriteBufferSize = 64 << 10
+	// prompt of kilobytes went out in two or three system calls. Each
+	// connection keeps its buffer, so not more than most requests need.
+	tr.WriteBufferSize = 16 << 10
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
 	secrets := NewSecrets(cfg)
