@@ -8,8 +8,9 @@
 // had, read again after every collection: the heap may then grow past the
 // peak by half of it, not by all of it. Away from the peak, GOGC still
 // paces the collector, so it works harder only near the peak. Measured at
-// 10,000 characters over 5 ticks: peak RSS 324 -> 228 MB for 7 % more CPU
-// per call (GOGC=60 saves less, 276 MB, for 4 %). The limit follows the
+// 10,000 characters over 20 ticks: peak RSS 352 -> 259 MB for 11 % more
+// CPU per call (BENCHMARKS.md; over 5 ticks GOGC=60 saved less, 324 ->
+// 276 MB, where this saved 324 -> 228 MB). The limit follows the
 // world: it is never a fixed size that a larger world would exceed, and
 // the runtime caps what its collector may spend to honour a limit.
 package memlimit
