@@ -34,6 +34,9 @@ func (c Config) responseLimit(maxTokens int) int64 {
 	return max(minResponseBytes, int64(maxTokens)*bytesPerToken)
 }
 
+// maxPresize is the most readBody sets aside for a body before reading it.
+const maxPresize = 1 << 20
+
 // limitKey carries the body limit of one request in its context.
 type limitKey struct{}
 
@@ -104,12 +107,13 @@ func (h transport) fetch(req *http.Request) (*http.Response, []byte, error) {
 }
 
 // readBody reads at most limit+1 bytes of r, into a buffer of the announced
-// size when there is one: io.ReadAll grows its buffer from 512 bytes,
-// copying as it goes.
+// size when there is one (io.ReadAll grows its buffer from 512 bytes,
+// copying as it goes), but no larger than maxPresize before the bytes
+// arrive: a server may announce more than it sends.
 func readBody(r io.Reader, size, limit int64) ([]byte, error) {
 	var b bytes.Buffer
 	if size >= 0 {
-		b.Grow(int(size) + bytes.MinRead) // ReadFrom asks for MinRead free
+		b.Grow(int(min(size, maxPresize)) + bytes.MinRead) // ReadFrom asks for MinRead free
 	}
 	_, err := b.ReadFrom(io.LimitReader(r, limit+1))
 	return b.Bytes(), err

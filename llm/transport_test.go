@@ -100,3 +100,21 @@ func TestResponseLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestAnnouncedSizeIsNotTrusted: a body is read into a buffer of its
+// announced size only up to a bound: a server announcing a terabyte under
+// a limit that allows it, and sending a few bytes, costs a few bytes.
+func TestAnnouncedSizeIsNotTrusted(t *testing.T) {
+	tr := transport{next: fixedDoer{200, []byte(`{"choices":[]}`), 1 << 40}, limit: 1 << 41, baseURL: "http://h/v1"}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://h/v1/chat/completions", nil)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, body, err := tr.fetch(req)
+	runtime.ReadMemStats(&after)
+	if err != nil || string(body) != `{"choices":[]}` {
+		t.Fatalf("fetch = %q, %v", body, err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4*maxPresize {
+		t.Errorf("reading a body of 14 bytes announced as 1 TB allocated %d bytes", grew)
+	}
+}
