@@ -30,7 +30,9 @@ const (
 // result to done (when set) as its call ends. Results come back in index
 // order, one per request, and a failed call is a Result with Err set, never
 // a reason to stop the batch; only a request that cannot be built is an
-// error. Complete makes one call.
+// error. Complete makes one call. A Result's Output has passed the
+// request's schema (its Accept when set) and Check, as llm.Client.Complete
+// sees to: the phases decode it without checking it again.
 type Batcher interface {
 	CreateEachThen(ctx context.Context, n int, build func(i int) (llm.Request, error), done func(i int, r llm.Result)) ([]llm.Result, error)
 	Complete(ctx context.Context, req llm.Request) llm.Result
