@@ -64,7 +64,7 @@ func (s *Store) openedReadOnly(ctx context.Context) error {
 		return ErrNoRunState
 	case version > schemaVersion:
 		return fmt.Errorf("schema version %d is newer than this arbiter knows (%d): upgrade arbiter", version, schemaVersion)
-	case version < schemaVersion:
+	case version < readableVersion:
 		return fmt.Errorf("run state written by an older arbiter (schema version %d); a run upgrades it", version)
 	}
 	return s.check(ctx)

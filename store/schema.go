@@ -4,6 +4,11 @@ package store
 // to upgrades, whenever the schema below changes.
 const schemaVersion = 5
 
+// readableVersion is the oldest version read-only commands read as it is:
+// version 5 changed only how new texts are compressed, which the reader
+// of either knows.
+const readableVersion = 4
+
 // schema creates every table; it is safe to run on an existing database.
 // Every per-tick row references its tick (a row of ticks is one committed
 // tick or turn with the kind's state as JSON), so nothing can be stored for a

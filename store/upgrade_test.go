@@ -202,7 +202,19 @@ func TestVersion4TextsRead(t *testing.T) {
 	}
 	s.Close()
 
-	s, err := Open(t.Context(), path)
+	// Read-only commands read it as it is: it holds no S2 body.
+	ro, err := OpenReadOnly(t.Context(), path)
+	if err != nil {
+		t.Fatalf("OpenReadOnly of a version 4 database: %v", err)
+	}
+	calls, err := ro.Calls(t.Context(), 1)
+	ro.Close()
+	var got []Message
+	if err != nil || len(calls) == 0 || json.Unmarshal([]byte(calls[0].Request), &got) != nil || !reflect.DeepEqual(got, msgs) {
+		t.Fatalf("read-only, tick 1's request: %v, %v; want it whole", calls, err)
+	}
+
+	s, err = Open(t.Context(), path)
 	if err != nil {
 		t.Fatalf("Open of a version 4 database: %v", err)
 	}
