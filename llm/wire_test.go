@@ -170,3 +170,31 @@ func FuzzDecodeChat(f *testing.F) {
 		}
 	})
 }
+
+// TestWireTypesMatchGoOpenAI: the types decodeChat reads a choice and its
+// message into have go-openai's fields, in its order, with its JSON names:
+// a field go-openai adds would otherwise be dropped without a word (the
+// message's conversion is checked by the compiler, a choice's is not).
+func TestWireTypesMatchGoOpenAI(t *testing.T) {
+	for _, pair := range [][2]reflect.Type{
+		{reflect.TypeFor[wireChoice](), reflect.TypeFor[openai.ChatCompletionChoice]()},
+		{reflect.TypeFor[wireAnswerMessage](), reflect.TypeFor[openai.ChatCompletionMessage]()},
+		{reflect.TypeFor[wireMessage](), reflect.TypeFor[openai.ChatCompletionMessage]()},
+	} {
+		ours, theirs := pair[0], pair[1]
+		if ours.NumField() != theirs.NumField() {
+			t.Errorf("%v has %d fields, %v %d", ours, ours.NumField(), theirs, theirs.NumField())
+			continue
+		}
+		for i := range ours.NumField() {
+			if o, g := ours.Field(i), theirs.Field(i); o.Name != g.Name {
+				t.Errorf("%v field %d is %s, %v's %s", ours, i, o.Name, theirs, g.Name)
+			}
+		}
+	}
+	for i := range reflect.TypeFor[wireChoice]().NumField() {
+		if got, want := reflect.TypeFor[wireChoice]().Field(i).Tag, reflect.TypeFor[openai.ChatCompletionChoice]().Field(i).Tag; got != want {
+			t.Errorf("choice field %d: tag %q, go-openai's %q", i, got, want)
+		}
+	}
+}

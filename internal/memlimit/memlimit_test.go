@@ -18,6 +18,7 @@ func TestGovernFollowsThePeak(t *testing.T) {
 	t.Setenv("GOGC", "")
 	before := debug.SetMemoryLimit(-1)
 	stop := Govern()
+	t.Cleanup(stop) // on failure too: the next test needs the limit back
 	if got := debug.SetMemoryLimit(-1); got < Floor || got == math.MaxInt64 {
 		t.Errorf("limit %d right after Govern; want at least the floor %d", got, Floor)
 	}
