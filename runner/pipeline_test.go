@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbiter-sim/arbiter/llm"
 	. "github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/store"
 )
@@ -22,8 +23,20 @@ func (k *ticker) Load(ctx context.Context, st *store.Store, tick int) (any, erro
 	return (&counter{}).Load(ctx, st, tick) // a number, as the counter's
 }
 
+// Step runs one phase of two calls, one of which fails and falls back (a
+// recovery told when the tick's fate is known), then enters APPLY.
 func (k *ticker) Step(ctx context.Context, t *Tick, s, _ any) (any, error) {
-	t.Enter(StateApply) // something of the tick to show
+	_, err := t.Phase(ctx, Phase{Name: "guess", Calls: 2, Strategy: "fallback_guess"}, func(context.Context) ([]Call, error) {
+		req := llm.Request{EntityKey: "guess:a", Phase: "guess"}
+		return []Call{
+			{Result: llm.Result{Request: req, Output: json.RawMessage(`{}`), Raw: `{}`}},
+			{Result: llm.Result{Request: req, Err: &llm.Error{Kind: llm.KindSchema, Message: "off schema"}}, Fallback: true},
+		}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.Enter(StateApply)
 	return s.(int) + 1, nil
 }
 
@@ -60,6 +73,11 @@ func TestRunCommitsInOrder(t *testing.T) {
 		}
 		shown = append(shown, e.Tick)
 	}
+	r.OnPhase = func(p PhaseProgress) {
+		if p.Tick > 1 && (len(told) == 0 || told[len(told)-1] != p.Tick-1) {
+			t.Errorf("progress of tick %d shown after ticks %v were told stored", p.Tick, told)
+		}
+	}
 	rep, err := r.Run(t.Context(), 5)
 	if err != nil {
 		t.Fatal(err)
@@ -94,6 +112,11 @@ func TestRunCommitFailureStops(t *testing.T) {
 		// Tick 4 was played while tick 3 committed, and dropped with it.
 		if e.Tick > 3 {
 			t.Errorf("an event of tick %d shown: %s", e.Tick, e)
+		}
+	}
+	r.OnPhase = func(p PhaseProgress) {
+		if p.Tick > 3 {
+			t.Errorf("progress of tick %d shown: %+v", p.Tick, p)
 		}
 	}
 	var told []int

@@ -67,7 +67,8 @@ type Runner struct {
 	// commits; an event emitted while the tick before commits waits until
 	// that tick is stored (and is dropped with its tick if it is not).
 	OnEvent func(Event)
-	// OnPhase, when set, is told when a phase starts and ends.
+	// OnPhase, when set, is told when a phase starts and ends; while the
+	// tick before commits, once that tick is stored, as OnEvent.
 	OnPhase func(PhaseProgress)
 	// OnTick, when set, is told of every tick as soon as it commits. The
 	// callbacks are never called at once.
@@ -87,12 +88,12 @@ type Runner struct {
 	// its tick from its own goroutine, as soon as it is stored.
 	callbacks sync.Mutex
 	// holding is set while a tick commits under the next one's calls: the
-	// next tick's events wait in held, under callbacks, until the commit
-	// is over, so that nothing of a tick is shown before the tick before
-	// it is stored. They are shown then, after the stored tick's report,
-	// or dropped with the tick if that commit fails.
+	// next tick's events and phase progress wait in held, under callbacks,
+	// until the commit is over, so that nothing of a tick is shown before
+	// the tick before it is stored. They are shown then, after the stored
+	// tick's report, or dropped with the tick if that commit fails.
 	holding bool
-	held    []Event
+	held    []func()
 	used    int // tokens spent by all runs, counted when a budget is set
 	// usd is the dollars spent by all runs, counted when MaxCost is set.
 	usd float64
@@ -533,7 +534,7 @@ func (r *Runner) emit(events *[]Event, ev Event) {
 		r.callbacks.Lock()
 		defer r.callbacks.Unlock()
 		if r.holding {
-			r.held = append(r.held, ev)
+			r.held = append(r.held, func() { r.OnEvent(ev) })
 			return
 		}
 		r.OnEvent(ev)
@@ -547,7 +548,7 @@ func (r *Runner) hold() {
 	r.holding = true
 }
 
-// release ends the hold: the events held are shown when stored is true (the
+// release ends the hold: what was held is shown when stored is true (the
 // commit they waited for stored its tick, whose report is then told first,
 // when tr is not nil) and dropped otherwise, with the tick they belong to.
 func (r *Runner) release(stored bool, tr *TickReport) {
@@ -558,9 +559,9 @@ func (r *Runner) release(stored bool, tr *TickReport) {
 	}
 	held := r.held
 	r.holding, r.held = false, nil
-	if stored && r.OnEvent != nil {
-		for _, ev := range held {
-			r.OnEvent(ev)
+	if stored {
+		for _, show := range held {
+			show()
 		}
 	}
 }

@@ -199,7 +199,7 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 	// commit with the next tick's calls): this one waits for it, so ticks
 	// commit in order and none is stored after one that failed.
 	if err := r.awaitCommit(ctx); err != nil {
-		t.settle(false)
+		t.held = nil // this tick goes unshown with the one before (release)
 		return nil, nil, err
 	}
 	t.settle(true)
@@ -388,6 +388,10 @@ func (r *Runner) phase(p PhaseProgress) {
 	if r.OnPhase != nil {
 		r.callbacks.Lock()
 		defer r.callbacks.Unlock()
+		if r.holding {
+			r.held = append(r.held, func() { r.OnPhase(p) })
+			return
+		}
 		r.OnPhase(p)
 	}
 }
