@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"time"
 
@@ -27,7 +28,7 @@ const (
 func (c Config) responseLimit(maxTokens int) int64 {
 	switch {
 	case c.MaxResponseBytes > 0:
-		return c.MaxResponseBytes
+		return min(c.MaxResponseBytes, math.MaxInt64-1) // the body is read up to limit+1
 	case maxTokens <= 0:
 		return DefaultMaxResponseBytes
 	}

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -116,5 +117,17 @@ func TestAnnouncedSizeIsNotTrusted(t *testing.T) {
 	}
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4*maxPresize {
 		t.Errorf("reading a body of 14 bytes announced as 1 TB allocated %d bytes", grew)
+	}
+}
+
+// TestLargestLimit: llm.max_response_bytes at its largest value still reads
+// a body (limit+1, how far it reads, overflowed to a negative count and
+// read nothing).
+func TestLargestLimit(t *testing.T) {
+	limit := Config{MaxResponseBytes: math.MaxInt64}.responseLimit(0)
+	tr := transport{next: fixedDoer{200, []byte(`{"choices":[]}`), -1}, limit: limit, baseURL: "http://h/v1"}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://h/v1/chat/completions", nil)
+	if _, body, err := tr.fetch(req); err != nil || string(body) != `{"choices":[]}` {
+		t.Errorf("fetch under the largest limit = %q, %v; want the body", body, err)
 	}
 }
