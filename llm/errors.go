@@ -219,10 +219,10 @@ func (c classifier) explain(parent context.Context, err error) *Error {
 		return &Error{Kind: KindConnection, Err: err, Message: "cannot reach " + c.baseURL}
 	}
 	for _, bad := range []error{
-		openai.ErrChatCompletionInvalidModel, openai.ErrReasoningModelMaxTokensDeprecated,
+		openai.ErrChatCompletionStreamNotSupported, openai.ErrReasoningModelMaxTokensDeprecated,
 		openai.ErrReasoningModelLimitationsOther, openai.ErrReasoningModelLimitationsLogprobs,
 		openai.ErrReasoningEffortUnsupported, openai.ErrReasoningSamplingUnsupported,
-		openai.ErrReasoningToolsRequireResponses,
+		openai.ErrReasoningToolsRequireResponses, openai.ErrContentFieldsMisused,
 	} {
 		if errors.Is(err, bad) {
 			return &Error{Kind: KindBadRequest, Err: err,

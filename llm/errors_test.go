@@ -103,6 +103,8 @@ func TestClassify(t *testing.T) {
 		{"numeric code", &openai.APIError{HTTPStatusCode: 429, Code: 42, Message: "slow"}, KindRateLimit, "429 too many requests"},
 		{"quota by type", &openai.APIError{HTTPStatusCode: 429, Type: "insufficient_quota"}, KindQuota, "billing"},
 		{"reasoning params", fmt.Errorf("x: %w", openai.ErrReasoningModelLimitationsOther), KindBadRequest, "request not sent"},
+		{"stream asked", openai.ErrChatCompletionStreamNotSupported, KindBadRequest, "request not sent"},
+		{"content twice", fmt.Errorf("json: %w", openai.ErrContentFieldsMisused), KindBadRequest, "request not sent"},
 		{"not an API response", &json.SyntaxError{}, KindUnknown, "not an OpenAI-compatible response"},
 		{"anything else", errors.New("weird"), KindUnknown, "failed: weird"},
 	}
