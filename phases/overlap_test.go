@@ -24,7 +24,18 @@ import (
 func tickOf(t *testing.T, h openaitest.Handler, cfg runner.Config) (*runner.Report, *store.Store, error) {
 	t.Helper()
 	srv := openaitest.New(t, h)
-	client := mustClient(t, srv.URL, 4)
+	r := narrativeRunner(t, srv.URL, nil)
+	r.Config = cfg
+	rep, err := r.Run(t.Context(), 1)
+	return rep, r.Store, err
+}
+
+// narrativeRunner is a runner of the test world's narrative against the
+// server at url, with the default prompts, a state.db of its own and
+// logger (nil: none).
+func narrativeRunner(t *testing.T, url string, logger *slog.Logger) *runner.Runner {
+	t.Helper()
+	client := mustClient(t, url, 4)
 	pr, err := prompts.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -34,11 +45,9 @@ func tickOf(t *testing.T, h openaitest.Handler, cfg runner.Config) (*runner.Repo
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	n := &Narrative{Sim: testWorld(), Prompts: pr, Model: client,
+	n := &Narrative{Sim: testWorld(), Prompts: pr, Model: client, Logger: logger,
 		Intention: llm.Params{Model: "m", MaxTokens: 400}, Resolution: llm.Params{Model: "m", MaxTokens: 2048}}
-	r := &runner.Runner{Game: n, Store: st, Client: client, Config: cfg}
-	rep, err := r.Run(t.Context(), 1)
-	return rep, st, err
+	return &runner.Runner{Game: n, Store: st, Client: client}
 }
 
 // TestArbiterStartsWithItsCharacters: the hall's arbiter is asked while the
@@ -221,20 +230,9 @@ func TestEarlyArbiterLogsWithItsPhase(t *testing.T) {
 		}
 		return openaitest.FromSchema(nil)(c)
 	})
-	client := mustClient(t, srv.URL, 4)
-	pr, err := prompts.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) { note("LOG " + string(p)); return len(p), nil }), nil))
-	n := &Narrative{Sim: testWorld(), Prompts: pr, Model: client, Logger: logger,
-		Intention: llm.Params{Model: "m", MaxTokens: 400}, Resolution: llm.Params{Model: "m", MaxTokens: 2048}}
-	r := &runner.Runner{Game: n, Store: st, Client: client, OnEvent: func(ev runner.Event) { note(ev.String()) }}
+	r := narrativeRunner(t, srv.URL, logger)
+	r.OnEvent = func(ev runner.Event) { note(ev.String()) }
 	if _, err := r.Run(t.Context(), 1); err != nil {
 		t.Fatal(err)
 	}
