@@ -33,6 +33,17 @@ func withMessages(tick int) (*TickRecord, []Message) {
 	return rec, msgs
 }
 
+// sentMessages reads back the messages of call c of a tick, as Calls
+// expands its request.
+func sentMessages(t *testing.T, tick int, c CallRecord) []Message {
+	t.Helper()
+	var got []Message
+	if err := json.Unmarshal([]byte(c.Request), &got); err != nil {
+		t.Fatalf("tick %d: request %q: %v", tick, c.Request, err)
+	}
+	return got
+}
+
 // TestRequestTextsStoredOnce: a long message content is stored once, however
 // many calls and ticks send it, and Calls reads every request back exactly
 // as it was sent.
@@ -58,11 +69,7 @@ func TestRequestTextsStoredOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []Message
-		if err := json.Unmarshal([]byte(calls[0].Request), &got); err != nil {
-			t.Fatalf("tick %d: request %q: %v", tick, calls[0].Request, err)
-		}
-		if !reflect.DeepEqual(got, sent[tick-1]) {
+		if got := sentMessages(t, tick, calls[0]); !reflect.DeepEqual(got, sent[tick-1]) {
 			t.Errorf("tick %d: read back\n%+v\nwant\n%+v", tick, got, sent[tick-1])
 		}
 		var stored string
@@ -278,11 +285,7 @@ func TestPreparedRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range calls[:2] {
-			var got []Message
-			if err := json.Unmarshal([]byte(c.Request), &got); err != nil {
-				t.Fatalf("tick %d: request %q: %v", tick, c.Request, err)
-			}
-			if !reflect.DeepEqual(got, sent[tick-1]) {
+			if got := sentMessages(t, tick, c); !reflect.DeepEqual(got, sent[tick-1]) {
 				t.Errorf("tick %d, %s: read back\n%+v\nwant\n%+v", tick, c.EntityKey, got, sent[tick-1])
 			}
 		}
