@@ -387,11 +387,12 @@ func parseMasterOutput(data []byte, envelopeChecked bool) (out MasterOutput, ski
 		Characters map[string]json.RawMessage `json:"characters"`
 		Location   LocationUpdate             `json:"location"`
 	}
-	check := parse
 	if envelopeChecked {
-		check = func(data []byte, _ func() (*sjs.Schema, error), out any) error { return decodeChecked(data, out) }
+		err = decodeChecked(data, &env)
+	} else {
+		err = parse(data, envelopeValidator, &env)
 	}
-	if err := check(data, envelopeValidator, &env); err != nil {
+	if err != nil {
 		return MasterOutput{}, nil, err
 	}
 	out = MasterOutput{Tick: env.Tick, LocationID: env.LocationID, Characters: CharacterUpdates{}, Location: env.Location}
