@@ -63,9 +63,19 @@ type IntentionData struct {
 }
 
 // PresentCharacter is a character in the location being resolved, with what
-// they intend this tick.
+// they intend this tick: the fields of CharacterData, then Intention. They
+// are written out rather than embedded because text/template finds a field
+// of a struct with an embedded one by a breadth-first search that
+// allocates, at every use: rendering the default resolution prompt of ten
+// characters embedded took half as long again, and four times the bytes.
 type PresentCharacter struct {
-	CharacterData
+	ID             string
+	Name           string
+	Description    string
+	Location       string
+	InternalState  string
+	ExternalIntent string
+	Memory         []world.MemoryEntry
 	// Intention is the character's phase-1 intention, or their external
 	// intent when they have none (their intention call failed).
 	Intention string
@@ -152,7 +162,8 @@ func (w *Snapshot) ResolutionData(locationID string, intentions map[string]strin
 		if !ok {
 			intention = ch.ExternalIntent
 		}
-		chars = append(chars, PresentCharacter{CharacterData: ch, Intention: intention})
+		chars = append(chars, PresentCharacter{ID: ch.ID, Name: ch.Name, Description: ch.Description, Location: ch.Location,
+			InternalState: ch.InternalState, ExternalIntent: ch.ExternalIntent, Memory: ch.Memory, Intention: intention})
 	}
 	return ResolutionData{
 		Simulation: simulation(sim, st),

@@ -75,9 +75,17 @@ func TestReadmeNamesTheDataFields(t *testing.T) {
 		}
 	}
 	// "PresentCharacter has every field of CharacterData plus Intention".
-	pc := reflect.TypeOf(prompts.PresentCharacter{})
-	if pc.NumField() != 2 || pc.Field(0).Type != reflect.TypeOf(prompts.CharacterData{}) || pc.Field(1).Name != "Intention" {
-		t.Errorf("PresentCharacter is no longer CharacterData plus Intention: update README.md")
+	var want []string
+	for f := range reflect.TypeFor[prompts.CharacterData]().Fields() {
+		want = append(want, f.Name+" "+f.Type.String())
+	}
+	want = append(want, "Intention string")
+	var got []string
+	for f := range reflect.TypeFor[prompts.PresentCharacter]().Fields() {
+		got = append(got, f.Name+" "+f.Type.String())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("PresentCharacter has %v, no longer the fields of CharacterData plus Intention %v: update README.md", got, want)
 	}
 }
 
