@@ -21,13 +21,17 @@ func IntentionRequest(env Env, w *prompts.Snapshot, id string) (llm.Request, err
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("intention prompt for %s: %w", id, err)
 	}
-	log := env.logger().With("phase", PhaseIntention, "tick", st.Tick+1, "entity", IntentionKey(id))
-	log.Debug("Phase 1: context for "+id, "location", st.Characters[id].Location, "memories", len(st.Characters[id].Memory))
+	log := env.debugLogger("phase", PhaseIntention, "tick", st.Tick+1, "entity", IntentionKey(id))
+	if log != nil {
+		log.Debug("Phase 1: context for "+id, "location", st.Characters[id].Location, "memories", len(st.Characters[id].Memory))
+	}
 	system, user, err := renderPair(env.Prompts, IntentionSystemTemplate, IntentionUserTemplate, data)
 	if err != nil {
 		return llm.Request{}, err
 	}
-	log.Debug("Phase 1: prompts rendered for "+id, "system_chars", len(system), "user_chars", len(user))
+	if log != nil {
+		log.Debug("Phase 1: prompts rendered for "+id, "system_chars", len(system), "user_chars", len(user))
+	}
 	return llm.Request{
 		EntityKey:  IntentionKey(id),
 		Phase:      PhaseIntention,

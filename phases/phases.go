@@ -84,6 +84,16 @@ func (e Env) logger() *slog.Logger {
 	return e.Logger
 }
 
+// debugLogger is the logger with args when it logs debug records, else nil:
+// a request is built for every call of a tick, and making a logger and
+// formatting messages for records nobody keeps allocated for each.
+func (e Env) debugLogger(args ...any) *slog.Logger {
+	if e.Logger == nil || !e.Logger.Enabled(context.Background(), slog.LevelDebug) {
+		return nil
+	}
+	return e.Logger.With(args...)
+}
+
 // interrupted reports whether the caller cancelled ctx (Ctrl-C): the tick
 // is then rolled back, so the calls it cut short are not reported as
 // fallbacks. A phase deadline (DeadlineExceeded) is not an interruption:

@@ -32,14 +32,18 @@ func ResolutionRequest(env Env, w *prompts.Snapshot, loc *world.Location, intent
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("resolution prompt for %s: %w", loc.ID, err)
 	}
-	log := env.logger().With("phase", PhaseResolution, "tick", tick, "entity", ResolutionKey(loc.ID))
-	log.Debug("Phase 2a: context for "+loc.ID, "characters", present, "intentions", len(here),
-		"connections", loc.Connections)
+	log := env.debugLogger("phase", PhaseResolution, "tick", tick, "entity", ResolutionKey(loc.ID))
+	if log != nil {
+		log.Debug("Phase 2a: context for "+loc.ID, "characters", present, "intentions", len(here),
+			"connections", loc.Connections)
+	}
 	system, user, err := renderPair(env.Prompts, ResolutionSystemTemplate, ResolutionUserTemplate, data)
 	if err != nil {
 		return llm.Request{}, err
 	}
-	log.Debug("Phase 2a: prompts rendered for "+loc.ID, "system_chars", len(system), "user_chars", len(user))
+	if log != nil {
+		log.Debug("Phase 2a: prompts rendered for "+loc.ID, "system_chars", len(system), "user_chars", len(user))
+	}
 	schema, err := ResolutionSchema(tick, loc.ID, present, reachableFrom(loc))
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("%w: resolution schema for %s: %w", runner.ErrSchemaInvalid, loc.ID, err)
