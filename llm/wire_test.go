@@ -198,3 +198,30 @@ func TestWireTypesMatchGoOpenAI(t *testing.T) {
 		}
 	}
 }
+
+// TestSentBodyOutlivesItsReaders: a request body's buffer goes back to the
+// pool only when the sender released it and every reader net/http was
+// given is closed, however many times each is closed; until then it
+// holds the body. (Not parallel: a released buffer may be taken again.)
+func TestSentBodyOutlivesItsReaders(t *testing.T) {
+	b := newSentBody()
+	b.buf.WriteString(`{"model":"m"}`)
+	first, err := b.getBody()
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := b.reader()
+	b.release() // the sender is done: the answer came before the body was sent
+	first.Close()
+	first.Close() // closing again gives back nothing more
+	if got, _ := io.ReadAll(second); string(got) != `{"model":"m"}` {
+		t.Fatalf("a reader still open read %q", got)
+	}
+	if b.refs.Load() != 1 || b.buf.Len() == 0 {
+		t.Fatalf("released with a reader open: %d references, %d bytes", b.refs.Load(), b.buf.Len())
+	}
+	second.Close()
+	if b.refs.Load() != 0 || b.buf.Len() != 0 {
+		t.Errorf("not released when the last reader closed: %d references, %d bytes", b.refs.Load(), b.buf.Len())
+	}
+}
