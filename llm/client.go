@@ -76,10 +76,12 @@ func New(cfg Config) (*Client, error) {
 
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = max(cfg.Concurrency, 2)
-	// A request whole in one write: with the default 4 KiB buffer, a
-	// prompt of kilobytes went out in two or three system calls. Each
-	// connection keeps its buffer, so not more than most requests need.
-	tr.WriteBufferSize = 16 << 10
+	// A request whole in one write: net/http writes what does not fit in
+	// the buffer in another system call, and with the default 4 KiB a
+	// prompt of kilobytes went out in two or three. An arbiter's request
+	// holds every character present, their memories and past exchanges:
+	// tens of kilobytes. Each connection keeps its buffer (4 MiB at 64).
+	tr.WriteBufferSize = 64 << 10
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
 	secrets := NewSecrets(cfg)
