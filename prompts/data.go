@@ -2,6 +2,7 @@ package prompts
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/arbiter-sim/arbiter/world"
 )
@@ -99,11 +100,54 @@ type Snapshot struct {
 	sim *world.Simulation
 	st  *world.State
 	at  world.Occupancy
+
+	mu     sync.Mutex
+	places map[string]*place
+}
+
+// place is what every prompt of one location shares in a snapshot,
+// gathered by the first that needs it: the location, and each character
+// there as the others see them. Ten characters in a place made ten times
+// the same forty map lookups.
+type place struct {
+	once      sync.Once
+	loc       LocationData
+	locErr    error
+	present   []Other
+	othersErr error
 }
 
 // NewSnapshot places every character of st once.
 func NewSnapshot(sim *world.Simulation, st *world.State) *Snapshot {
-	return &Snapshot{sim: sim, st: st, at: st.Occupancy()}
+	return &Snapshot{sim: sim, st: st, at: st.Occupancy(), places: map[string]*place{}}
+}
+
+// place is location id's place, gathered on first use. Its data is shared
+// by every prompt of the place: read, never changed.
+func (w *Snapshot) place(id string) *place {
+	w.mu.Lock()
+	p := w.places[id]
+	if p == nil {
+		p = &place{}
+		w.places[id] = p
+	}
+	w.mu.Unlock()
+	p.once.Do(func() {
+		if p.loc, p.locErr = location(w.sim, w.st, id); p.locErr != nil {
+			return
+		}
+		here := w.at[id]
+		p.present = make([]Other, 0, len(here))
+		for _, cid := range here {
+			c := w.sim.Character(cid)
+			if c == nil {
+				p.othersErr = fmt.Errorf("state has unknown character %q", cid)
+				return
+			}
+			p.present = append(p.present, Other{ID: cid, Name: c.Name, ExternalIntent: w.st.Characters[cid].ExternalIntent})
+		}
+	})
+	return p
 }
 
 // State is the state the tick starts from.
@@ -120,23 +164,20 @@ func (w *Snapshot) IntentionData(characterID string) (IntentionData, error) {
 	if err != nil {
 		return IntentionData{}, err
 	}
-	loc, err := location(sim, st, ch.Location)
-	if err != nil {
-		return IntentionData{}, fmt.Errorf("character %q: %w", characterID, err)
+	p := w.place(ch.Location)
+	if p.locErr != nil {
+		return IntentionData{}, fmt.Errorf("character %q: %w", characterID, p.locErr)
 	}
-	here := w.at[loc.ID]
-	others := make([]Other, 0, max(0, len(here)-1))
-	for _, id := range here {
-		if id == characterID {
-			continue
-		}
-		c := sim.Character(id)
-		if c == nil {
-			return IntentionData{}, fmt.Errorf("state has unknown character %q", id)
-		}
-		others = append(others, Other{ID: id, Name: c.Name, ExternalIntent: st.Characters[id].ExternalIntent})
+	if p.othersErr != nil {
+		return IntentionData{}, p.othersErr
 	}
-	return IntentionData{Simulation: simulation(sim, st), Character: ch, Location: loc, Others: others}, nil
+	others := make([]Other, 0, max(0, len(p.present)-1))
+	for _, o := range p.present {
+		if o.ID != characterID {
+			others = append(others, o)
+		}
+	}
+	return IntentionData{Simulation: simulation(sim, st), Character: ch, Location: p.loc, Others: others}, nil
 }
 
 // ResolutionData gathers what the arbiter of location locationID needs;
@@ -144,10 +185,11 @@ func (w *Snapshot) IntentionData(characterID string) (IntentionData, error) {
 // characters elsewhere are ignored).
 func (w *Snapshot) ResolutionData(locationID string, intentions map[string]string) (ResolutionData, error) {
 	sim, st := w.sim, w.st
-	loc, err := location(sim, st, locationID)
-	if err != nil {
-		return ResolutionData{}, err
+	p := w.place(locationID)
+	if p.locErr != nil {
+		return ResolutionData{}, p.locErr
 	}
+	loc := p.loc
 	present := w.at[locationID]
 	if present == nil {
 		present = []string{}

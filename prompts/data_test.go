@@ -3,6 +3,7 @@ package prompts
 import (
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/arbiter-sim/arbiter/world"
@@ -122,4 +123,35 @@ func TestDataErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSnapshotSharesAPlace: the prompts of one snapshot, built at once from
+// many workers, get what a snapshot of their own gives each: a place's
+// data gathered once serves every character there, each without itself.
+func TestSnapshotSharesAPlace(t *testing.T) {
+	t.Parallel()
+	sim, st := fixture()
+	shared := NewSnapshot(sim, st)
+	var wg sync.WaitGroup
+	for range 4 {
+		for _, c := range sim.Characters {
+			wg.Go(func() {
+				got, err := shared.IntentionData(c.ID)
+				want, werr := NewSnapshot(sim, st).IntentionData(c.ID)
+				if err != nil || werr != nil || !reflect.DeepEqual(got, want) {
+					t.Errorf("%s from a shared snapshot: %+v (%v)\nalone: %+v (%v)", c.ID, got, err, want, werr)
+				}
+			})
+		}
+		for _, l := range sim.Locations {
+			wg.Go(func() {
+				got, err := shared.ResolutionData(l.ID, nil)
+				want, werr := NewSnapshot(sim, st).ResolutionData(l.ID, nil)
+				if err != nil || werr != nil || !reflect.DeepEqual(got, want) {
+					t.Errorf("%s from a shared snapshot: %+v (%v)\nalone: %+v (%v)", l.ID, got, err, want, werr)
+				}
+			})
+		}
+	}
+	wg.Wait()
 }
