@@ -1,11 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -68,7 +71,11 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 	w.exec("ticks", "INSERT INTO ticks (tick, committed_at, state_json) VALUES (?, ?, ?)",
 		rec.Tick, s.now().UTC().Format(time.RFC3339Nano), string(rec.State))
 	seq := map[string]int{}
-	for _, m := range rec.Memories {
+	// Rows keyed by character or entity are written in the order of their
+	// keys, which leaves the order of each one's own rows as it was: the
+	// indexes on those keys grow with every tick, and in the order the calls
+	// ended each insert went to a page anywhere in them.
+	for _, m := range sortedBy(rec.Memories, func(m MemoryRecord) string { return m.CharacterID }) {
 		seq[m.CharacterID]++
 		w.exec("memories", "INSERT INTO memories (tick, character_id, seq, entry) VALUES (?, ?, ?, ?)",
 			rec.Tick, m.CharacterID, seq[m.CharacterID], m.Entry)
@@ -108,7 +115,7 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 		w.exec("apply_errors", "INSERT INTO apply_errors (tick, seq, location_id, character_id, reason) VALUES (?, ?, ?, ?, ?)",
 			rec.Tick, i+1, e.LocationID, e.CharacterID, s.clean(e.Reason))
 	}
-	for _, h := range rec.History {
+	for _, h := range sortedBy(rec.History, func(h HistoryRecord) string { return h.EntityKey }) {
 		texts := [2]string{s.clean(h.User), s.clean(h.Assistant)}
 		var refs [2]string
 		for i, text := range texts {
@@ -120,6 +127,7 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 			SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM history WHERE entity_key = ?`,
 			h.EntityKey, rec.Tick, texts[0], texts[1], refs[0], refs[1], h.EntityKey)
 	}
+	writeTexts(w)
 	done := s.writeRun(w)
 	if w.err != nil {
 		return w.err
@@ -142,6 +150,14 @@ type tickWriter struct {
 	tick  int
 	err   error
 	stmts map[string]*sql.Stmt // prepared on tx: closed when it commits or rolls back
+	texts []pendingText        // to write, by writeTexts
+}
+
+// sortedBy is a copy of rows stably sorted by key.
+func sortedBy[T any](rows []T, key func(T) string) []T {
+	out := slices.Clone(rows)
+	slices.SortStableFunc(out, func(a, b T) int { return strings.Compare(key(a), key(b)) })
+	return out
 }
 
 func (w *tickWriter) exec(table, query string, args ...any) {
@@ -190,6 +206,9 @@ func writeTotals(w *tickWriter, rec *TickRecord) {
 		u.CachedTokens += c.CachedTokens
 		u.LatencyMS += c.LatencyMS
 	}
+	slices.SortFunc(order, func(a, b key) int { // as the rows of the table's index on them
+		return cmp.Or(strings.Compare(a.phase, b.phase), strings.Compare(a.entity, b.entity), strings.Compare(a.model, b.model))
+	})
 	for _, k := range order {
 		u := sums[k]
 		w.exec("totals", `INSERT INTO totals (phase, entity_key, model, calls, failed, repairs, prompt_tokens, completion_tokens, cached_tokens, latency_ms)

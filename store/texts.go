@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/klauspost/compress/flate"
@@ -147,13 +148,30 @@ func (s *Store) writePrepared(w *tickWriter, p *PreparedRequest, used map[string
 	return p.json
 }
 
-// writeText writes the text under key, its body made by body, unless this
-// commit has written or referred to it already (used, which it joins).
+// writeText has the commit write the text under key, its body made by
+// body, unless it has written or referred to it already (used, which it
+// joins). The texts are written together, by writeTexts.
 func writeText(w *tickWriter, key string, body func() []byte, used map[string]struct{}) {
 	if _, done := used[key]; !done {
-		w.exec("texts", "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", key, body())
+		w.texts = append(w.texts, pendingText{key, body})
 	}
 	used[key] = struct{}{}
+}
+
+type pendingText struct {
+	key  string
+	body func() []byte
+}
+
+// writeTexts writes the texts writeText was given, in the order of their
+// keys. A key is a hash, so in the order they came each insert went to a
+// page of the key's index anywhere in it, which grows every tick: in
+// order, each page is visited once.
+func writeTexts(w *tickWriter) {
+	slices.SortFunc(w.texts, func(a, b pendingText) int { return strings.Compare(a.key, b.key) })
+	for _, t := range w.texts {
+		w.exec("texts", "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", t.key, t.body())
+	}
 }
 
 // putText stores text (already scrubbed and bounded) in texts, compressed,

@@ -323,3 +323,43 @@ func TestDeflatedBodiesRead(t *testing.T) {
 		t.Errorf("a DEFLATE body reads back as %d bytes, %v", len(got), err)
 	}
 }
+
+// TestCommitKeepsEachOnesOrder: a commit writes memories, past exchanges
+// and texts in the order of their keys, and each character's memories
+// and each entity's exchanges still read back in the order given.
+func TestCommitKeepsEachOnesOrder(t *testing.T) {
+	t.Parallel()
+	s, _ := openTemp(t)
+	long := func(who string, n int) string {
+		return fmt.Sprintf("%s %d: %s", who, n, strings.Repeat("a long exchange ", 10))
+	}
+	rec := &TickRecord{Tick: 1, State: stateAt(1),
+		Memories: []MemoryRecord{{CharacterID: "zoe", Entry: "z1"}, {CharacterID: "al", Entry: "a1"}, {CharacterID: "zoe", Entry: "z2"}, {CharacterID: "al", Entry: "a2"}},
+		Calls:    []CallRecord{{Phase: "intention", EntityKey: "intention:zoe"}, {Phase: "intention", EntityKey: "intention:al"}},
+	}
+	for n := 1; n <= 2; n++ {
+		for _, who := range []string{"intention:zoe", "intention:al"} {
+			rec.History = append(rec.History, HistoryRecord{EntityKey: who, User: long(who, n), Assistant: fmt.Sprintf("answer %d", n)})
+		}
+	}
+	if err := s.CommitTick(t.Context(), rec); err != nil {
+		t.Fatal(err)
+	}
+	mems, err := s.Memories(t.Context(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []MemoryRecord{{1, "al", "a1"}, {1, "al", "a2"}, {1, "zoe", "z1"}, {1, "zoe", "z2"}}; !reflect.DeepEqual(mems, want) {
+		t.Errorf("memories %+v, want %+v", mems, want)
+	}
+	hist, err := s.History(t.Context(), 5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []string{"intention:zoe", "intention:al"} {
+		want := []HistoryRecord{{who, long(who, 1), "answer 1"}, {who, long(who, 2), "answer 2"}}
+		if !reflect.DeepEqual(hist[who], want) {
+			t.Errorf("history of %s: %+v, want %+v", who, hist[who], want)
+		}
+	}
+}
