@@ -29,6 +29,9 @@ func TestGovernFollowsThePeak(t *testing.T) {
 	}
 	want := int64(live * Headroom)
 	waitFor(t, func() bool { return debug.SetMemoryLimit(-1) >= want }, "a limit of Headroom × 200 MB")
+	if got := gcPercent(); got != -1 {
+		t.Errorf("GOGC %d with a limit over the floor; want it off (-1), the limit pacing the collector", got)
+	}
 	runtime.KeepAlive(hold)
 	hold = nil
 	runtime.GC()
@@ -40,6 +43,9 @@ func TestGovernFollowsThePeak(t *testing.T) {
 	stop() // twice is harmless
 	if got := debug.SetMemoryLimit(-1); got != before {
 		t.Errorf("limit %d after stop, want %d back", got, before)
+	}
+	if got := gcPercent(); got != 100 {
+		t.Errorf("GOGC %d after stop, want 100 back", got)
 	}
 	runtime.GC()
 	runtime.GC()
@@ -63,6 +69,9 @@ func TestGovernLeavesTheUsersSetting(t *testing.T) {
 			runtime.GC()
 			if got := debug.SetMemoryLimit(-1); got != before {
 				t.Errorf("limit %d with %s set; want %d untouched", got, env, before)
+			}
+			if got := gcPercent(); got != 100 {
+				t.Errorf("GOGC %d with %s set; want 100 untouched", got, env)
 			}
 		})
 	}
@@ -94,4 +103,11 @@ func waitFor(t *testing.T, ok func() bool, what string) {
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// gcPercent is the collector's GOGC now.
+func gcPercent() int {
+	p := debug.SetGCPercent(-1)
+	debug.SetGCPercent(p)
+	return p
 }
