@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/s2"
@@ -64,23 +65,24 @@ func textKey(text string) string {
 // textCache holds the keys of the texts the last commit referenced, which
 // are stored: the next commit, which resends most of them (the system
 // prompts, the past exchanges), writes only the others.
+// Every call of a tick asks it, from its own goroutine, for each of its
+// messages: the set is swapped whole, never changed, so they read it
+// without a lock (a mutex there was a hundredth of the engine's CPU).
 type textCache struct {
-	mu   sync.Mutex
-	keys map[string]struct{}
+	keys atomic.Pointer[map[string]struct{}]
 }
 
 func (c *textCache) has(key string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, ok := c.keys[key]
+	m := c.keys.Load()
+	if m == nil {
+		return false
+	}
+	_, ok := (*m)[key]
 	return ok
 }
 
-func (c *textCache) replace(keys map[string]struct{}) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.keys = keys
-}
+// replace makes keys the set; the caller no longer changes it.
+func (c *textCache) replace(keys map[string]struct{}) { c.keys.Store(&keys) }
 
 // requestJSON is how calls.request_json keeps msgs, each long content
 // written to texts (once: INSERT OR IGNORE, and not at all when the last
@@ -112,16 +114,30 @@ func (s *Store) PrepareRequest(msgs []Message) *PreparedRequest {
 	p := &PreparedRequest{}
 	out := make([]storedMessage, len(msgs))
 	for i, m := range msgs {
-		content := bounded(s.clean(m.Content), MaxStoredRequest)
 		out[i] = storedMessage{Role: m.Role, ToolCalls: json.RawMessage(s.clean(string(m.ToolCalls))), ToolCallID: m.ToolCallID}
 		if len(m.ToolCalls) == 0 {
 			out[i].ToolCalls = nil
 		}
+		// Most of a call's texts were in the last commit (the instructions,
+		// the past exchanges), stored scrubbed and bounded: a content with
+		// the key of one of them is that text, with nothing to scrub. Only
+		// the others, most often the new prompt alone, are scanned for secrets.
+		var key string
+		if len(m.Content) >= minSharedText && len(m.Content) <= MaxStoredRequest {
+			if key = textKey(m.Content); s.texts.has(key) {
+				out[i].Ref = key
+				p.refs = append(p.refs, key)
+				continue
+			}
+		}
+		content := bounded(s.clean(m.Content), MaxStoredRequest)
 		if len(content) < minSharedText {
 			out[i].Content = &content
 			continue
 		}
-		key := textKey(content)
+		if key == "" || content != m.Content {
+			key = textKey(content)
+		}
 		out[i].Ref = key
 		p.refs = append(p.refs, key)
 		if !s.texts.has(key) {

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -361,5 +363,44 @@ func TestCommitKeepsEachOnesOrder(t *testing.T) {
 		if !reflect.DeepEqual(hist[who], want) {
 			t.Errorf("history of %s: %+v, want %+v", who, hist[who], want)
 		}
+	}
+}
+
+// TestPreparedScansOnlyNewTexts: preparing a request scans for secrets
+// only the texts the last commit did not store (stored scrubbed, they
+// have nothing left to find), and a text holding a secret, which hashes
+// unlike its stored form, is still scrubbed.
+func TestPreparedScansOnlyNewTexts(t *testing.T) {
+	s, _ := openTemp(t)
+	var mu sync.Mutex
+	var scanned []string
+	s.SetScrub(func(text string) string {
+		mu.Lock()
+		scanned = append(scanned, text)
+		mu.Unlock()
+		return strings.ReplaceAll(text, "sk-secret", "[REDACTED]")
+	})
+	shared := "The instructions every call shares. " + strings.Repeat("long enough to be stored once ", 10)
+	secret := "The key is sk-secret. " + strings.Repeat("long enough to be stored once ", 10)
+	rec := record(1)
+	rec.Calls[0].Messages = []Message{{Role: "system", Content: shared}, {Role: "user", Content: secret}}
+	commit(t, s, rec)
+
+	fresh := "Tick 2. " + strings.Repeat("what is new this tick ", 10)
+	mu.Lock()
+	scanned = nil
+	mu.Unlock()
+	p := s.PrepareRequest([]Message{{Role: "system", Content: shared}, {Role: "user", Content: secret}, {Role: "user", Content: fresh}})
+	if slices.Contains(scanned, shared) {
+		t.Error("a text the last commit stored was scanned again")
+	}
+	if !slices.Contains(scanned, secret) || !slices.Contains(scanned, fresh) {
+		t.Errorf("scanned %q; want the text with a secret and the new one", scanned)
+	}
+	if len(p.refs) != 3 || len(p.texts) != 1 || p.texts[0].key != textKey(fresh) {
+		t.Fatalf("prepared %d refs and %d new texts; want 3 refs and the new text alone", len(p.refs), len(p.texts))
+	}
+	if p.refs[1] != textKey(strings.ReplaceAll(secret, "sk-secret", "[REDACTED]")) {
+		t.Errorf("the text with a secret refers to %s, not its scrubbed form", p.refs[1])
 	}
 }
