@@ -470,6 +470,9 @@ func FuzzParseMasterOutput(f *testing.F) {
 		// What the arbiter's history keeps of an answer: the answer whole,
 		// or JSON of its own.
 		rec := resolutionAnswerRecord(data)
+		if want := twoPassAnswerRecord(data); rec != want {
+			t.Fatalf("answer record of %q:\n%s\nwant, as read in two passes:\n%s", data, rec, want)
+		}
 		if rec != string(data) && !json.Valid([]byte(rec)) {
 			t.Fatalf("answer record %q of %q is neither the answer nor JSON", rec, data)
 		}
@@ -560,4 +563,41 @@ func FuzzParseIntention(f *testing.F) {
 			t.Fatalf("checkedIntention of a valid answer: %+v, %v; want %+v", checked, err, got)
 		}
 	})
+}
+
+// twoPassAnswerRecord is resolutionAnswerRecord as it was written first,
+// each character's update read on its own after the envelope, which the
+// one-pass reading must equal.
+func twoPassAnswerRecord(answer json.RawMessage) string {
+	var a struct {
+		Tick       int                        `json:"tick"`
+		LocationID string                     `json:"location_id"`
+		Characters map[string]json.RawMessage `json:"characters"`
+		Location   json.RawMessage            `json:"location"`
+	}
+	if json.Unmarshal(answer, &a) != nil {
+		return string(answer)
+	}
+	type lived struct {
+		MemoryEntry string `json:"memory_entry"`
+		Location    string `json:"location"`
+	}
+	rec := struct {
+		Tick       int              `json:"tick"`
+		LocationID string           `json:"location_id"`
+		Characters map[string]lived `json:"characters"`
+		Location   json.RawMessage  `json:"location,omitempty"`
+	}{Tick: a.Tick, LocationID: a.LocationID, Characters: make(map[string]lived, len(a.Characters)), Location: a.Location}
+	for id, raw := range a.Characters {
+		var c lived
+		if json.Unmarshal(raw, &c) != nil {
+			return string(answer)
+		}
+		rec.Characters[id] = c
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return string(answer)
+	}
+	return string(b)
 }

@@ -45,31 +45,23 @@ func resolutionRecord(d prompts.ResolutionData) string {
 // for what the next message restates. An answer that cannot be read (it
 // was validated, so it cannot happen) is kept whole.
 func resolutionAnswerRecord(answer json.RawMessage) string {
-	var a struct {
-		Tick       int                        `json:"tick"`
-		LocationID string                     `json:"location_id"`
-		Characters map[string]json.RawMessage `json:"characters"`
-		Location   json.RawMessage            `json:"location"`
-	}
-	if json.Unmarshal(answer, &a) != nil {
-		return string(answer)
-	}
+	// Decoded in one pass into what the record keeps: the fields left out
+	// are skipped as it reads.
 	type lived struct {
 		MemoryEntry string `json:"memory_entry"`
 		Location    string `json:"location"`
 	}
-	rec := struct {
+	var rec struct {
 		Tick       int              `json:"tick"`
 		LocationID string           `json:"location_id"`
 		Characters map[string]lived `json:"characters"`
 		Location   json.RawMessage  `json:"location,omitempty"`
-	}{Tick: a.Tick, LocationID: a.LocationID, Characters: make(map[string]lived, len(a.Characters)), Location: a.Location}
-	for id, raw := range a.Characters {
-		var c lived
-		if json.Unmarshal(raw, &c) != nil {
-			return string(answer)
-		}
-		rec.Characters[id] = c
+	}
+	if json.Unmarshal(answer, &rec) != nil {
+		return string(answer)
+	}
+	if rec.Characters == nil {
+		rec.Characters = map[string]lived{}
 	}
 	b, err := json.Marshal(rec)
 	if err != nil {
