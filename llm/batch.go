@@ -46,6 +46,7 @@ func (c *Client) CreateEachThen(ctx context.Context, n int, build func(i int) (R
 			results[i] = c.Complete(gctx, req)
 			if done != nil {
 				done(i, results[i])
+				results[i].Decoded = nil // done's to use: the batch need not hold every answer twice
 			}
 			return nil
 		})

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -128,6 +129,11 @@ func TestCreateEachThen(t *testing.T) {
 	for i, r := range results {
 		if seen[i].Request.User != r.Request.User || r.Request.User != fmt.Sprint(i) {
 			t.Errorf("result %d: done saw %q, batch gave %q", i, seen[i].Request.User, r.Request.User)
+		}
+		// done gets the answer as the check decoded it; the batch drops it.
+		want := map[string]any{"name": "x", "location": "common"}
+		if !reflect.DeepEqual(seen[i].Decoded, want) || r.Decoded != nil || string(r.Output) != string(seen[i].Output) {
+			t.Errorf("result %d: done saw decoded %#v, batch kept %#v; want %v handed to done alone", i, seen[i].Decoded, r.Decoded, want)
 		}
 	}
 }

@@ -178,7 +178,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (res Result) {
 			return res
 		}
 		res.Raw = ans.content
-		out, bad := checkAnswer(schema, req.SchemaName, ans)
+		out, decoded, bad := checkAnswer(schema, req.SchemaName, ans)
 		if bad == nil && req.Check != nil {
 			if err := req.Check(out); err != nil {
 				bad = &Error{Kind: KindSchema, Message: fmt.Sprintf("answer does not match schema %s: %v", req.SchemaName, err), Err: err}
@@ -188,7 +188,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (res Result) {
 			res.Recoveries[repair].Success = bad == nil
 		}
 		if bad == nil {
-			res.Output = out
+			res.Output, res.Decoded = out, decoded
 			return res
 		}
 		bad.Attempts = res.Attempts

@@ -85,6 +85,12 @@ type Result struct {
 	Kept     any
 	Raw      string          // raw content of the last answer ("" if none arrived)
 	Output   json.RawMessage // validated answer; nil when Err != nil
+	// Decoded is Output as the schema check decoded it (encoding/json
+	// with UseNumber: objects map[string]any, arrays []any, numbers
+	// json.Number), so that a caller need not read the answer again; nil
+	// when Err != nil, and dropped from CreateEachThen's results once done
+	// has had it. Treat it as read-only.
+	Decoded any
 	Attempts int             // HTTP attempts made, retries and repairs included
 	Repairs  int             // repair attempts made after invalid JSON or schema errors
 	Latency  time.Duration   // wall time of the whole call, retries included

@@ -31,12 +31,13 @@ type answer struct {
 }
 
 // checkAnswer checks a reply in the order refusal, finish_reason, JSON,
-// schema, and returns the JSON answer when all pass. A reply wrapped in one
+// schema, and returns the JSON answer when all pass, and the answer as it
+// decoded it (see Result.Decoded). A reply wrapped in one
 // Markdown code fence is accepted (small local models add them); nothing else
 // is forgiven.
-func checkAnswer(schema *jsonschema.Schema, schemaName string, a answer) (json.RawMessage, *Error) {
+func checkAnswer(schema *jsonschema.Schema, schemaName string, a answer) (json.RawMessage, any, *Error) {
 	if e := stopError(a.refusal, a.finish, a.maxTokens); e != nil {
-		return nil, e
+		return nil, nil, e
 	}
 	text := stripFence(a.content)
 	if text == "" {
@@ -44,20 +45,20 @@ func checkAnswer(schema *jsonschema.Schema, schemaName string, a answer) (json.R
 		if a.toolCalls > 0 {
 			msg = "answer is a tool call instead of a JSON object"
 		}
-		return nil, &Error{Kind: KindInvalidJSON, Message: msg}
+		return nil, nil, &Error{Kind: KindInvalidJSON, Message: msg}
 	}
 	v, err := parseJSON(text)
 	if err != nil {
-		return nil, &Error{Kind: KindInvalidJSON, Err: err, Message: "answer is not valid JSON: " + err.Error()}
+		return nil, nil, &Error{Kind: KindInvalidJSON, Err: err, Message: "answer is not valid JSON: " + err.Error()}
 	}
 	if err := schema.Validate(v); err != nil {
 		e := &Error{Kind: KindSchema, Err: err, Message: fmt.Sprintf("answer does not match schema %s", schemaName)}
 		if ve, ok := errors.AsType[*jsonschema.ValidationError](err); ok {
 			e.Message += ": " + describe(ve)
 		}
-		return nil, e
+		return nil, nil, e
 	}
-	return json.RawMessage(text), nil
+	return json.RawMessage(text), v, nil
 }
 
 // stripFence trims space and one surrounding ``` or ```json fence.

@@ -53,7 +53,7 @@ func TestCheckAnswerOrder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			out, err := checkAnswer(s, "T", tt.a)
+			out, _, err := checkAnswer(s, "T", tt.a)
 			if tt.kind == KindUnknown {
 				if err != nil || !json.Valid(out) {
 					t.Errorf("rejected: %v (out %q)", err, out)
@@ -73,7 +73,7 @@ func TestCheckAnswerOrder(t *testing.T) {
 func TestDescribeListsAtMostFive(t *testing.T) {
 	t.Parallel()
 	s := mustSchema(t, `{"type":"object","additionalProperties":{"type":"integer"}}`)
-	_, err := checkAnswer(s, "T", answer{content: `{"a":"x","b":"x","c":"x","d":"x","e":"x","f":"x","g":"x","a/b~":"x"}`})
+	_, _, err := checkAnswer(s, "T", answer{content: `{"a":"x","b":"x","c":"x","d":"x","e":"x","f":"x","g":"x","a/b~":"x"}`})
 	if err == nil {
 		t.Fatal("accepted")
 	}
@@ -85,7 +85,7 @@ func TestDescribeListsAtMostFive(t *testing.T) {
 func TestDescribeEscapesPointer(t *testing.T) {
 	t.Parallel()
 	s := mustSchema(t, `{"type":"object","additionalProperties":{"type":"integer"}}`)
-	_, err := checkAnswer(s, "T", answer{content: `{"a/b~":"x"}`})
+	_, _, err := checkAnswer(s, "T", answer{content: `{"a/b~":"x"}`})
 	if err == nil || !strings.Contains(err.Error(), "/a~1b~0: got string") {
 		t.Errorf("err = %v", err)
 	}
@@ -170,7 +170,7 @@ func FuzzCheckAnswer(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, content, finish, refusal string) {
 		a := answer{content: content, finish: openai.FinishReason(finish), refusal: refusal}
-		out, bad := checkAnswer(s, "T", a)
+		out, _, bad := checkAnswer(s, "T", a)
 		if (out == nil) == (bad == nil) {
 			t.Fatalf("out %q and err %v", out, bad)
 		}

@@ -78,7 +78,8 @@ func intentions(ctx context.Context, env Env, st *world.State, w *prompts.Snapsh
 func intentionOutcome(ctx context.Context, env Env, st *world.State, id string, res llm.Result) Outcome[string] {
 	o := Outcome[string]{ID: id, Call: res}
 	if o.Call.Err == nil {
-		resp, err := checkedIntention(o.Call.Output) // Complete checked it against IntentionSchema
+		resp, err := checkedIntentionOf(o.Call.Output, o.Call.Decoded) // Complete checked it against IntentionSchema
+		o.Call.Decoded = nil
 		if err == nil {
 			o.Value = resp.Intention
 			return o

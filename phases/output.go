@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/invopop/jsonschema"
@@ -408,6 +409,84 @@ func parseMasterOutput(data []byte, envelopeChecked bool) (out MasterOutput, ski
 		out.Characters[id] = u
 	}
 	return out, skipped, nil
+}
+
+// checkedMasterOutput is parseMasterOutput(data, true) of an answer
+// Complete accepted under ResolutionEnvelope, read from the value its check
+// decoded (llm.Result.Decoded) when there is one, rather than from the
+// bytes a second time: each update is validated as decoded, not decoded
+// again for it and then once more into its struct (an arbiter's answer was
+// read five times, a tenth of the bytes a tick allocated).
+func checkedMasterOutput(data []byte, decoded any) (MasterOutput, map[string]error, error) {
+	if out, skipped, ok := masterOutputOf(decoded); ok {
+		return out, skipped, nil
+	}
+	return parseMasterOutput(data, true)
+}
+
+// masterOutputOf reads v, a valid envelope as encoding/json decodes it with
+// UseNumber, as parseMasterOutput reads its bytes. Anything else (nil, a
+// value the envelope would not pass) is not ok, for the bytes to be read.
+func masterOutputOf(v any) (out MasterOutput, skipped map[string]error, ok bool) {
+	m, _ := v.(map[string]any)
+	num, _ := m["tick"].(json.Number)
+	tick, err := strconv.ParseInt(string(num), 10, strconv.IntSize) // as encoding/json reads an int
+	id, isString := m["location_id"].(string)
+	chars, isObject := m["characters"].(map[string]any)
+	place, isPlace := m["location"].(map[string]any)
+	if err != nil || !isString || !isObject || !isPlace || len(m) != 4 {
+		return MasterOutput{}, nil, false
+	}
+	moment, isMoment := optionalString(place["moment"])
+	description, isDescription := optionalString(place["description"])
+	sch, err := characterValidator()
+	if !isMoment || !isDescription || err != nil {
+		return MasterOutput{}, nil, false
+	}
+	out = MasterOutput{Tick: int(tick), LocationID: id, Characters: CharacterUpdates{},
+		Location: LocationUpdate{Moment: moment, Description: description}}
+	for _, id := range sortedKeys(chars) {
+		if err := sch.Validate(chars[id]); err != nil {
+			if skipped == nil {
+				skipped = map[string]error{}
+			}
+			skipped[id] = fmt.Errorf("%w: %w", ErrOutput, err)
+			continue
+		}
+		c, _ := chars[id].(map[string]any)
+		memory, ok1 := c["memory_entry"].(string)
+		location, ok2 := c["location"].(string)
+		internal, ok3 := c["internal_state"].(string)
+		external, ok4 := c["external_intent"].(string)
+		if !ok1 || !ok2 || !ok3 || !ok4 || len(c) != 4 {
+			return MasterOutput{}, nil, false
+		}
+		out.Characters[id] = CharacterUpdate{MemoryEntry: memory, Location: location, InternalState: internal, ExternalIntent: external}
+	}
+	return out, skipped, true
+}
+
+// optionalString reads a string that may be null or left out (nil), as
+// encoding/json reads it into a *string.
+func optionalString(v any) (*string, bool) {
+	switch s := v.(type) {
+	case nil:
+		return nil, true
+	case string:
+		return &s, true
+	}
+	return nil, false
+}
+
+// checkedIntentionOf is checkedIntention(data) read from the value
+// Complete's check decoded, when there is one.
+func checkedIntentionOf(data []byte, decoded any) (IntentionResponse, error) {
+	if m, _ := decoded.(map[string]any); len(m) == 1 {
+		if s, ok := m["intention"].(string); ok {
+			return IntentionResponse{Intention: s}, nil
+		}
+	}
+	return checkedIntention(data)
 }
 
 func parse(data []byte, validator func() (*sjs.Schema, error), out any) error {

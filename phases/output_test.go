@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -500,10 +501,20 @@ func FuzzParseMasterOutput(f *testing.F) {
 		if mo.Characters == nil {
 			t.Fatal("nil Characters on success")
 		}
-		// An answer whose envelope Complete has checked reads the same.
+		// An answer whose envelope Complete has checked reads the same,
+		// from its bytes or from the value the check decoded.
 		mo2, skipped2, err := parseMasterOutput(data, true)
 		if err != nil || !reflect.DeepEqual(mo2, mo) || len(skipped2) != len(skipped) {
 			t.Fatalf("with its envelope checked: %+v, %d skipped, %v; want %+v, %d skipped", mo2, len(skipped2), err, mo, len(skipped))
+		}
+		mo3, skipped3, err := checkedMasterOutput(data, decodedAsChecked(t, data))
+		// (The same ids skipped: a validation error lists additional
+		// properties in the order of a Go map, so its text varies.)
+		if err != nil || !reflect.DeepEqual(mo3, mo) || !slices.Equal(slices.Sorted(maps.Keys(skipped3)), slices.Sorted(maps.Keys(skipped))) {
+			t.Fatalf("from the checked value: %+v, skipped %v, %v; want %+v, skipped %v", mo3, skipped3, err, mo, skipped)
+		}
+		if _, _, ok := masterOutputOf(decodedAsChecked(t, data)); !ok {
+			t.Fatalf("a valid envelope %q was not read from its value", data)
 		}
 		for id, u := range mo.Characters {
 			if u.MemoryEntry == "" {
@@ -562,7 +573,24 @@ func FuzzParseIntention(f *testing.F) {
 		if err != nil || checked != got {
 			t.Fatalf("checkedIntention of a valid answer: %+v, %v; want %+v", checked, err, got)
 		}
+		// Read from the value Complete's check decoded, the same.
+		if of, err := checkedIntentionOf(data, decodedAsChecked(t, data)); err != nil || of != got {
+			t.Fatalf("checkedIntentionOf a valid answer's value: %+v, %v; want %+v", of, err, got)
+		}
 	})
+}
+
+// decodedAsChecked is data as llm's check decodes an answer
+// (llm.Result.Decoded): one value, numbers as json.Number.
+func decodedAsChecked(t *testing.T, data []byte) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("%q: %v", data, err)
+	}
+	return v
 }
 
 // twoPassAnswerRecord is resolutionAnswerRecord as it was written first,

@@ -45,19 +45,12 @@ func resolutionRecord(d prompts.ResolutionData) string {
 // for what the next message restates. An answer that cannot be read (it
 // was validated, so it cannot happen) is kept whole.
 func resolutionAnswerRecord(answer json.RawMessage) string {
-	// Decoded in one pass into what the record keeps: the fields left out
-	// are skipped as it reads.
-	type lived struct {
-		MemoryEntry string `json:"memory_entry"`
-		Location    string `json:"location"`
-	}
-	var rec struct {
-		Tick       int              `json:"tick"`
-		LocationID string           `json:"location_id"`
-		Characters map[string]lived `json:"characters"`
-		Location   json.RawMessage  `json:"location,omitempty"`
-	}
-	if json.Unmarshal(answer, &rec) != nil {
+	// Decoded in one pass into what the record keeps, the fields left out
+	// skipped as it reads. That fails where the characters' object repeats
+	// an id whose first update is not an object, which the envelope lets
+	// by (the last one counts): those are read each on its own.
+	var rec answerRecord
+	if json.Unmarshal(answer, &rec) != nil && !rec.readEach(answer) {
 		return string(answer)
 	}
 	if rec.Characters == nil {
@@ -68,6 +61,41 @@ func resolutionAnswerRecord(answer json.RawMessage) string {
 		return string(answer)
 	}
 	return string(b)
+}
+
+type answerRecord struct {
+	Tick       int              `json:"tick"`
+	LocationID string           `json:"location_id"`
+	Characters map[string]lived `json:"characters"`
+	Location   json.RawMessage  `json:"location,omitempty"`
+}
+
+type lived struct {
+	MemoryEntry string `json:"memory_entry"`
+	Location    string `json:"location"`
+}
+
+// readEach reads answer into r with each character's update read on its
+// own, the last of an id repeated, and reports whether it could.
+func (r *answerRecord) readEach(answer json.RawMessage) bool {
+	var a struct {
+		Tick       int                        `json:"tick"`
+		LocationID string                     `json:"location_id"`
+		Characters map[string]json.RawMessage `json:"characters"`
+		Location   json.RawMessage            `json:"location"`
+	}
+	if json.Unmarshal(answer, &a) != nil {
+		return false
+	}
+	*r = answerRecord{Tick: a.Tick, LocationID: a.LocationID, Characters: make(map[string]lived, len(a.Characters)), Location: a.Location}
+	for id, raw := range a.Characters {
+		var c lived
+		if json.Unmarshal(raw, &c) != nil {
+			return false
+		}
+		r.Characters[id] = c
+	}
+	return true
 }
 
 // record is the place at tick, then label and items joined by sep, or none

@@ -88,7 +88,8 @@ func Resolution(ctx context.Context, env Env, st *world.State, intentions map[st
 func resolutionOutcome(ctx context.Context, env Env, st *world.State, w *prompts.Snapshot, loc *world.Location, res llm.Result) Outcome[MasterOutput] {
 	o := Outcome[MasterOutput]{ID: loc.ID, Call: res}
 	if o.Call.Err == nil {
-		mo, skipped, err := parseMasterOutput(o.Call.Output, true) // Complete checked it against ResolutionEnvelope
+		mo, skipped, err := checkedMasterOutput(o.Call.Output, o.Call.Decoded) // Complete checked it against ResolutionEnvelope
+		o.Call.Decoded = nil
 		if err == nil {
 			o.Value = mo
 			o.Skipped = readUpdates(env, st, loc.ID, w.Present(loc.ID), &o.Value, skipped)
