@@ -82,20 +82,20 @@ type Result struct {
 	// when the call was over; the prompts were then let go: Messages is
 	// nil, and so are the request's System, its User when it has a Record,
 	// and its schemas.
-	Kept     any
-	Raw      string          // raw content of the last answer ("" if none arrived)
-	Output   json.RawMessage // validated answer; nil when Err != nil
+	Kept   any
+	Raw    string          // raw content of the last answer ("" if none arrived)
+	Output json.RawMessage // validated answer; nil when Err != nil
 	// Decoded is Output as the schema check decoded it (encoding/json
 	// with UseNumber: objects map[string]any, arrays []any, numbers
 	// json.Number), so that a caller need not read the answer again; nil
 	// when Err != nil, and dropped from CreateEachThen's results once done
 	// has had it. Treat it as read-only.
-	Decoded any
-	Attempts int             // HTTP attempts made, retries and repairs included
-	Repairs  int             // repair attempts made after invalid JSON or schema errors
-	Latency  time.Duration   // wall time of the whole call, retries included
-	Usage    Usage           // summed over every attempt
-	Err      error           // *Error when the call failed
+	Decoded  any
+	Attempts int           // HTTP attempts made, retries and repairs included
+	Repairs  int           // repair attempts made after invalid JSON or schema errors
+	Latency  time.Duration // wall time of the whole call, retries included
+	Usage    Usage         // summed over every attempt
+	Err      error         // *Error when the call failed
 	// Recoveries are the failures the call went past or tried to, in order:
 	// transient errors retried, answers sent back for repair. Err, when set,
 	// is the failure after the last of them.

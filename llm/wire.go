@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -34,6 +35,7 @@ func (c *Client) postChat(ctx context.Context, cr openai.ChatCompletionRequest) 
 	if err := encodeChat(body.buf, cr); err != nil {
 		return resp, err
 	}
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: body.wrote})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.BaseURL+"/chat/completions", nil)
 	if err != nil {
 		return resp, err
@@ -106,13 +108,23 @@ var sentBodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 const maxPooledBody = 1 << 20
 
 // sentBody is the encoded body of one request, in a buffer from
-// sentBodies. It returns there only when nothing can read it any more:
-// the sender is done (release) and net/http has closed every reader it
-// was given, which it may do after the answer arrived, once it finished
-// writing the body.
+// sentBodies. It returns there only when nothing can read it any more: the
+// sender is done (release), and each reader net/http was given has been
+// written whole (wrote), which may happen after the answer arrived.
+//
+// The readers are io.NopCloser(*bytes.Reader), which net/http knows to be
+// in memory and sends with the headers in one system call; a reader of
+// its own type, whose Close would tell when it was done, took two. It
+// reads a body only while writing a request, and reports the end of each
+// write to the request's httptrace.ClientTrace.WroteRequest. A failed write
+// is not counted, so a buffer whose write failed is left to the collector:
+// net/http may write that very reader again. A write of a request without
+// a body (a redirect to a GET) may be counted too; it comes after the
+// body's own write, and at worst returns the buffer before the sender is
+// done with a request it no longer reads.
 type sentBody struct {
 	buf  *bytes.Buffer
-	refs atomic.Int32 // the sender's, and one per reader not closed
+	refs atomic.Int32 // the sender's, and one per reader not written yet
 }
 
 func newSentBody() *sentBody {
@@ -121,34 +133,35 @@ func newSentBody() *sentBody {
 	return b
 }
 
+// release drops one reference; the last returns the buffer.
 func (b *sentBody) release() {
-	if b.refs.Add(-1) == 0 && b.buf.Cap() <= maxPooledBody {
-		b.buf.Reset()
-		sentBodies.Put(b.buf)
+	if b.refs.Add(-1) == 0 {
+		testHookBodyReleased()
+		if b.buf.Cap() <= maxPooledBody {
+			b.buf.Reset()
+			sentBodies.Put(b.buf)
+		}
 	}
 }
+
+// testHookBodyReleased is called as a body's last reference goes.
+var testHookBodyReleased = func() {}
 
 // reader is a reader of the body for a request's Body.
 func (b *sentBody) reader() io.ReadCloser {
 	b.refs.Add(1)
-	return &bodyReader{Reader: bytes.NewReader(b.buf.Bytes()), body: b}
+	return io.NopCloser(bytes.NewReader(b.buf.Bytes()))
 }
 
 // getBody is the request's GetBody, with which net/http sends the body
 // again (a redirect, a reused connection that closed).
 func (b *sentBody) getBody() (io.ReadCloser, error) { return b.reader(), nil }
 
-type bodyReader struct {
-	*bytes.Reader
-	body   *sentBody
-	closed atomic.Bool
-}
-
-func (r *bodyReader) Close() error {
-	if r.closed.CompareAndSwap(false, true) {
-		r.body.release()
+// wrote is the request's ClientTrace.WroteRequest.
+func (b *sentBody) wrote(info httptrace.WroteRequestInfo) {
+	if info.Err == nil {
+		b.release()
 	}
-	return nil
 }
 
 // wireAnswer is an openai.ChatCompletionResponse whose choices' messages

@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"reflect"
+	"sync/atomic"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -201,27 +203,64 @@ func TestWireTypesMatchGoOpenAI(t *testing.T) {
 
 // TestSentBodyOutlivesItsReaders: a request body's buffer goes back to the
 // pool only when the sender released it and every reader net/http was
-// given is closed, however many times each is closed; until then it
-// holds the body. (Not parallel: a released buffer may be taken again.)
+// given has been written whole; a failed write leaves its reader counted
+// (net/http may write it again). (Not parallel: a released buffer may be
+// taken again.)
 func TestSentBodyOutlivesItsReaders(t *testing.T) {
 	b := newSentBody()
 	b.buf.WriteString(`{"model":"m"}`)
-	first, err := b.getBody()
+	first := b.reader()
+	second, err := b.getBody() // a retry on another connection
 	if err != nil {
 		t.Fatal(err)
 	}
-	second := b.reader()
 	b.release() // the sender is done: the answer came before the body was sent
-	first.Close()
-	first.Close() // closing again gives back nothing more
+	b.wrote(httptrace.WroteRequestInfo{Err: io.ErrClosedPipe})
+	first.Close() // a no-op: net/http closes what it wrote, or not
 	if got, _ := io.ReadAll(second); string(got) != `{"model":"m"}` {
-		t.Fatalf("a reader still open read %q", got)
+		t.Fatalf("a reader not yet written read %q", got)
 	}
+	b.wrote(httptrace.WroteRequestInfo{}) // first, written at last
 	if b.refs.Load() != 1 || b.buf.Len() == 0 {
-		t.Fatalf("released with a reader open: %d references, %d bytes", b.refs.Load(), b.buf.Len())
+		t.Fatalf("released with a reader to write: %d references, %d bytes", b.refs.Load(), b.buf.Len())
 	}
-	second.Close()
+	b.wrote(httptrace.WroteRequestInfo{})
 	if b.refs.Load() != 0 || b.buf.Len() != 0 {
-		t.Errorf("not released when the last reader closed: %d references, %d bytes", b.refs.Load(), b.buf.Len())
+		t.Errorf("not released when the last reader was written: %d references, %d bytes", b.refs.Load(), b.buf.Len())
+	}
+}
+
+// TestPostChatReleasesItsBodies: postChat sends a body net/http knows to
+// be in memory (which it sends with the headers in one system call, and
+// any other in two), and each goes back to the pool once written and
+// answered. (Not parallel: it counts every body released.)
+func TestPostChatReleasesItsBodies(t *testing.T) {
+	if got, want := reflect.TypeOf(newSentBody().reader()), reflect.TypeOf(io.NopCloser(bytes.NewReader(nil))); got != want {
+		t.Errorf("body of type %s; want %s, of a *bytes.Reader", got, want)
+	}
+	var released atomic.Int32
+	testHookBodyReleased = func() { released.Add(1) }
+	t.Cleanup(func() { testHookBodyReleased = func() {} })
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			t.Error(err)
+		}
+		io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"{}"}}]}`)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A trace of the caller's own still sees its events.
+	var wrote atomic.Int32
+	ctx := httptrace.WithClientTrace(t.Context(), &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Add(1) }})
+	for range 20 {
+		if _, err := c.postChat(ctx, wireRequests()["structured"]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if released.Load() < 20 || wrote.Load() != 20 {
+		t.Errorf("%d bodies released and %d writes traced after 20 calls; want 20 of each", released.Load(), wrote.Load())
 	}
 }
