@@ -38,6 +38,9 @@ func (c Config) responseLimit(maxTokens int) int64 {
 // maxPresize is the most readBody sets aside for a body before reading it.
 const maxPresize = 1 << 20
 
+// unknownSize is what readBody sets aside for a body of unknown size.
+const unknownSize = 8 << 10
+
 // limitKey carries the body limit of one request in its context.
 type limitKey struct{}
 
@@ -110,12 +113,15 @@ func (h transport) fetch(req *http.Request) (*http.Response, []byte, error) {
 // readBody reads at most limit+1 bytes of r, into a buffer of the announced
 // size when there is one (io.ReadAll grows its buffer from 512 bytes,
 // copying as it goes), but no larger than maxPresize before the bytes
-// arrive: a server may announce more than it sends.
+// arrive: a server may announce more than it sends. A body of unknown size
+// starts at unknownSize: a Go server (Ollama's) announces the size of an
+// answer up to 2 KiB and sends a longer one in chunks.
 func readBody(r io.Reader, size, limit int64) ([]byte, error) {
 	var b bytes.Buffer
-	if size >= 0 {
-		b.Grow(int(min(size, maxPresize)) + bytes.MinRead) // ReadFrom asks for MinRead free
+	if size < 0 {
+		size = unknownSize
 	}
+	b.Grow(int(min(size, maxPresize, limit+1)) + bytes.MinRead) // ReadFrom asks for MinRead free
 	_, err := b.ReadFrom(io.LimitReader(r, limit+1))
 	return b.Bytes(), err
 }

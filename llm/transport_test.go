@@ -131,3 +131,27 @@ func TestLargestLimit(t *testing.T) {
 		t.Errorf("fetch under the largest limit = %q, %v; want the body", body, err)
 	}
 }
+
+// TestReadBody: a body is read whole whether its size was announced or
+// not, and never more than limit+1 bytes of it.
+func TestReadBody(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 3*unknownSize)
+	for _, tt := range []struct {
+		name        string
+		body        string
+		size, limit int64
+		want        int
+	}{
+		{"announced", "short", 5, 100, 5},
+		{"unknown, short", "short", -1, 100, 5},
+		{"unknown, longer than the first buffer", long, -1, 1 << 20, len(long)},
+		{"unknown, over the limit", long, -1, 100, 101},
+		{"announced wrong", long, 10, 1 << 20, len(long)},
+	} {
+		got, err := readBody(strings.NewReader(tt.body), tt.size, tt.limit)
+		if err != nil || len(got) != tt.want || string(got) != tt.body[:tt.want] {
+			t.Errorf("%s: read %d bytes, %v; want the first %d", tt.name, len(got), err, tt.want)
+		}
+	}
+}
