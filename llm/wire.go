@@ -83,6 +83,14 @@ type wireRequest struct {
 
 // encodeChat writes cr to buf as go-openai encodes it, byte for byte.
 func encodeChat(buf *bytes.Buffer, cr openai.ChatCompletionRequest) error {
+	if plainMessages(cr.Messages) {
+		return encodePlain(buf, cr)
+	}
+	return encodeWire(buf, cr)
+}
+
+// encodeWire is encodeChat by encoding/json alone.
+func encodeWire(buf *bytes.Buffer, cr openai.ChatCompletionRequest) error {
 	var v any = cr // content parts: go-openai's own encoding
 	if !slices.ContainsFunc(cr.Messages, func(m openai.ChatCompletionMessage) bool { return m.MultiContent != nil }) {
 		w := wireRequest{Model: cr.Model, Messages: make([]wireMessage, len(cr.Messages)), ChatCompletionRequest: cr}

@@ -1,0 +1,164 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// The messages of a request are most of its bytes, and encoding/json
+// escapes a string a byte at a time: appendMessages writes them itself,
+// eight bytes at a time where nothing needs escaping, as encoding/json
+// writes them. Everything else of the request is still encoding/json's.
+
+// plainMessages reports whether every message is text only, which
+// appendMessages writes: no content parts, function call or tool calls.
+func plainMessages(msgs []openai.ChatCompletionMessage) bool {
+	for _, m := range msgs {
+		if m.MultiContent != nil || m.FunctionCall != nil || len(m.ToolCalls) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// restPrefix is how encoding/json begins a wireRequest with no model and
+// no messages; the fields after them follow.
+const restPrefix = `{"model":"","messages":[]`
+
+// encodePlain writes cr, whose messages are plainMessages, to buf as
+// encodeChat does: the model and messages by hand, then what encoding/json
+// writes of the rest of the request after restPrefix.
+func encodePlain(buf *bytes.Buffer, cr openai.ChatCompletionRequest) error {
+	begin := buf.Len()
+	b := append(buf.AvailableBuffer(), `{"model":`...)
+	b = appendString(b, cr.Model)
+	b = append(b, `,"messages":`...)
+	b = appendMessages(b, cr.Messages)
+	buf.Write(b)
+	start := buf.Len()
+	rest := wireRequest{Messages: []wireMessage{}, ChatCompletionRequest: cr}
+	if err := json.NewEncoder(buf).Encode(rest); err != nil {
+		buf.Truncate(begin)
+		return err
+	}
+	out := buf.Bytes()
+	if !bytes.HasPrefix(out[start:], []byte(restPrefix)) { // cannot be: go-openai's fields changed
+		buf.Truncate(begin)
+		return encodeWire(buf, cr)
+	}
+	n := copy(out[start:], out[start+len(restPrefix):len(out)-1]) // less the prefix, and the newline Encode ends with
+	buf.Truncate(start + n)
+	return nil
+}
+
+// appendMessages appends msgs as encoding/json encodes []wireMessage.
+func appendMessages(b []byte, msgs []openai.ChatCompletionMessage) []byte {
+	b = append(b, '[')
+	for i, m := range msgs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"role":`...)
+		b = appendString(b, m.Role)
+		for _, f := range [...]struct{ key, value string }{
+			{`,"content":`, m.Content},
+			{`,"refusal":`, m.Refusal},
+			{`,"name":`, m.Name},
+			{`,"reasoning_content":`, m.ReasoningContent},
+			{`,"tool_call_id":`, m.ToolCallID},
+		} {
+			if f.value != "" { // omitempty
+				b = append(b, f.key...)
+				b = appendString(b, f.value)
+			}
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// appendString appends s as a JSON string exactly as encoding/json writes
+// it, HTML-escaped: <, > and & as \u003c, \u003e and \u0026, U+2028 and
+// U+2029 escaped, an invalid UTF-8 byte as \ufffd.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) && plainWord(s[i:i+8]) {
+			i += 8
+			continue
+		}
+		// A byte at a time to the end of the word, as encoding/json does.
+		for end := min(i+8, len(s)); i < end; {
+			c := s[i]
+			if c < utf8.RuneSelf {
+				if plainByte[c] {
+					i++
+					continue
+				}
+				b = append(b, s[start:i]...)
+				switch c {
+				case '\\', '"':
+					b = append(b, '\\', c)
+				case '\b':
+					b = append(b, '\\', 'b')
+				case '\f':
+					b = append(b, '\\', 'f')
+				case '\n':
+					b = append(b, '\\', 'n')
+				case '\r':
+					b = append(b, '\\', 'r')
+				case '\t':
+					b = append(b, '\\', 't')
+				default: // other control bytes, and <, > and &
+					b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+				}
+				i++
+				start = i
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				b = append(b, s[start:i]...)
+				b = append(b, `\ufffd`...)
+			case r == '\u2028' || r == '\u2029':
+				b = append(b, s[start:i]...)
+				b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			default:
+				i += size
+				continue
+			}
+			i += size
+			start = i
+		}
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// plainByte tells the ASCII bytes written as they are.
+var plainByte = func() (t [utf8.RuneSelf]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// plainWord reports whether all eight bytes of w are plainByte, with the
+// bit tricks of "Bit Twiddling Hacks" (a byte is zero, or below n, where
+// the high bit of its lane is set after the subtraction): no byte below
+// 0x20 or from 0x80, and none of " \ < > &.
+func plainWord(w string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	_ = w[7]
+	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	q, bs, lt, gt, amp := x^(ones*'"'), x^(ones*'\\'), x^(ones*'<'), x^(ones*'>'), x^(ones*'&')
+	bad := x | (x-ones*0x20)&^x | (q-ones)&^q | (bs-ones)&^bs | (lt-ones)&^lt | (gt-ones)&^gt | (amp-ones)&^amp
+	return bad&highs == 0
+}
