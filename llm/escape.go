@@ -88,7 +88,7 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if i+8 <= len(s) && plainWord(s[i:i+8]) {
+		if i+8 <= len(s) && plainWord(word(s, i)) {
 			i += 8
 			continue
 		}
@@ -149,15 +149,19 @@ var plainByte = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// plainWord reports whether all eight bytes of w are plainByte, with the
+// word is the eight bytes of s from i, little-endian.
+func word(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// plainWord reports whether all eight bytes of x are plainByte, with the
 // bit tricks of "Bit Twiddling Hacks" (a byte is zero, or below n, where
 // the high bit of its lane is set after the subtraction): no byte below
 // 0x20 or from 0x80, and none of " \ < > &.
-func plainWord(w string) bool {
+func plainWord(x uint64) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	_ = w[7]
-	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 	q, bs, lt, gt, amp := x^(ones*'"'), x^(ones*'\\'), x^(ones*'<'), x^(ones*'>'), x^(ones*'&')
 	bad := x | (x-ones*0x20)&^x | (q-ones)&^q | (bs-ones)&^bs | (lt-ones)&^lt | (gt-ones)&^gt | (amp-ones)&^amp
 	return bad&highs == 0
