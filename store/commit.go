@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -115,6 +116,10 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 		w.exec("apply_errors", "INSERT INTO apply_errors (tick, seq, location_id, character_id, reason) VALUES (?, ?, ?, ?, ?)",
 			rec.Tick, i+1, e.LocationID, e.CharacterID, s.clean(e.Reason))
 	}
+	next, err := s.historySeqs(ctx, tx, last)
+	if err != nil {
+		return err
+	}
 	for _, h := range sortedBy(rec.History, func(h HistoryRecord) string { return h.EntityKey }) {
 		texts := [2]string{s.clean(h.User), s.clean(h.Assistant)}
 		var refs [2]string
@@ -123,9 +128,9 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 				refs[i], texts[i] = s.putText(w, text, used), ""
 			}
 		}
+		next[h.EntityKey]++
 		w.exec("history", `INSERT INTO history (entity_key, seq, tick, user, assistant, user_ref, assistant_ref)
-			SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM history WHERE entity_key = ?`,
-			h.EntityKey, rec.Tick, texts[0], texts[1], refs[0], refs[1], h.EntityKey)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, h.EntityKey, next[h.EntityKey], rec.Tick, texts[0], texts[1], refs[0], refs[1])
 	}
 	writeTexts(w)
 	done := s.writeRun(w)
@@ -137,7 +142,49 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 	}
 	done()
 	s.texts.replace(used)
+	s.seqsMu.Lock()
+	s.seqs = historySeqs{tick: rec.Tick, last: next}
+	s.seqsMu.Unlock()
 	return nil
+}
+
+// historySeqs is the last seq of each entity's past exchanges as of the
+// commit of tick (0: not read yet), which the next commit numbers its own
+// from: a query of each entity's largest seq was a third of writing its
+// exchange.
+type historySeqs struct {
+	tick int
+	last map[string]int
+}
+
+// historySeqs is a copy of each entity's last seq when the last committed
+// tick is last: the store's own, when it committed that tick, else read
+// from the database (another process committed, or none did yet).
+func (s *Store) historySeqs(ctx context.Context, tx *sql.Tx, last int) (map[string]int, error) {
+	s.seqsMu.Lock()
+	known := s.seqs
+	s.seqsMu.Unlock()
+	if known.tick == last && known.last != nil {
+		return maps.Clone(known.last), nil
+	}
+	next := map[string]int{}
+	rows, err := tx.QueryContext(ctx, "SELECT entity_key, MAX(seq) FROM history GROUP BY entity_key")
+	if err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key string
+		var seq int
+		if err := rows.Scan(&key, &seq); err != nil {
+			return nil, fmt.Errorf("read history: %w", err)
+		}
+		next[key] = seq
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	return next, nil
 }
 
 // tickWriter runs the inserts of one tick and keeps the first error, after

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -45,10 +46,12 @@ type Store struct {
 	path string
 	now  func() time.Time // clock of committed_at; replaced in tests
 
-	scrub scrubber                   // see SetScrub
-	run   atomic.Pointer[pendingRun] // see StartRun
-	texts textCache                  // the texts the last commit referenced
-	wal   walWatch
+	scrub  scrubber                   // see SetScrub
+	run    atomic.Pointer[pendingRun] // see StartRun
+	texts  textCache                  // the texts the last commit referenced
+	seqsMu sync.Mutex
+	seqs   historySeqs // each entity's last past exchange, as of this store's last commit
+	wal    walWatch
 	// pin holds one connection open for the store's life: SQLite deletes
 	// the WAL when its last connection closes, which the WAL check would
 	// take for a deletion by someone else.

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -402,5 +403,41 @@ func TestPreparedScansOnlyNewTexts(t *testing.T) {
 	}
 	if p.refs[1] != textKey(strings.ReplaceAll(secret, "sk-secret", "[REDACTED]")) {
 		t.Errorf("the text with a secret refers to %s, not its scrubbed form", p.refs[1])
+	}
+}
+
+// TestHistorySeqsAcrossStores: a store numbers an entity's past exchanges
+// after the last one in the database, whoever committed it: its own count
+// is used only when it committed the last tick itself.
+func TestHistorySeqsAcrossStores(t *testing.T) {
+	t.Parallel()
+	a, path := openTemp(t)
+	b, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	exchange := func(tick int) *TickRecord {
+		rec := record(tick)
+		rec.Calls = []CallRecord{{Phase: "intention", EntityKey: "intention:ada"}}
+		rec.History = []HistoryRecord{{EntityKey: "intention:ada", User: fmt.Sprint("asked at ", tick), Assistant: fmt.Sprint("answered at ", tick)}}
+		return rec
+	}
+	commit(t, a, exchange(1))
+	commit(t, b, exchange(2)) // b has not committed: it reads the last seq
+	if err := a.CommitTick(t.Context(), exchange(2)); !errors.Is(err, ErrTickOrder) {
+		t.Fatalf("a committing tick 2 again: %v, want ErrTickOrder", err)
+	}
+	commit(t, a, exchange(3), exchange(4)) // a's count is of tick 1: it reads again, then counts
+	hist, err := b.History(t.Context(), 10, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range hist["intention:ada"] {
+		got = append(got, h.User)
+	}
+	if want := []string{"asked at 1", "asked at 2", "asked at 3", "asked at 4"}; !slices.Equal(got, want) {
+		t.Errorf("history %q, want %q", got, want)
 	}
 }
