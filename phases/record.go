@@ -3,6 +3,7 @@ package phases
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/arbiter-sim/arbiter/prompts"
@@ -110,7 +111,9 @@ func record(tick int, l prompts.LocationData, none, label, sep string, items []s
 }
 
 func place(b *strings.Builder, tick int, l prompts.LocationData) {
-	fmt.Fprintf(b, "Tick %d in %s.", tick, l.Name)
+	b.WriteString("Tick ") // not fmt: a record is made for every call
+	b.WriteString(strconv.Itoa(tick))
+	b.WriteString(" in " + l.Name + ".")
 	if l.Moment != "" {
 		b.WriteString(" Right now: " + l.Moment)
 		if !strings.HasSuffix(l.Moment, ".") {
