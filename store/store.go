@@ -93,7 +93,13 @@ func open(ctx context.Context, path string) (*Store, error) {
 		"_txlock=immediate",
 		fmt.Sprintf("_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()),
 		"_pragma=foreign_keys(1)",
-		"_pragma=journal_mode(WAL)",
+		// A new database's pages are 16 KiB, not 4: a commit writes each page
+		// it changed to the WAL, then again into the file, a system call or
+		// two each, and a tick of a large world changes tens of megabytes
+		// (the commit of 10,000 characters: 650 -> 600 ms). It takes effect
+		// only before the first table is made, in the journal mode a new
+		// database starts in: the WAL comes after (migrate, then open).
+		"_pragma=page_size(16384)",
 		"_pragma=synchronous(FULL)", // a committed tick survives a power cut too
 	}
 	db, err := sql.Open("sqlite", "file:"+escapePath(path)+"?"+strings.Join(params, "&"))
@@ -102,6 +108,12 @@ func open(ctx context.Context, path string) (*Store, error) {
 	}
 	s := &Store{db: db, path: path, now: time.Now}
 	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	// WAL lasts in the file: this switches a new database, and is nothing
+	// to one already in WAL.
+	if _, err := db.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}

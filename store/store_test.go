@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -668,5 +669,39 @@ func TestLatestReadsFail(t *testing.T) {
 	}
 	if _, err := s.History(t.Context(), 3, 1); err == nil || !strings.Contains(err.Error(), "read history") {
 		t.Errorf("History on a closed store = %v", err)
+	}
+}
+
+// TestNewDatabasePages: a new database has 16 KiB pages and runs in WAL
+// mode; one made with other pages keeps them, and WAL.
+func TestNewDatabasePages(t *testing.T) {
+	t.Parallel()
+	s, _ := openTemp(t)
+	var size int
+	var mode string
+	if err := s.db.QueryRowContext(t.Context(), "PRAGMA page_size").Scan(&size); err != nil || size != 16384 {
+		t.Errorf("page size %d, %v; want 16384", size, err)
+	}
+	if err := s.db.QueryRowContext(t.Context(), "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" || !s.wal.on {
+		t.Errorf("journal mode %q (%v), WAL watched %v; want wal", mode, err, s.wal.on)
+	}
+
+	path := filepath.Join(t.TempDir(), FileName)
+	old, err := sql.Open("sqlite", "file:"+path+"?_pragma=page_size(4096)&_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.ExecContext(t.Context(), "CREATE TABLE before (x)"); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	s2, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	commit(t, s2, record(1))
+	if err := s2.db.QueryRowContext(t.Context(), "PRAGMA page_size").Scan(&size); err != nil || size != 4096 {
+		t.Errorf("an existing database's page size %d, %v; want its 4096", size, err)
 	}
 }
