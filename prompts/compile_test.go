@@ -2,8 +2,6 @@ package prompts
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -138,15 +136,7 @@ func TestCompiledAsTextTemplate(t *testing.T) {
 func TestRenderFallsBack(t *testing.T) {
 	t.Parallel()
 	const user = "phase1_intention_user.md"
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, OverrideDir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	override := "{{.Character.Name}} {{printf \"%03d\" .Simulation.Tick}}"
-	if err := os.WriteFile(filepath.Join(dir, OverrideDir, user), []byte(override), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r, err := New(dir)
+	r, err := New(simWith(t, map[string]string{user: "{{.Character.Name}} {{printf \"%03d\" .Simulation.Tick}}"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -167,21 +167,8 @@ func (s *Store) historySeqs(ctx context.Context, tx *sql.Tx, last int) (map[stri
 	if known.tick == last && known.last != nil {
 		return maps.Clone(known.last), nil
 	}
-	next := map[string]int{}
-	rows, err := tx.QueryContext(ctx, "SELECT entity_key, MAX(seq) FROM history GROUP BY entity_key")
+	next, err := countsBy(ctx, tx, "SELECT entity_key, MAX(seq) FROM history GROUP BY entity_key")
 	if err != nil {
-		return nil, fmt.Errorf("read history: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var key string
-		var seq int
-		if err := rows.Scan(&key, &seq); err != nil {
-			return nil, fmt.Errorf("read history: %w", err)
-		}
-		next[key] = seq
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read history: %w", err)
 	}
 	return next, nil

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 )
 
@@ -9,22 +10,30 @@ import (
 // game's order errors or refused choices) each character or player had
 // over every committed tick.
 func (s *Store) ApplyErrorCounts(ctx context.Context) (map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT character_id, COUNT(*) FROM apply_errors GROUP BY character_id")
+	out, err := countsBy(ctx, s.db, "SELECT character_id, COUNT(*) FROM apply_errors GROUP BY character_id")
 	if err != nil {
 		return nil, fmt.Errorf("count apply errors: %w", err)
+	}
+	return out, nil
+}
+
+// countsBy reads the rows of query, each a key and a number, into a map.
+func countsBy(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, query string) (map[string]int, error) {
+	rows, err := q.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	out := map[string]int{}
 	for rows.Next() {
-		var id string
+		var key string
 		var n int
-		if err := rows.Scan(&id, &n); err != nil {
-			return nil, fmt.Errorf("count apply errors: %w", err)
+		if err := rows.Scan(&key, &n); err != nil {
+			return nil, err
 		}
-		out[id] = n
+		out[key] = n
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("count apply errors: %w", err)
-	}
-	return out, nil
+	return out, rows.Err()
 }
