@@ -201,8 +201,17 @@ func (c *compiler) rangeNode(n *parse.RangeNode, dot reflect.Type, sc scope) (pr
 			typ  reflect.Type
 		}{names[1], elem})
 	}
+	// In the else, text/template leaves each declared variable holding
+	// the (empty) slice.
+	outer := slicesClip(sc)
+	for _, name := range names {
+		outer = append(outer, struct {
+			name string
+			typ  reflect.Type
+		}{name, typ})
+	}
 	body, ok1 := c.list(n.List, elem, inner)
-	els, ok2 := c.list(n.ElseList, dot, sc)
+	els, ok2 := c.list(n.ElseList, dot, outer)
 	if !ok1 || !ok2 {
 		return nil, false
 	}
@@ -212,7 +221,15 @@ func (c *compiler) rangeNode(n *parse.RangeNode, dot reflect.Type, sc scope) (pr
 			return false
 		}
 		if v.Len() == 0 {
-			return els(w, d, vars)
+			vs := vars
+			if len(names) > 0 {
+				vs = make([]reflect.Value, len(vars), len(vars)+len(names))
+				copy(vs, vars)
+				for range names {
+					vs = append(vs, v)
+				}
+			}
+			return els(w, d, vs)
 		}
 		vs, base := vars, len(vars)
 		if len(names) > 0 {
@@ -277,7 +294,7 @@ func (c *compiler) arg(n parse.Node, dot reflect.Type, sc scope) (getter, reflec
 		v := reflect.ValueOf(n.Text)
 		return func(reflect.Value, []reflect.Value) (reflect.Value, bool) { return v, true }, v.Type(), true
 	case *parse.NumberNode:
-		if !n.IsInt {
+		if !n.IsInt || strings.ContainsAny(n.Text, ".eEpP") { // 1e6 is text/template's float64
 			return nil, nil, false
 		}
 		v := reflect.ValueOf(int(n.Int64))

@@ -104,6 +104,8 @@ func TestCompiledAsTextTemplate(t *testing.T) {
 		"{{range .Present}}{{.}} {{end}}{{range .Reachable}}x{{else}}none{{end}}",
 		"{{range latest 0 (index .Characters 0).Memory}}{{end}}",
 		"{{with .Location}}{{.ID}}{{with .Connections}}{{len .}}{{end}}{{end}}",
+		"{{range $x := .Present}}{{range $y := $.Reachable}}{{$y}}{{else}}[{{$x}}]{{end}}{{end}}",
+		"{{range $i, $c := .Characters}}{{$i}}{{else}}{{end}}{{0x10}} {{'a'}} {{-3}}",
 	}
 	for i, text := range compiles {
 		got, want, ok := bothWays(t, text, data)
@@ -124,6 +126,8 @@ func TestCompiledAsTextTemplate(t *testing.T) {
 		"{{.Nope}}",                            // no such field: text/template's error
 		"{{range .Location.Name}}{{end}}",      // a range over a string
 		"{{template \"t\"}}",                   // another template
+		"{{1e6}} {{or 0 1000000.0}}",           // numbers text/template reads as float64
+		"{{range $x := .Present}}{{range $x := $.Reachable}}{{$x}}{{else}}[{{$x}}]{{end}}{{end}}", // the else's $x is the empty slice
 	} {
 		if got, want, ok := bothWays(t, text, data); ok {
 			t.Errorf("%q compiled (rendering %q; text/template: %q); want it left to text/template", text, got, want)
