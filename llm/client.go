@@ -86,7 +86,7 @@ func New(cfg Config) (*Client, error) {
 	oc.BaseURL = cfg.BaseURL
 	secrets := NewSecrets(cfg)
 	shown := RedactURL(cfg.BaseURL)
-	doer := transport{next: &http.Client{Transport: tr}, secrets: secrets,
+	doer := transport{next: &http.Client{Transport: tr, CheckRedirect: abandonOnRedirect}, secrets: secrets,
 		limit: cfg.responseLimit(0), baseURL: shown}
 	oc.HTTPClient = doer
 

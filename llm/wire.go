@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptrace"
@@ -35,7 +36,7 @@ func (c *Client) postChat(ctx context.Context, cr openai.ChatCompletionRequest) 
 	if err := encodeChat(body.buf, cr); err != nil {
 		return resp, err
 	}
-	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: body.wrote})
+	ctx = httptrace.WithClientTrace(context.WithValue(ctx, sentBodyKey{}, body), &httptrace.ClientTrace{WroteRequest: body.wrote})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.BaseURL+"/chat/completions", nil)
 	if err != nil {
 		return resp, err
@@ -126,13 +127,30 @@ const maxPooledBody = 1 << 20
 // reads a body only while writing a request, and reports the end of each
 // write to the request's httptrace.ClientTrace.WroteRequest. A failed write
 // is not counted, so a buffer whose write failed is left to the collector:
-// net/http may write that very reader again. A write of a request without
-// a body (a redirect to a GET) may be counted too; it comes after the
-// body's own write, and at worst returns the buffer before the sender is
-// done with a request it no longer reads.
+// net/http may write that very reader again. A redirect's request reports
+// its write to the same trace, even one without a body while the first
+// connection may still be sending it (a server may answer early): a body
+// redirected is left to the collector too (abandonOnRedirect).
 type sentBody struct {
-	buf  *bytes.Buffer
-	refs atomic.Int32 // the sender's, and one per reader not written yet
+	buf       *bytes.Buffer
+	refs      atomic.Int32 // the sender's, and one per reader not written yet
+	abandoned atomic.Bool  // redirected: never back to the pool
+}
+
+// sentBodyKey carries a request's sentBody in its context, for
+// abandonOnRedirect.
+type sentBodyKey struct{}
+
+// abandonOnRedirect is the client's CheckRedirect: net/http's own rule (at
+// most 10 redirects), and a request body redirected is not pooled again.
+func abandonOnRedirect(req *http.Request, via []*http.Request) error {
+	if b, ok := via[0].Context().Value(sentBodyKey{}).(*sentBody); ok {
+		b.abandoned.Store(true)
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects") // net/http's words
+	}
+	return nil
 }
 
 func newSentBody() *sentBody {
@@ -144,16 +162,18 @@ func newSentBody() *sentBody {
 // release drops one reference; the last returns the buffer.
 func (b *sentBody) release() {
 	if b.refs.Add(-1) == 0 {
-		testHookBodyReleased()
-		if b.buf.Cap() <= maxPooledBody {
+		pooled := b.buf.Cap() <= maxPooledBody && !b.abandoned.Load()
+		testHookBodyReleased(pooled)
+		if pooled {
 			b.buf.Reset()
 			sentBodies.Put(b.buf)
 		}
 	}
 }
 
-// testHookBodyReleased is called as a body's last reference goes.
-var testHookBodyReleased = func() {}
+// testHookBodyReleased is called as a body's last reference goes, with
+// whether its buffer goes back to the pool.
+var testHookBodyReleased = func(pooled bool) {}
 
 // reader is a reader of the body for a request's Body.
 func (b *sentBody) reader() io.ReadCloser {

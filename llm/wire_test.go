@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/http/httptrace"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -239,8 +240,12 @@ func TestPostChatReleasesItsBodies(t *testing.T) {
 		t.Errorf("body of type %s; want %s, of a *bytes.Reader", got, want)
 	}
 	var released atomic.Int32
-	testHookBodyReleased = func() { released.Add(1) }
-	t.Cleanup(func() { testHookBodyReleased = func() {} })
+	testHookBodyReleased = func(pooled bool) {
+		if pooled {
+			released.Add(1)
+		}
+	}
+	t.Cleanup(func() { testHookBodyReleased = func(bool) {} })
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := io.Copy(io.Discard, r.Body); err != nil {
 			t.Error(err)
@@ -262,5 +267,53 @@ func TestPostChatReleasesItsBodies(t *testing.T) {
 	}
 	if released.Load() < 20 || wrote.Load() != 20 {
 		t.Errorf("%d bodies released and %d writes traced after 20 calls; want 20 of each", released.Load(), wrote.Load())
+	}
+}
+
+// TestPostChatRedirected: a request redirected still gets its answer (307
+// sends the body again, as net/http does), and its body is left to the
+// collector, since a redirect's write reports to the same trace while the
+// first may still be sending it; past 10 redirects the call fails as
+// net/http's default client fails it. (Not parallel: it counts every body
+// released.)
+func TestPostChatRedirected(t *testing.T) {
+	var pooled, abandoned atomic.Int32
+	testHookBodyReleased = func(p bool) {
+		if p {
+			pooled.Add(1)
+		} else {
+			abandoned.Add(1)
+		}
+	}
+	t.Cleanup(func() { testHookBodyReleased = func(bool) {} })
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		switch {
+		case r.URL.Path == "/v1/chat/completions":
+			http.Redirect(w, r, "/v2/chat/completions", http.StatusTemporaryRedirect)
+		case r.URL.Path == "/v2/chat/completions" && len(body) > 0:
+			io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"{}"}}]}`)
+		default: // /loop
+			http.Redirect(w, r, "/loop/chat/completions", http.StatusTemporaryRedirect)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{BaseURL: srv.URL + "/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.postChat(t.Context(), wireRequests()["structured"])
+	if err != nil || len(resp.Choices) != 1 {
+		t.Fatalf("redirected call: %+v, %v", resp, err)
+	}
+	if pooled.Load() != 0 || abandoned.Load() != 1 {
+		t.Errorf("%d bodies pooled and %d left to the collector; want the redirected one left", pooled.Load(), abandoned.Load())
+	}
+	loop, err := New(Config{BaseURL: srv.URL + "/loop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loop.postChat(t.Context(), wireRequests()["structured"]); err == nil || !strings.Contains(err.Error(), "stopped after 10 redirects") {
+		t.Errorf("a redirect loop: %v; want net/http's %q", err, "stopped after 10 redirects")
 	}
 }
