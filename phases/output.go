@@ -416,7 +416,10 @@ func parseMasterOutput(data []byte, envelopeChecked bool) (out MasterOutput, ski
 // decoded (llm.Result.Decoded) when there is one, rather than from the
 // bytes a second time: each update is validated as decoded, not decoded
 // again for it and then once more into its struct (an arbiter's answer was
-// read five times, a tenth of the bytes a tick allocated).
+// read five times, a tenth of the bytes a tick allocated). The two readings
+// are the same but for an answer that repeats a key: the value holds the
+// last, which is what the schema check saw, where decoding the bytes into
+// structs merges the repeats.
 func checkedMasterOutput(data []byte, decoded any) (MasterOutput, map[string]error, error) {
 	if out, skipped, ok := masterOutputOf(decoded); ok {
 		return out, skipped, nil
