@@ -2,6 +2,7 @@ package prompts
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,8 +50,7 @@ func (c *compiled) program(t *template.Template, typ reflect.Type) program {
 		return p
 	}
 	if t.Tree != nil && t.Tree.Root != nil && typ != nil && typ.PkgPath() == ownPackage {
-		var cp compiler
-		p, _ = cp.list(t.Tree.Root, typ, nil)
+		p, _ = compileList(t.Tree.Root, typ, nil)
 	}
 	c.mu.Lock()
 	if c.progs == nil {
@@ -61,13 +61,12 @@ func (c *compiled) program(t *template.Template, typ reflect.Type) program {
 	return p
 }
 
-// compiler turns parse nodes into programs for a static type of dot and
-// of each variable in scope ($ first).
-type compiler struct{}
-
 // scope is the static type of each variable in scope, by name; index i of
 // the runtime vars holds the variable of scope[i].
-type scope []struct {
+type scope []binding
+
+// binding is a variable's name and static type.
+type binding struct {
 	name string
 	typ  reflect.Type
 }
@@ -81,7 +80,7 @@ func (s scope) lookup(name string) (int, reflect.Type, bool) {
 	return 0, nil, false
 }
 
-func (c *compiler) list(l *parse.ListNode, dot reflect.Type, sc scope) (program, bool) {
+func compileList(l *parse.ListNode, dot reflect.Type, sc scope) (program, bool) {
 	if l == nil {
 		return func(*limitedBuffer, reflect.Value, []reflect.Value) bool { return true }, true
 	}
@@ -90,7 +89,7 @@ func (c *compiler) list(l *parse.ListNode, dot reflect.Type, sc scope) (program,
 	}
 	progs := make([]program, 0, len(l.Nodes))
 	for _, n := range l.Nodes {
-		p, ok := c.node(n, dot, sc)
+		p, ok := compileNode(n, dot, sc)
 		if !ok {
 			return nil, false
 		}
@@ -109,7 +108,7 @@ func (c *compiler) list(l *parse.ListNode, dot reflect.Type, sc scope) (program,
 	}, true
 }
 
-func (c *compiler) node(n parse.Node, dot reflect.Type, sc scope) (program, bool) {
+func compileNode(n parse.Node, dot reflect.Type, sc scope) (program, bool) {
 	switch n := n.(type) {
 	case *parse.TextNode:
 		text := string(n.Text)
@@ -121,7 +120,7 @@ func (c *compiler) node(n parse.Node, dot reflect.Type, sc scope) (program, bool
 		if len(n.Pipe.Decl) > 0 {
 			return nil, false
 		}
-		get, _, ok := c.pipe(n.Pipe, dot, sc)
+		get, _, ok := compilePipe(n.Pipe, dot, sc)
 		if !ok {
 			return nil, false
 		}
@@ -130,21 +129,21 @@ func (c *compiler) node(n parse.Node, dot reflect.Type, sc scope) (program, bool
 			return ok && printValue(w, v)
 		}, true
 	case *parse.IfNode:
-		return c.branch(&n.BranchNode, dot, sc, false)
+		return compileBranch(&n.BranchNode, dot, sc, false)
 	case *parse.WithNode:
-		return c.branch(&n.BranchNode, dot, sc, true)
+		return compileBranch(&n.BranchNode, dot, sc, true)
 	case *parse.RangeNode:
-		return c.rangeNode(n, dot, sc)
+		return compileRange(n, dot, sc)
 	}
 	return nil, false
 }
 
 // branch compiles an if (with false) or a with.
-func (c *compiler) branch(n *parse.BranchNode, dot reflect.Type, sc scope, with bool) (program, bool) {
+func compileBranch(n *parse.BranchNode, dot reflect.Type, sc scope, with bool) (program, bool) {
 	if len(n.Pipe.Decl) > 0 {
 		return nil, false
 	}
-	get, typ, ok := c.pipe(n.Pipe, dot, sc)
+	get, typ, ok := compilePipe(n.Pipe, dot, sc)
 	if !ok || !truthKnown(typ) {
 		return nil, false
 	}
@@ -152,8 +151,8 @@ func (c *compiler) branch(n *parse.BranchNode, dot reflect.Type, sc scope, with 
 	if with {
 		inner = typ
 	}
-	then, ok1 := c.list(n.List, inner, sc)
-	els, ok2 := c.list(n.ElseList, dot, sc)
+	then, ok1 := compileList(n.List, inner, sc)
+	els, ok2 := compileList(n.ElseList, dot, sc)
 	if !ok1 || !ok2 {
 		return nil, false
 	}
@@ -172,11 +171,11 @@ func (c *compiler) branch(n *parse.BranchNode, dot reflect.Type, sc scope, with 
 	}, true
 }
 
-func (c *compiler) rangeNode(n *parse.RangeNode, dot reflect.Type, sc scope) (program, bool) {
+func compileRange(n *parse.RangeNode, dot reflect.Type, sc scope) (program, bool) {
 	if len(n.Pipe.Decl) > 2 || n.Pipe.IsAssign {
 		return nil, false
 	}
-	get, typ, ok := c.pipe(&parse.PipeNode{Cmds: n.Pipe.Cmds}, dot, sc)
+	get, typ, ok := compilePipe(&parse.PipeNode{Cmds: n.Pipe.Cmds}, dot, sc)
 	if !ok || typ.Kind() != reflect.Slice {
 		return nil, false
 	}
@@ -188,30 +187,18 @@ func (c *compiler) rangeNode(n *parse.RangeNode, dot reflect.Type, sc scope) (pr
 	}
 	switch len(names) {
 	case 1:
-		inner = append(slicesClip(sc), struct {
-			name string
-			typ  reflect.Type
-		}{names[0], elem})
+		inner = append(slices.Clip(sc), binding{names[0], elem})
 	case 2:
-		inner = append(slicesClip(sc), struct {
-			name string
-			typ  reflect.Type
-		}{names[0], reflect.TypeFor[int]()}, struct {
-			name string
-			typ  reflect.Type
-		}{names[1], elem})
+		inner = append(slices.Clip(sc), binding{names[0], reflect.TypeFor[int]()}, binding{names[1], elem})
 	}
 	// In the else, text/template leaves each declared variable holding
 	// the (empty) slice.
-	outer := slicesClip(sc)
+	outer := slices.Clip(sc)
 	for _, name := range names {
-		outer = append(outer, struct {
-			name string
-			typ  reflect.Type
-		}{name, typ})
+		outer = append(outer, binding{name, typ})
 	}
-	body, ok1 := c.list(n.List, elem, inner)
-	els, ok2 := c.list(n.ElseList, dot, outer)
+	body, ok1 := compileList(n.List, elem, inner)
+	els, ok2 := compileList(n.ElseList, dot, outer)
 	if !ok1 || !ok2 {
 		return nil, false
 	}
@@ -252,28 +239,26 @@ func (c *compiler) rangeNode(n *parse.RangeNode, dot reflect.Type, sc scope) (pr
 	}, true
 }
 
-func slicesClip(sc scope) scope { return sc[:len(sc):len(sc)] }
-
 // getter yields a value of the pipeline; false where it cannot.
 type getter func(dot reflect.Value, vars []reflect.Value) (reflect.Value, bool)
 
 // pipe compiles a pipeline of one command: a field chain, dot, a
 // variable, a string or number constant, or a call to or, join or latest.
-func (c *compiler) pipe(p *parse.PipeNode, dot reflect.Type, sc scope) (getter, reflect.Type, bool) {
+func compilePipe(p *parse.PipeNode, dot reflect.Type, sc scope) (getter, reflect.Type, bool) {
 	if p == nil || len(p.Cmds) != 1 {
 		return nil, nil, false
 	}
 	args := p.Cmds[0].Args
 	if id, ok := args[0].(*parse.IdentifierNode); ok {
-		return c.call(id.Ident, args[1:], dot, sc)
+		return compileCall(id.Ident, args[1:], dot, sc)
 	}
 	if len(args) != 1 {
 		return nil, nil, false
 	}
-	return c.arg(args[0], dot, sc)
+	return compileArg(args[0], dot, sc)
 }
 
-func (c *compiler) arg(n parse.Node, dot reflect.Type, sc scope) (getter, reflect.Type, bool) {
+func compileArg(n parse.Node, dot reflect.Type, sc scope) (getter, reflect.Type, bool) {
 	switch n := n.(type) {
 	case *parse.DotNode:
 		return func(d reflect.Value, _ []reflect.Value) (reflect.Value, bool) { return d, true }, dot, true
@@ -330,12 +315,12 @@ func fields(base getter, typ reflect.Type, names []string) (getter, reflect.Type
 
 // call compiles or (its arguments evaluated until one is true), join and
 // latest, the template functions of this package.
-func (c *compiler) call(name string, args []parse.Node, dot reflect.Type, sc scope) (getter, reflect.Type, bool) {
+func compileCall(name string, args []parse.Node, dot reflect.Type, sc scope) (getter, reflect.Type, bool) {
 	gets := make([]getter, len(args))
 	types := make([]reflect.Type, len(args))
 	for i, a := range args {
 		var ok bool
-		if gets[i], types[i], ok = c.arg(a, dot, sc); !ok {
+		if gets[i], types[i], ok = compileArg(a, dot, sc); !ok {
 			return nil, nil, false
 		}
 	}
