@@ -485,18 +485,21 @@ func FuzzParseMasterOutput(f *testing.F) {
 			}
 			return
 		}
+		// It keeps each valid update's memory entry and location (an update
+		// skipped may not be an object: the record is then the answer whole).
 		var kept struct {
-			Characters map[string]struct {
-				MemoryEntry string `json:"memory_entry"`
-				Location    string `json:"location"`
-			}
+			Characters map[string]json.RawMessage
 		}
 		if err := json.Unmarshal([]byte(rec), &kept); err != nil {
 			t.Fatalf("answer record %q of a valid answer: %v", rec, err)
 		}
 		for id, u := range mo.Characters {
-			if k := kept.Characters[id]; k.MemoryEntry != u.MemoryEntry || k.Location != u.Location {
-				t.Fatalf("answer record keeps %+v of %q, want its memory entry and location %+v", k, id, u)
+			var k struct {
+				MemoryEntry string `json:"memory_entry"`
+				Location    string `json:"location"`
+			}
+			if err := json.Unmarshal(kept.Characters[id], &k); err != nil || k.MemoryEntry != u.MemoryEntry || k.Location != u.Location {
+				t.Fatalf("answer record keeps %+v (%v) of %q, want its memory entry and location %+v", k, err, id, u)
 			}
 		}
 		if mo.Characters == nil {
@@ -603,34 +606,12 @@ func decodedAsChecked(t *testing.T, data []byte) any {
 }
 
 // twoPassAnswerRecord is resolutionAnswerRecord as it was written first,
-// each character's update read on its own after the envelope, which the
-// one-pass reading must equal.
+// each character's update read on its own after the envelope (readEach),
+// which the one-pass reading must equal.
 func twoPassAnswerRecord(answer json.RawMessage) string {
-	var a struct {
-		Tick       int                        `json:"tick"`
-		LocationID string                     `json:"location_id"`
-		Characters map[string]json.RawMessage `json:"characters"`
-		Location   json.RawMessage            `json:"location"`
-	}
-	if json.Unmarshal(answer, &a) != nil {
+	var rec answerRecord
+	if !rec.readEach(answer) {
 		return string(answer)
-	}
-	type lived struct {
-		MemoryEntry string `json:"memory_entry"`
-		Location    string `json:"location"`
-	}
-	rec := struct {
-		Tick       int              `json:"tick"`
-		LocationID string           `json:"location_id"`
-		Characters map[string]lived `json:"characters"`
-		Location   json.RawMessage  `json:"location,omitempty"`
-	}{Tick: a.Tick, LocationID: a.LocationID, Characters: make(map[string]lived, len(a.Characters)), Location: a.Location}
-	for id, raw := range a.Characters {
-		var c lived
-		if json.Unmarshal(raw, &c) != nil {
-			return string(answer)
-		}
-		rec.Characters[id] = c
 	}
 	b, err := json.Marshal(rec)
 	if err != nil {

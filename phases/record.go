@@ -43,8 +43,9 @@ func resolutionRecord(d prompts.ResolutionData) string {
 // internal state and external intent are left out: they are states of that
 // tick, and every prompt shows each present character's current ones, so
 // three past answers that repeated them would grow the prompt by a third
-// for what the next message restates. An answer that cannot be read (it
-// was validated, so it cannot happen) is kept whole.
+// for what the next message restates. An answer that cannot be read so
+// (its envelope was validated, but an update that is not an object, which
+// the phase skips, can be in it) is kept whole.
 func resolutionAnswerRecord(answer json.RawMessage) string {
 	// Decoded in one pass into what the record keeps, the fields left out
 	// skipped as it reads. That fails where the characters' object repeats
