@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -254,6 +255,10 @@ func Messages(req Request, hist []Exchange, depth int) []Message {
 // send makes one chat completion with retries and returns the first choice,
 // the attempts made and the usage of every answer received.
 func (c *Client) send(ctx context.Context, log *slog.Logger, recs *[]Recovery, req Request, msgs []Message) (answer, int, Usage, *Error) {
+	var schema json.Marshaler = req.Schema
+	if req.SchemaEncoded {
+		schema = encodedSchema(req.Schema)
+	}
 	cr := openai.ChatCompletionRequest{
 		Model:       req.Params.Model,
 		Messages:    make([]openai.ChatCompletionMessage, len(msgs)),
@@ -263,7 +268,7 @@ func (c *Client) send(ctx context.Context, log *slog.Logger, recs *[]Recovery, r
 			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
 				Name:   req.SchemaName,
-				Schema: req.Schema,
+				Schema: schema,
 				Strict: true,
 			},
 		},

@@ -40,6 +40,18 @@ func encodePlain(buf *bytes.Buffer, cr openai.ChatCompletionRequest) error {
 	buf.Write(b)
 	start := buf.Len()
 	rest := wireRequest{Messages: []wireMessage{}, ChatCompletionRequest: cr}
+	var schema encodedSchema
+	spliced := false
+	if rf := cr.ResponseFormat; rf != nil && rf.JSONSchema != nil {
+		schema, spliced = rf.JSONSchema.Schema.(encodedSchema)
+	}
+	if spliced { // encoded as null, then written in its place
+		rf := *cr.ResponseFormat
+		js := *rf.JSONSchema
+		js.Schema = nil
+		rf.JSONSchema = &js
+		rest.ResponseFormat = &rf
+	}
 	if err := json.NewEncoder(buf).Encode(rest); err != nil {
 		buf.Truncate(begin)
 		return err
@@ -51,7 +63,47 @@ func encodePlain(buf *bytes.Buffer, cr openai.ChatCompletionRequest) error {
 	}
 	n := copy(out[start:], out[start+len(restPrefix):len(out)-1]) // less the prefix, and the newline Encode ends with
 	buf.Truncate(start + n)
+	if spliced && !spliceSchema(buf, start, schema) { // cannot be: go-openai's fields changed
+		buf.Truncate(begin)
+		return encodeWire(buf, cr)
+	}
 	return nil
+}
+
+// encodedSchema is a Request's Schema when SchemaEncoded says it is as
+// encoding/json writes it: encodePlain writes it as it is, where
+// encoding/json checks and compacts a json.RawMessage byte by byte, at every
+// call (an arbiter's schema is kilobytes, and new at every call: a
+// fiftieth of the engine's CPU). Encoded otherwise, it is a
+// json.RawMessage.
+type encodedSchema json.RawMessage
+
+// MarshalJSON returns the schema as it is.
+func (s encodedSchema) MarshalJSON() ([]byte, error) { return s, nil }
+
+// spliceSchema writes schema in place of the null that encoding/json wrote
+// for it in the request in buf from start, and reports whether it found
+// it: the first "schema" key after the first "response_format" key, since
+// a quote in a string is escaped and every field before is a number, a
+// boolean or a string (see openai.ChatCompletionRequest).
+func spliceSchema(buf *bytes.Buffer, start int, schema encodedSchema) bool {
+	out := buf.Bytes()
+	rf := bytes.Index(out[start:], []byte(`"response_format":`))
+	if rf < 0 {
+		return false
+	}
+	from := start + rf
+	at := bytes.Index(out[from:], []byte(`"schema":null`))
+	if at < 0 {
+		return false
+	}
+	at += from + len(`"schema":`)
+	var small [256]byte
+	tail := append(small[:0], out[at+len("null"):]...)
+	buf.Truncate(at)
+	buf.Write(schema)
+	buf.Write(tail)
+	return true
 }
 
 // appendMessages appends msgs as encoding/json encodes []wireMessage.

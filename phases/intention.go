@@ -41,7 +41,9 @@ func IntentionRequest(env Env, w *prompts.Snapshot, id string) (llm.Request, err
 		User:       user,
 		SchemaName: "IntentionResponse",
 		Schema:     IntentionSchema(),
-		Record:     intentionRecord(data),
+		// As json.Marshal writes it (TestSchemasAsEncoded).
+		SchemaEncoded: true,
+		Record:        intentionRecord(data),
 	}, nil
 }
 
