@@ -2,9 +2,13 @@ package llm
 
 import (
 	"encoding/json"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // decodeValue decodes s, one JSON value between white space, to what
@@ -25,8 +29,9 @@ func decodeValue(s string) (any, bool) {
 }
 
 type valueDecoder struct {
-	s string
-	i int
+	s     string
+	i     int
+	share bool // strings are parts of s, not copies
 }
 
 // maxDepth is encoding/json's nesting limit, past which it fails.
@@ -54,9 +59,15 @@ func (d *valueDecoder) value(depth int) (any, bool) {
 	case c == '[':
 		return d.array(depth + 1)
 	case c == '"':
-		return d.string()
+		if s, ok := d.string(); ok {
+			return s, true
+		}
+		return nil, false
 	case c == '-' || c >= '0' && c <= '9':
-		return d.number()
+		if n, ok := d.number(); ok {
+			return json.Number(n), true
+		}
+		return nil, false
 	}
 	for _, lit := range [...]struct {
 		text  string
@@ -99,7 +110,7 @@ func (d *valueDecoder) object(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		m[key.(string)] = v
+		m[key] = v
 		d.space()
 		if d.i >= len(d.s) {
 			return nil, false
@@ -150,7 +161,7 @@ func (d *valueDecoder) array(depth int) (any, bool) {
 }
 
 // number reads a number as JSON writes it, as its text.
-func (d *valueDecoder) number() (any, bool) {
+func (d *valueDecoder) number() (string, bool) {
 	s, start := d.s, d.i
 	i := start
 	if i < len(s) && s[i] == '-' {
@@ -162,11 +173,11 @@ func (d *valueDecoder) number() (any, bool) {
 	case i < len(s) && s[i] >= '1' && s[i] <= '9':
 		i = digits(s, i)
 	default:
-		return nil, false
+		return "", false
 	}
 	if i < len(s) && s[i] == '.' {
 		if i++; i >= len(s) || !isDigit(s[i]) {
-			return nil, false
+			return "", false
 		}
 		i = digits(s, i)
 	}
@@ -176,12 +187,20 @@ func (d *valueDecoder) number() (any, bool) {
 			i++
 		}
 		if i >= len(s) || !isDigit(s[i]) {
-			return nil, false
+			return "", false
 		}
 		i = digits(s, i)
 	}
 	d.i = i
-	return json.Number(strings.Clone(s[start:i])), true
+	return d.clone(s[start:i]), true
+}
+
+// clone is s, a part of d.s, as a string of its own unless d shares d.s.
+func (d *valueDecoder) clone(s string) string {
+	if d.share {
+		return s
+	}
+	return strings.Clone(s)
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -195,7 +214,7 @@ func digits(s string, i int) int {
 
 // string reads a string: its escapes undone, each byte of invalid UTF-8 and
 // each lone surrogate made U+FFFD, as encoding/json does.
-func (d *valueDecoder) string() (any, bool) {
+func (d *valueDecoder) string() (string, bool) {
 	s := d.s
 	start := d.i + 1
 	// Most strings have no escape and are valid UTF-8: copied whole.
@@ -204,7 +223,7 @@ func (d *valueDecoder) string() (any, bool) {
 		c := s[i]
 		if c == '"' {
 			d.i = i + 1
-			return strings.Clone(s[start:i]), true
+			return d.clone(s[start:i]), true
 		}
 		if c == '\\' || c < ' ' || c >= utf8.RuneSelf {
 			break
@@ -219,10 +238,10 @@ func (d *valueDecoder) string() (any, bool) {
 			d.i = i + 1
 			return string(b), true
 		case c < ' ':
-			return nil, false
+			return "", false
 		case c == '\\':
 			if i+1 >= len(s) {
-				return nil, false
+				return "", false
 			}
 			switch e := s[i+1]; e {
 			case '"', '\\', '/':
@@ -240,7 +259,7 @@ func (d *valueDecoder) string() (any, bool) {
 			case 'u':
 				r, ok := hex4(s, i+2)
 				if !ok {
-					return nil, false
+					return "", false
 				}
 				i += 6
 				if utf16.IsSurrogate(r) {
@@ -258,7 +277,7 @@ func (d *valueDecoder) string() (any, bool) {
 				b = utf8.AppendRune(b, r)
 				continue
 			default:
-				return nil, false
+				return "", false
 			}
 			i += 2
 		case c < utf8.RuneSelf:
@@ -270,7 +289,7 @@ func (d *valueDecoder) string() (any, bool) {
 			b = utf8.AppendRune(b, r) // U+FFFD for a byte that is not UTF-8
 		}
 	}
-	return nil, false
+	return "", false
 }
 
 // hex4 reads the four hex digits of a \u escape at s[i:].
@@ -293,4 +312,222 @@ func hex4(s string, i int) (rune, bool) {
 		r = r<<4 | rune(c)
 	}
 	return r, true
+}
+
+// decodeChatAnswer reads the chat completion answers of OpenAI-compatible
+// servers without reflection: an object of id, object, created, model,
+// system_fingerprint, service_tier, choices (each of index, message of
+// role, content and refusal, finish_reason and a null logprobs) and usage
+// (prompt_tokens_details included), each key once and as written here,
+// each value of its field's type. It reports false for anything else,
+// which decodeChat leaves to encoding/json; for what it reads it gives
+// encoding/json's value (FuzzDecodeChat). Its strings share one copy of
+// body.
+func decodeChatAnswer(body []byte) (openai.ChatCompletionResponse, bool) {
+	d := valueDecoder{s: string(body), share: true}
+	var resp openai.ChatCompletionResponse
+	ok := d.fields(func(key string) bool {
+		switch key {
+		case "id":
+			return d.text(&resp.ID)
+		case "object":
+			return d.text(&resp.Object)
+		case "created":
+			return d.integer(&resp.Created)
+		case "model":
+			return d.text(&resp.Model)
+		case "system_fingerprint":
+			return d.text(&resp.SystemFingerprint)
+		case "service_tier":
+			var tier string
+			ok := d.text(&tier)
+			resp.ServiceTier = openai.ServiceTier(tier)
+			return ok
+		case "choices":
+			return d.choices(&resp.Choices)
+		case "usage":
+			return d.usage(&resp.Usage)
+		}
+		return false
+	})
+	d.space()
+	return resp, ok && d.i == len(d.s)
+}
+
+func (d *valueDecoder) choices(out *[]openai.ChatCompletionChoice) bool {
+	if d.space(); !strings.HasPrefix(d.s[d.i:], "[") {
+		return false
+	}
+	d.i++
+	*out = []openai.ChatCompletionChoice{}
+	if d.space(); strings.HasPrefix(d.s[d.i:], "]") {
+		d.i++
+		return true
+	}
+	for {
+		var ch openai.ChatCompletionChoice
+		ok := d.fields(func(key string) bool {
+			switch key {
+			case "index":
+				var n int64
+				ok := d.integer(&n)
+				ch.Index = int(n)
+				return ok
+			case "message":
+				return d.fields(func(key string) bool {
+					switch key {
+					case "role":
+						return d.text(&ch.Message.Role)
+					case "content":
+						return d.text(&ch.Message.Content)
+					case "refusal":
+						return d.literal("null") || d.text(&ch.Message.Refusal)
+					}
+					return false
+				})
+			case "finish_reason":
+				var reason string
+				ok := d.text(&reason)
+				ch.FinishReason = openai.FinishReason(reason)
+				return ok
+			case "logprobs":
+				return d.literal("null")
+			}
+			return false
+		})
+		if !ok {
+			return false
+		}
+		*out = append(*out, ch)
+		if d.space(); d.i >= len(d.s) {
+			return false
+		}
+		switch d.s[d.i] {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (d *valueDecoder) usage(u *openai.Usage) bool {
+	return d.fields(func(key string) bool {
+		var n int64
+		var ok bool
+		switch key {
+		case "prompt_tokens", "completion_tokens", "total_tokens":
+			ok = d.integer(&n)
+		case "prompt_tokens_details":
+			details := &openai.PromptTokensDetails{}
+			u.PromptTokensDetails = details
+			return d.fields(func(key string) bool {
+				var n int64
+				ok := d.integer(&n)
+				switch key {
+				case "cached_tokens":
+					details.CachedTokens = int(n)
+				case "audio_tokens":
+					details.AudioTokens = int(n)
+				default:
+					return false
+				}
+				return ok
+			})
+		default:
+			return false
+		}
+		switch key {
+		case "prompt_tokens":
+			u.PromptTokens = int(n)
+		case "completion_tokens":
+			u.CompletionTokens = int(n)
+		default:
+			u.TotalTokens = int(n)
+		}
+		return ok
+	})
+}
+
+// fields reads an object, each of its keys once, its value read by field
+// (which reports false for a key it does not read).
+func (d *valueDecoder) fields(field func(key string) bool) bool {
+	if d.space(); !strings.HasPrefix(d.s[d.i:], "{") {
+		return false
+	}
+	d.i++
+	if d.space(); strings.HasPrefix(d.s[d.i:], "}") {
+		d.i++
+		return true
+	}
+	var keys [16]string
+	seen := keys[:0]
+	for {
+		d.space()
+		var key string
+		if !d.text(&key) || slices.Contains(seen, key) {
+			return false
+		}
+		seen = append(seen, key)
+		if d.space(); !strings.HasPrefix(d.s[d.i:], ":") {
+			return false
+		}
+		d.i++
+		if !field(key) {
+			return false
+		}
+		if d.space(); d.i >= len(d.s) {
+			return false
+		}
+		switch d.s[d.i] {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// text reads a string (not null) into out.
+func (d *valueDecoder) text(out *string) bool {
+	if d.space(); !strings.HasPrefix(d.s[d.i:], `"`) {
+		return false
+	}
+	v, ok := d.string()
+	if ok {
+		*out = v
+	}
+	return ok
+}
+
+// integer reads an integer as JSON writes it, which fits in 64 bits.
+func (d *valueDecoder) integer(out *int64) bool {
+	d.space()
+	start := d.i
+	v, ok := d.number()
+	if !ok {
+		return false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		d.i = start
+		return false
+	}
+	*out = n
+	return true
+}
+
+// literal reads lit (true, false or null) if it comes next.
+func (d *valueDecoder) literal(lit string) bool {
+	if d.space(); !strings.HasPrefix(d.s[d.i:], lit) {
+		return false
+	}
+	d.i += len(lit)
+	return true
 }

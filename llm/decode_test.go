@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // decodedByEncodingJSON is what parseJSON gave before decodeValue: the
@@ -53,4 +55,29 @@ func FuzzDecodeValue(f *testing.F) {
 			t.Fatalf("parseJSON(%q) = %#v, %v; want %#v, %v", s, v, err, want, wantErr)
 		}
 	})
+}
+
+// TestDecodeChatAnswerReads: the answers servers send are read the short
+// way (decodeChatAnswer), not left to encoding/json.
+func TestDecodeChatAnswerReads(t *testing.T) {
+	t.Parallel()
+	for name, body := range map[string]string{
+		"OpenAI": `{"id":"chatcmpl-1","object":"chat.completion","created":1732400000,"model":"gpt-4o-mini",` +
+			`"choices":[{"index":0,"message":{"role":"assistant","content":"{\"intention\":\"I go.\"}","refusal":null},"logprobs":null,"finish_reason":"stop"}],` +
+			`"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15,"prompt_tokens_details":{"cached_tokens":4,"audio_tokens":0}},` +
+			`"service_tier":"default","system_fingerprint":"fp_1"}`,
+		"Ollama": `{"id":"chatcmpl-2","object":"chat.completion","created":1732400000,"model":"stories","system_fingerprint":"fp_ollama",` +
+			`"choices":[{"index":0,"message":{"role":"assistant","content":"{}"},"finish_reason":"stop"}],` +
+			"\n" + `"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`,
+	} {
+		got, ok := decodeChatAnswer([]byte(body))
+		if !ok {
+			t.Errorf("%s: not read the short way", name)
+			continue
+		}
+		var want openai.ChatCompletionResponse
+		if err := json.Unmarshal([]byte(body), &want); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: read\n%#v\nwant\n%#v (%v)", name, got, want, err)
+		}
+	}
 }

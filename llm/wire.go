@@ -228,6 +228,9 @@ type wireAnswerMessage struct {
 // the object) is decoded as go-openai decodes it, whose error, if any, is
 // the one returned.
 func decodeChat(body []byte) (openai.ChatCompletionResponse, error) {
+	if resp, ok := decodeChatAnswer(body); ok {
+		return resp, nil
+	}
 	var w wireAnswer
 	if err := json.Unmarshal(body, &w); err != nil {
 		var resp openai.ChatCompletionResponse

@@ -161,6 +161,20 @@ func FuzzDecodeChat(f *testing.F) {
 	f.Add([]byte(`{"choices":[{"message":{"MultiContent":[{"type":"text"}],"content":"x"}}]}`))
 	f.Add([]byte(`{"choices":[{"message":null}]} {}`))
 	f.Add([]byte(`{"choices":[{"message":{"tool_calls":[{"function":{"name":1}}]}}]}`))
+	// What servers send, which decodeChatAnswer reads, and near misses.
+	f.Add([]byte(`{"id":"chatcmpl-1","object":"chat.completion","created":1732400000,"model":"m","system_fingerprint":"fp_ollama",` +
+		`"choices":[{"index":0,"message":{"role":"assistant","content":"{\"intention\":\"I \u00e9 \ud83d\ude00 go\"}","refusal":null},` +
+		`"finish_reason":"stop","logprobs":null}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15,` +
+		`"prompt_tokens_details":{"cached_tokens":4,"audio_tokens":0}},"service_tier":"default"}`))
+	f.Add([]byte(` { "choices" : [ ] , "usage" : { "prompt_tokens" : -0 } } `))
+	f.Add([]byte(`{"choices":[{"index":1.0}]}`))
+	f.Add([]byte(`{"created":1e3}`))
+	f.Add([]byte(`{"id":"a","id":"b"}`))
+	f.Add([]byte(`{"usage":{"prompt_tokens":1},"usage":{"completion_tokens":2}}`))
+	f.Add([]byte(`{"ID":"x","choices":[{"message":{"Content":"y"}}]}`))
+	f.Add([]byte(`{"\u0069d":"x","choices":[{"message":{"content":null}}]}`))
+	f.Add([]byte(`{"usage":{"prompt_tokens_details":null,"total_tokens":99999999999999999999}}`))
+	f.Add([]byte("{\"model\":\"\xff\"}"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var want openai.ChatCompletionResponse
 		wantErr := json.NewDecoder(bytes.NewReader(body)).Decode(&want)
