@@ -81,3 +81,27 @@ func TestDecodeChatAnswerReads(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswersOutliveTheirBuffer: what decodeChat reads keeps what it says
+// once the buffer it was read from (pooled) is read into again, the short
+// way and encoding/json's alike.
+func TestAnswersOutliveTheirBuffer(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{
+		`{"id":"c1","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"{\"a\":1}"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3}}`,
+		`{"id":"c1","model":"m","choices":[{"message":{"role":"assistant","content":"{}","name":"n"}}],"extra":true}`,
+	} {
+		want, err := decodeChat([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := []byte(body)
+		got, err := decodeChat(buf)
+		for i := range buf {
+			buf[i] = 'x'
+		}
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: once its buffer is overwritten, read as\n%#v\nwant\n%#v", body, got, want)
+		}
+	}
+}

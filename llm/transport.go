@@ -75,6 +75,11 @@ func (h transport) Do(req *http.Request) (*http.Response, error) {
 // fetch makes req and returns the answer with its whole body, read and
 // scrubbed as Do says; resp.Body is closed.
 func (h transport) fetch(req *http.Request) (*http.Response, []byte, error) {
+	return h.fetchInto(req, new(bytes.Buffer))
+}
+
+// fetchInto is fetch, reading the body into buf, which the body may share.
+func (h transport) fetchInto(req *http.Request, buf *bytes.Buffer) (*http.Response, []byte, error) {
 	resp, err := h.next.Do(req)
 	if err != nil {
 		return nil, nil, err
@@ -99,7 +104,7 @@ func (h transport) fetch(req *http.Request) (*http.Response, []byte, error) {
 	if resp.ContentLength > limit {
 		return oversized(fmt.Sprintf("%d bytes,", resp.ContentLength))
 	}
-	body, err := readBody(resp.Body, resp.ContentLength, limit)
+	body, err := readBodyInto(buf, resp.Body, resp.ContentLength, limit)
 	if int64(len(body)) > limit {
 		return oversized("its body runs")
 	}
@@ -117,7 +122,12 @@ func (h transport) fetch(req *http.Request) (*http.Response, []byte, error) {
 // starts at unknownSize: a Go server (Ollama's) announces the size of an
 // answer up to 2 KiB and sends a longer one in chunks.
 func readBody(r io.Reader, size, limit int64) ([]byte, error) {
-	var b bytes.Buffer
+	return readBodyInto(new(bytes.Buffer), r, size, limit)
+}
+
+// readBodyInto is readBody into b, emptied first.
+func readBodyInto(b *bytes.Buffer, r io.Reader, size, limit int64) ([]byte, error) {
+	b.Reset()
 	if size < 0 {
 		size = unknownSize
 	}

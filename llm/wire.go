@@ -47,15 +47,24 @@ func (c *Client) postChat(ctx context.Context, cr openai.ChatCompletionRequest) 
 	if c.cfg.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
 	}
-	hr, answer, err := c.http.fetch(req)
+	read := answerBodies.Get().(*bytes.Buffer)
+	hr, answer, err := c.http.fetchInto(req, read)
 	if err != nil {
 		return resp, err
 	}
 	if hr.StatusCode < http.StatusOK || hr.StatusCode >= http.StatusBadRequest {
-		return resp, errorAnswer(hr, answer)
+		return resp, errorAnswer(hr, answer) // which keeps the body: read is not reused
 	}
-	return decodeChat(answer)
+	resp, err = decodeChat(answer) // which keeps copies of what it reads
+	if read.Cap() <= maxPooledBody {
+		answerBodies.Put(read)
+	}
+	return resp, err
 }
+
+// answerBodies holds the buffers answers were read into, once decoded: a
+// tick reads an answer for every call, and each was a new buffer.
+var answerBodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // wireMessage is openai.ChatCompletionMessage without its MarshalJSON and
 // UnmarshalJSON, encoded as that MarshalJSON encodes a message with no
