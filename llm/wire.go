@@ -232,10 +232,11 @@ type wireAnswerMessage struct {
 	ToolCallID       string               `json:"tool_call_id,omitempty"`
 }
 
-// decodeChat decodes a chat completion answer. An answer the short way
-// cannot read (a message whose content is an array of parts, data after
-// the object) is decoded as go-openai decodes it, whose error, if any, is
-// the one returned.
+// decodeChat decodes a chat completion answer: one of the usual shape
+// without reflection (decodeChatAnswer), another by encoding/json into
+// wireAnswer. An answer neither way reads (a message whose content is an
+// array of parts, data after the object) is decoded as go-openai decodes
+// it, whose error, if any, is the one returned.
 func decodeChat(body []byte) (openai.ChatCompletionResponse, error) {
 	if resp, ok := decodeChatAnswer(body); ok {
 		return resp, nil
