@@ -111,18 +111,10 @@ func (d *valueDecoder) object(depth int) (any, bool) {
 			return nil, false
 		}
 		m[key] = v
-		d.space()
-		if d.i >= len(d.s) {
+		if more, ok := d.after('}'); !ok {
 			return nil, false
-		}
-		switch d.s[d.i] {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
+		} else if !more {
 			return m, true
-		default:
-			return nil, false
 		}
 	}
 }
@@ -144,18 +136,10 @@ func (d *valueDecoder) array(depth int) (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		d.space()
-		if d.i >= len(d.s) {
+		if more, ok := d.after(']'); !ok {
 			return nil, false
-		}
-		switch d.s[d.i] {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
+		} else if !more {
 			return a, true
-		default:
-			return nil, false
 		}
 	}
 }
@@ -355,13 +339,11 @@ func decodeChatAnswer(body []byte) (openai.ChatCompletionResponse, bool) {
 }
 
 func (d *valueDecoder) choices(out *[]openai.ChatCompletionChoice) bool {
-	if d.space(); !strings.HasPrefix(d.s[d.i:], "[") {
+	if !d.literal("[") {
 		return false
 	}
-	d.i++
 	*out = []openai.ChatCompletionChoice{}
-	if d.space(); strings.HasPrefix(d.s[d.i:], "]") {
-		d.i++
+	if d.literal("]") {
 		return true
 	}
 	for {
@@ -399,17 +381,8 @@ func (d *valueDecoder) choices(out *[]openai.ChatCompletionChoice) bool {
 			return false
 		}
 		*out = append(*out, ch)
-		if d.space(); d.i >= len(d.s) {
-			return false
-		}
-		switch d.s[d.i] {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
-			return true
-		default:
-			return false
+		if more, ok := d.after(']'); !ok || !more {
+			return ok
 		}
 	}
 }
@@ -455,12 +428,10 @@ func (d *valueDecoder) usage(u *openai.Usage) bool {
 // fields reads an object, each of its keys once, its value read by field
 // (which reports false for a key it does not read).
 func (d *valueDecoder) fields(field func(key string) bool) bool {
-	if d.space(); !strings.HasPrefix(d.s[d.i:], "{") {
+	if !d.literal("{") {
 		return false
 	}
-	d.i++
-	if d.space(); strings.HasPrefix(d.s[d.i:], "}") {
-		d.i++
+	if d.literal("}") {
 		return true
 	}
 	var keys [16]string
@@ -479,19 +450,27 @@ func (d *valueDecoder) fields(field func(key string) bool) bool {
 		if !field(key) {
 			return false
 		}
-		if d.space(); d.i >= len(d.s) {
-			return false
-		}
-		switch d.s[d.i] {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			return true
-		default:
-			return false
+		if more, ok := d.after('}'); !ok || !more {
+			return ok
 		}
 	}
+}
+
+// after reads what follows a member of an object or an element of an
+// array that end is the end of: a comma, more to come, or end.
+func (d *valueDecoder) after(end byte) (more, ok bool) {
+	if d.space(); d.i >= len(d.s) {
+		return false, false
+	}
+	switch d.s[d.i] {
+	case ',':
+		d.i++
+		return true, true
+	case end:
+		d.i++
+		return false, true
+	}
+	return false, false
 }
 
 // text reads a string (not null) into out.
@@ -523,7 +502,7 @@ func (d *valueDecoder) integer(out *int64) bool {
 	return true
 }
 
-// literal reads lit (true, false or null) if it comes next.
+// literal reads lit (null, a bracket, a brace) if it comes next.
 func (d *valueDecoder) literal(lit string) bool {
 	if d.space(); !strings.HasPrefix(d.s[d.i:], lit) {
 		return false
