@@ -317,7 +317,7 @@ func decodeChatAnswer(body []byte) (openai.ChatCompletionResponse, bool) {
 		case "object":
 			return d.text(&resp.Object)
 		case "created":
-			return d.integer(&resp.Created)
+			return d.integer(&resp.Created, 64)
 		case "model":
 			return d.text(&resp.Model)
 		case "system_fingerprint":
@@ -352,7 +352,7 @@ func (d *valueDecoder) choices(out *[]openai.ChatCompletionChoice) bool {
 			switch key {
 			case "index":
 				var n int64
-				ok := d.integer(&n)
+				ok := d.integer(&n, strconv.IntSize)
 				ch.Index = int(n)
 				return ok
 			case "message":
@@ -393,13 +393,13 @@ func (d *valueDecoder) usage(u *openai.Usage) bool {
 		var ok bool
 		switch key {
 		case "prompt_tokens", "completion_tokens", "total_tokens":
-			ok = d.integer(&n)
+			ok = d.integer(&n, strconv.IntSize)
 		case "prompt_tokens_details":
 			details := &openai.PromptTokensDetails{}
 			u.PromptTokensDetails = details
 			return d.fields(func(key string) bool {
 				var n int64
-				ok := d.integer(&n)
+				ok := d.integer(&n, strconv.IntSize)
 				switch key {
 				case "cached_tokens":
 					details.CachedTokens = int(n)
@@ -485,15 +485,16 @@ func (d *valueDecoder) text(out *string) bool {
 	return ok
 }
 
-// integer reads an integer as JSON writes it, which fits in 64 bits.
-func (d *valueDecoder) integer(out *int64) bool {
+// integer reads an integer as JSON writes it, which fits in bits (an int
+// field's: strconv.IntSize).
+func (d *valueDecoder) integer(out *int64, bits int) bool {
 	d.space()
 	start := d.i
 	v, ok := d.number()
 	if !ok {
 		return false
 	}
-	n, err := strconv.ParseInt(v, 10, 64)
+	n, err := strconv.ParseInt(v, 10, bits)
 	if err != nil {
 		d.i = start
 		return false

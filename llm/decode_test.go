@@ -105,3 +105,21 @@ func TestAnswersOutliveTheirBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeIntegerFitsItsField: an integer is read only when it fits the
+// field it goes to, as encoding/json refuses one that does not (an int
+// field is 32 bits on a 32-bit build).
+func TestDecodeIntegerFitsItsField(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		text string
+		bits int
+		ok   bool
+	}{{"2147483647", 32, true}, {"2147483648", 32, false}, {"-2147483648", 32, true}, {"2147483648", 64, true}, {"9223372036854775808", 64, false}, {"1.0", 64, false}} {
+		d := valueDecoder{s: tt.text}
+		var n int64
+		if got := d.integer(&n, tt.bits); got != tt.ok {
+			t.Errorf("integer(%s, %d bits) = %v, want %v", tt.text, tt.bits, got, tt.ok)
+		}
+	}
+}

@@ -44,6 +44,7 @@ func encodePlain(buf *bytes.Buffer, cr openai.ChatCompletionRequest) error {
 	spliced := false
 	if rf := cr.ResponseFormat; rf != nil && rf.JSONSchema != nil {
 		schema, spliced = rf.JSONSchema.Schema.(encodedSchema)
+		spliced = spliced && len(schema) > 0 // an empty one is encoding/json's null
 	}
 	if spliced { // encoded as null, then written in its place
 		rf := *cr.ResponseFormat
@@ -78,8 +79,14 @@ func encodePlain(buf *bytes.Buffer, cr openai.ChatCompletionRequest) error {
 // json.RawMessage.
 type encodedSchema json.RawMessage
 
-// MarshalJSON returns the schema as it is.
-func (s encodedSchema) MarshalJSON() ([]byte, error) { return s, nil }
+// MarshalJSON returns the schema as it is, null if empty (as a
+// json.RawMessage).
+func (s encodedSchema) MarshalJSON() ([]byte, error) {
+	if len(s) == 0 {
+		return []byte("null"), nil
+	}
+	return s, nil
+}
 
 // spliceSchema writes schema in place of the null that encoding/json wrote
 // for it in the request in buf from start, and reports whether it found

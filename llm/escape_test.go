@@ -110,3 +110,21 @@ func TestSchemaEncodedSentAsIs(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodedSchemaEmpty: an encoded schema that is empty is written
+// null, as a json.RawMessage is, not left out of a broken body (the client
+// refuses a request without a schema before this; encodeChat does not
+// count on it).
+func TestEncodedSchemaEmpty(t *testing.T) {
+	t.Parallel()
+	cr := openai.ChatCompletionRequest{Model: "m", Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "hi"}},
+		ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "s", Schema: encodedSchema(nil), Strict: true}}}
+	var buf bytes.Buffer
+	if err := encodeChat(&buf, cr); err != nil || !json.Valid(buf.Bytes()) || !bytes.Contains(buf.Bytes(), []byte(`"schema":null`)) {
+		t.Errorf("encoded %s, %v; want JSON with a null schema", buf.Bytes(), err)
+	}
+	if want, err := json.Marshal(cr); err != nil || string(want) != buf.String() {
+		t.Errorf("encoded\n%s\nwant (json.Marshal)\n%s (%v)", buf.Bytes(), want, err)
+	}
+}
