@@ -73,8 +73,7 @@ func (d *valueDecoder) value(depth int) (any, bool) {
 		text  string
 		value any
 	}{{"true", true}, {"false", false}, {"null", nil}} {
-		if strings.HasPrefix(d.s[d.i:], lit.text) {
-			d.i += len(lit.text)
+		if d.literal(lit.text) {
 			return lit.value, true
 		}
 	}
@@ -281,21 +280,8 @@ func hex4(s string, i int) (rune, bool) {
 	if i+4 > len(s) {
 		return 0, false
 	}
-	var r rune
-	for _, c := range []byte(s[i : i+4]) {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
+	r, err := strconv.ParseUint(s[i:i+4], 16, 32) // with a base, no sign, prefix or underscore
+	return rune(r), err == nil
 }
 
 // decodeChatAnswer reads the chat completion answers of OpenAI-compatible
@@ -503,7 +489,8 @@ func (d *valueDecoder) integer(out *int64, bits int) bool {
 	return true
 }
 
-// literal reads lit (null, a bracket, a brace) if it comes next.
+// literal reads lit (true, false, null, a bracket, a brace) if it comes
+// next.
 func (d *valueDecoder) literal(lit string) bool {
 	if d.space(); !strings.HasPrefix(d.s[d.i:], lit) {
 		return false

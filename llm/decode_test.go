@@ -33,7 +33,7 @@ func FuzzDecodeValue(f *testing.F) {
 	for _, s := range []string{
 		`{"intention":"I look around."}`, ` {"a": [1, -2.5e+3, true, false, null, {}, []], "a": "last"} `,
 		`"\u00e9\ud83d\ude00\ud800x\udc00\\\"\/\b\f\n\r\t"`, "\"\xff\xfe é\"", `01`, `1.`, `-`, `1e`, `[1,]`, `{"a":1,}`,
-		`{"a" 1}`, `tru`, `truex`, `nul`, "\"a\x01\"", `"\x"`, `"\u12"`, `"\ud800\u12"`, `{} {}`, `[[[[]]]]`, ``, "\ufeff{}",
+		`{"a" 1}`, `tru`, `truex`, `nul`, "\"a\x01\"", `"\x"`, `"\u12"`, `"\ud800\u12"`, `"\u+12a"`, `"\u_12a"`, `"\u0x1a"`, `{} {}`, `[[[[]]]]`, ``, "\ufeff{}",
 		`{"tick":7,"location_id":"hall","characters":{"ada":{"memory_entry":"x","location":"hall"}}}`,
 		strings.Repeat("[", 10001) + strings.Repeat("]", 10001), strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
 	} {
