@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"maps"
+	"slices"
+)
 
 // apply applies standard effects in order. An effect whose source was
 // destroyed after it was resolved is dropped, unless it persists: a
@@ -13,6 +17,76 @@ func (e *Engine) apply(s *State, effs []Effect) {
 			continue
 		}
 		e.applyOne(s, ef)
+	}
+}
+
+// applyTogether applies effects that were all resolved against one state
+// (seed 003: AUTOMATIC is "resolved simultaneously") as one change, so that
+// their order changes nothing: each player's healing (times the healing
+// multiplier of that state) and damage are summed and their health moves
+// once, clamped to 0 and their maximum only then; lines add up; of several
+// SET_DICE the highest wins (an override still wins over all). Damage to
+// ships is summed per ship and dealt in ship id order, then ships are made,
+// by player in seat order and kind in name order; destructions and
+// completions fire their event hooks as they happen, after the players'
+// change.
+func (e *Engine) applyTogether(s *State, effs []Effect) {
+	m := e.Modifiers(s)
+	health := map[string]int{}
+	lines := map[string]int{}
+	dice := map[string]int{}
+	hits := map[string]int{}
+	builds := map[string]map[string]int{}
+	for _, ef := range effs {
+		t := Trace{Step: StepApplied, Turn: s.Turn, Phase: e.phase, Player: ef.Owner, Ship: ef.Source, Power: ef.Power, Timing: ef.Timing, Effect: ef.Type, Amount: ef.Amount}
+		switch ef.Type {
+		case Heal:
+			t.Amount = ef.Amount * m.HealingMultiplier(ef.Owner)
+			health[ef.Owner] += t.Amount
+		case GainLines:
+			lines[ef.Owner] += ef.Amount
+		case SetDice:
+			dice[ef.Owner] = max(dice[ef.Owner], ef.Amount)
+		case BuildShip:
+			if builds[ef.Owner] == nil {
+				builds[ef.Owner] = map[string]int{}
+			}
+			builds[ef.Owner][ef.Ship] += ef.Amount
+			continue // traced as each ship comes into play
+		case DealDamage:
+			if ef.Target != "" && ef.Target != TargetOpponent {
+				hits[ef.Target] += ef.Amount
+				t.Target = ef.Target
+				break
+			}
+			if them := s.Opponent(ef.Owner); them != nil {
+				health[them.ID] -= ef.Amount
+			}
+		}
+		e.trace(t)
+	}
+	for _, pl := range s.Players {
+		if d, ok := health[pl.ID]; ok {
+			before := pl.Health
+			pl.Health = min(pl.MaxHealth, max(0, pl.Health+d))
+			e.trace(Trace{Step: StepSettled, Turn: s.Turn, Phase: e.phase, Player: pl.ID, Power: -1, Amount: pl.Health - before})
+		}
+		pl.Lines += lines[pl.ID]
+		if v, ok := dice[pl.ID]; ok {
+			if _, forced := m.DiceOverride(pl.ID); !forced {
+				pl.Dice = v
+			}
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(hits)) {
+		e.damage(s, s.Ship(id), hits[id])
+	}
+	for _, pl := range s.Players {
+		for _, def := range slices.Sorted(maps.Keys(builds[pl.ID])) {
+			for range builds[pl.ID][def] {
+				e.create(s, pl.ID, def)
+			}
+		}
 	}
 }
 

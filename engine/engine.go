@@ -199,8 +199,9 @@ func (e *Engine) rollDice(s *State, roll func() int) {
 
 // runPowers executes, for every ship, the powers of phase p that their
 // timing allows now. Ships made during the phase are checked too. When
-// simultaneous, every effect is resolved against the state at the start of
-// the phase and applied after all are resolved.
+// simultaneous (AUTOMATIC), every effect is resolved against the state at
+// the start of the phase and all are applied together (applyTogether), so
+// the order ships were made in changes nothing.
 func (e *Engine) runPowers(s *State, p Phase, simultaneous bool) error {
 	var queue []Effect
 	for i := 0; i < len(s.Ships); i++ {
@@ -221,7 +222,9 @@ func (e *Engine) runPowers(s *State, p Phase, simultaneous bool) error {
 			e.apply(s, effs)
 		}
 	}
-	e.apply(s, queue)
+	if simultaneous {
+		e.applyTogether(s, queue)
+	}
 	return nil
 }
 

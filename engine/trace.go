@@ -11,8 +11,9 @@ const (
 	StepRerolled  Step = "rerolled"   // DICE_MANIPULATION rerolled a die (Amount: the die it replaced)
 	StepQuery     Step = "query"      // a PASSIVE power was queried (Query names the question)
 	StepFired     Step = "fired"      // a power executed (resolved into effects)
-	StepApplied   Step = "applied"    // a standard effect changed the state (Amount: the actual change)
+	StepApplied   Step = "applied"    // a standard effect changed the state (Amount: the actual change; in AUTOMATIC, the effect's share, see StepSettled)
 	StepDropped   Step = "dropped"    // an effect was dropped: its source was destroyed before it applied
+	StepSettled   Step = "settled"    // effects applied together moved a player's health once (Amount: the actual change, after clamping)
 	StepBuilt     Step = "built"      // a ship came into play
 	StepMarked    Step = "marked"     // lethal damage: the ship is marked for destruction
 	StepProtected Step = "protected"  // lethal damage prevented by a passive (the ship stays at 1)

@@ -145,6 +145,8 @@ func describe(tr engine.Trace) string {
 		case tr.Effect == engine.GainLines:
 			return fmt.Sprintf("%s: %s gains %d lines", tr.Phase, tr.Player, tr.Amount)
 		}
+	case engine.StepSettled:
+		return fmt.Sprintf("%s: %s's health moves by %d, all effects together", tr.Phase, tr.Player, tr.Amount)
 	case engine.StepProtected:
 		return fmt.Sprintf("%s: %s %s survives at 1 health (protected)", tr.Phase, tr.Ship, tr.Def)
 	case engine.StepDestroyed:
