@@ -84,7 +84,7 @@ func (e *Engine) applyTogether(s *State, effs []Effect) {
 	for _, pl := range s.Players {
 		for _, def := range slices.Sorted(maps.Keys(builds[pl.ID])) {
 			for range builds[pl.ID][def] {
-				e.create(s, pl.ID, def)
+				e.complete(s, pl.ID, def)
 			}
 		}
 	}
@@ -118,7 +118,7 @@ func (e *Engine) applyOne(s *State, ef Effect) {
 		t.Amount = owner.Dice
 	case BuildShip:
 		for range ef.Amount {
-			e.create(s, ef.Owner, ef.Ship)
+			e.complete(s, ef.Owner, ef.Ship)
 		}
 		t.Amount = ef.Amount
 	case DealDamage:
@@ -190,16 +190,38 @@ func (e *Engine) Destroy(s *State, id string) bool {
 	return sh.Destroyed
 }
 
-// built fires the UPON_SHIP_BUILT hooks of player's other ships in play.
-func (e *Engine) built(s *State, player string, ship *Ship) {
+// complete puts a new ship of definition def into play for player and
+// fires the ON_SHIP_COMPLETED hooks of player's other ships in play: every
+// ship completed, whether a player built it or a power made it.
+func (e *Engine) complete(s *State, player, def string) *Ship {
+	sh := e.create(s, player, def)
+	e.completed(s, sh)
+	return sh
+}
+
+// completed fires the ON_SHIP_COMPLETED hooks of the other ships in play of
+// ship's owner, and applies their effects together. A hook that would make
+// a ship is refused (the catalog refuses one; this catches a CUSTOM
+// handler): each ship it made would complete another, without end.
+func (e *Engine) completed(s *State, ship *Ship) {
 	var queue []Effect
-	for _, sh := range s.Fleet(player) {
-		if sh != ship {
-			queue = append(queue, e.hooks(s, sh, UponBuild)...)
+	for _, sh := range s.Fleet(ship.Owner) {
+		if sh == ship {
+			continue
+		}
+		for _, ef := range e.hooks(s, sh, OnShipCompleted) {
+			if ef.Type == BuildShip {
+				e.fail(fmt.Errorf("ship %s power %d: %s", sh.ID, ef.Power, completionBuilds))
+				continue
+			}
+			queue = append(queue, ef)
 		}
 	}
 	e.apply(s, queue)
 }
+
+// completionBuilds says why an ON_SHIP_COMPLETED power may not make ships.
+const completionBuilds = "an ON_SHIP_COMPLETED power must not make ships: each ship made would complete another, without end"
 
 // hooks fires the event powers of sh with timing and returns their effects,
 // to be applied together.

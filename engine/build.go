@@ -62,7 +62,7 @@ func (e *Engine) CheckBuild(s *State, player, def string) error {
 }
 
 // drawing asks player for a build, pays for it and puts the ship in play;
-// its owner's UPON_SHIP_BUILT hooks fire. The DRAWING powers run after every
+// its owner's ON_SHIP_COMPLETED hooks fire. The DRAWING powers run after every
 // player has built, so a ship built now fires its ONCE_ONLY_AUTOMATIC
 // DRAWING power at once.
 func (e *Engine) drawing(ctx context.Context, s *State, player string, d Decider) error {
@@ -81,7 +81,6 @@ func (e *Engine) drawing(ctx context.Context, s *State, player string, d Decider
 		return fmt.Errorf("%s builds %q: %w", player, def, err)
 	}
 	s.Player(player).Lines -= e.Cost(s, player, def)
-	sh := e.create(s, player, def)
-	e.built(s, player, sh)
+	e.complete(s, player, def)
 	return nil
 }

@@ -222,6 +222,9 @@ func Validate(d Definition, exists func(string) bool, custom []string) []*Defini
 		if p.Timing == Charge {
 			hasCharge = true
 		}
+		if p.Timing == OnShipCompleted && (p.Effect == BuildShip || p.Effect == Conditional && p.Logic.Condition != nil && (p.Logic.Condition.Then.Effect == BuildShip || p.Logic.Condition.Else.Effect == BuildShip)) {
+			bad(i, completionBuilds)
+		}
 		switch {
 		case p.Effect.Standard():
 			if p.BaseAmount == nil || *p.BaseAmount < 1 {

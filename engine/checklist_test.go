@@ -319,7 +319,7 @@ func TestChecklist(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := New(cat, Scheduled, map[string]CustomFunc{"odd": func(*State, *Ship) []Effect { return []Effect{{Type: Conditional}} }})
+		e, err := New(cat, Scheduled, map[string]CustomFunc{"odd": func(*State, *Ship, Modifiers) []Effect { return []Effect{{Type: Conditional}} }})
 		if err != nil {
 			t.Fatal(err)
 		}

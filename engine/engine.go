@@ -8,10 +8,11 @@ import (
 	"slices"
 )
 
-// CustomFunc is the handler of a CUSTOM power: it reads the state and
-// returns standard effects (Type, Amount, Ship, Target), which the engine
-// applies. It must not change the state.
-type CustomFunc func(s *State, src *Ship) []Effect
+// CustomFunc is the handler of a CUSTOM power: it reads the state (and asks
+// the passive modifiers m what it needs, e.g. whether ships in upgrades
+// count) and returns standard effects (Type, Amount, Ship, Target), which
+// the engine applies. It must not change the state.
+type CustomFunc func(s *State, src *Ship, m Modifiers) []Effect
 
 // Effect is one standard effect to apply. Owner is the player whose power
 // it is; Source, Power and Timing name that power.
@@ -283,7 +284,7 @@ func (e *Engine) resolve(s *State, sh *Ship, pi int, pw Power) ([]Effect, error)
 		ef.Type, ef.Amount, ef.Ship = o.Effect, o.Amount, o.Ship
 		out = []Effect{ef}
 	case pw.Effect == Custom:
-		for _, ef := range e.custom[pw.Logic.CustomID](s, sh) {
+		for _, ef := range e.custom[pw.Logic.CustomID](s, sh, e.Modifiers(s)) {
 			if !ef.Type.Standard() {
 				return nil, fmt.Errorf("ship %s power %d: CUSTOM %s returned %q: %w", sh.ID, pi, pw.Logic.CustomID, ef.Type, ErrNotStandard)
 			}

@@ -22,7 +22,7 @@ type rig struct {
 func newRig(t *testing.T, defs ...Definition) *rig {
 	t.Helper()
 	custom := map[string]CustomFunc{
-		"two_lines": func(*State, *Ship) []Effect { return []Effect{{Type: GainLines, Amount: 2}} },
+		"two_lines": func(*State, *Ship, Modifiers) []Effect { return []Effect{{Type: GainLines, Amount: 2}} },
 	}
 	cat, err := NewCatalog(defs, []string{"two_lines"})
 	if err != nil {

@@ -54,8 +54,10 @@ const (
 	// UponDestruction fires when the ship is destroyed, before it is marked
 	// destroyed. Its phase is EVENT.
 	UponDestruction Timing = "UPON_DESTRUCTION"
-	// UponBuild fires when its owner builds another ship. Its phase is EVENT.
-	UponBuild Timing = "UPON_SHIP_BUILT"
+	// OnShipCompleted fires whenever another ship of its owner is completed:
+	// built or upgraded in DRAWING, or made by a power (BUILD_SHIP). Its
+	// phase is EVENT.
+	OnShipCompleted Timing = "ON_SHIP_COMPLETED"
 	// Passive never fires: it is a rule modifier, queried by validators.
 	Passive Timing = "PASSIVE"
 	// Charge fires when the owner spends one of the ship's charges in its
@@ -64,7 +66,7 @@ const (
 )
 
 // Timings lists every timing, in the order of the matrix.
-var Timings = []Timing{Continuous, OnceOnly, UponDestruction, UponBuild, Passive, Charge}
+var Timings = []Timing{Continuous, OnceOnly, UponDestruction, OnShipCompleted, Passive, Charge}
 
 // Allowed reports whether a power of timing tm may have phase p: the seed's
 // phase/timing matrix, completed for the phases it does not list. A nil
@@ -78,7 +80,7 @@ func Allowed(p Phase, tm Timing) error {
 		return fmt.Errorf("unknown timing %q", tm)
 	}
 	switch tm {
-	case UponDestruction, UponBuild:
+	case UponDestruction, OnShipCompleted:
 		if p != Event {
 			return fmt.Errorf("%s powers are event hooks: their phase must be EVENT, not %s", tm, p)
 		}

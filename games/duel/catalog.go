@@ -20,7 +20,7 @@ const CatalogFile = "games/duel/ships.yaml"
 // custom holds the handlers of the catalog's CUSTOM powers.
 var custom = map[string]engine.CustomFunc{
 	// Ark of Knowledge: 1 line for every 2 other ships its owner has.
-	"ark_scaling": func(s *engine.State, src *engine.Ship) []engine.Effect {
+	"ark_scaling": func(s *engine.State, src *engine.Ship, _ engine.Modifiers) []engine.Effect {
 		n := (len(s.Fleet(src.Owner)) - 1) / 2
 		if n < 1 {
 			return nil
