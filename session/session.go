@@ -68,9 +68,10 @@ type Settings struct {
 	// Context is the model's context window in tokens (0: unknown): a
 	// narrative's first-tick calls must fit it.
 	Context int
-	// Person is the seat a person takes (arbiter play); a model client is
-	// built for a game only when another seat is a model.
-	Person  string
+	// People are the seats people take at the terminal (arbiter play) over
+	// their configured seats; a model client is built for a game only when
+	// another seat is a model.
+	People  []string
 	Run     runner.Config
 	Logger  *slog.Logger
 	OnEvent func(runner.Event)
@@ -299,8 +300,8 @@ func Open(ctx context.Context, dir string, set Settings, access Access) (_ *Sess
 // needsModel reports whether the session's kind makes model calls: a game
 // only when a seat other than the person's is a model.
 func (s *Session) needsModel() bool {
-	if g, ok := s.Kind.(interface{ NeedsModel(person string) bool }); ok {
-		return g.NeedsModel(s.settings.Person)
+	if g, ok := s.Kind.(interface{ NeedsModel(people ...string) bool }); ok {
+		return g.NeedsModel(s.settings.People...)
 	}
 	return true
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"slices"
 	"strings"
 
 	"github.com/arbiter-sim/arbiter/engine"
@@ -13,31 +13,31 @@ import (
 	"github.com/arbiter-sim/arbiter/session"
 )
 
-// duelPlay is a person's seat of a duel at the terminal: it is the seat's
-// duel.Chooser, asked by the game for a build and for charges as the turn
+// duelPlay is a duel at the terminal: each person's seat is a duelSeat, the
+// duel.Chooser the game asks for a build and for charges as the turn
 // reaches them.
 type duelPlay struct {
-	s    *session.Session
-	g    *duel.Game
-	seat string
-	in   *lines
-	out  io.Writer
+	s *session.Session
+	g *duel.Game
 }
 
-func (p *duelPlay) run(ctx context.Context) error {
-	fmt.Fprintf(p.out, "You play %s of the duel. When asked, type a ship to build (or none), and the\ncharges to spend as <ship> <target> pairs separated by commas (empty: none). /quit leaves.\n", p.seat)
+func (p *duelPlay) run(ctx context.Context, k *keyboard) error {
+	fmt.Fprintf(k.out, "You play %s of the duel. When asked, type a ship to build (or none), and the\ncharges to spend as <ship> <target> pairs separated by commas (empty: none). /quit leaves.\n", strings.Join(k.people, " and "))
+	seats := duel.Seats{}
+	for _, seat := range k.people {
+		seats[seat] = &duelSeat{k: k, seat: seat}
+	}
 	for {
 		if over, how := p.g.Over(p.s.State()); over {
-			fmt.Fprintf(p.out, "Game over: %s\n", how)
+			fmt.Fprintf(k.out, "Game over: %s\n", how)
 			return nil
 		}
-		_, err := p.s.Turn(ctx, duel.Seats{p.seat: p})
-		if errors.Is(err, errQuit) || errors.Is(err, errInputEnd) {
-			fmt.Fprintln(p.out, "Left the game; every turn played is saved. `arbiter play` goes on from here.")
-			return nil
-		}
-		if errors.Is(err, runner.ErrRefused) {
-			fmt.Fprintf(p.out, "Refused: %v\n", err)
+		read := k.read
+		_, err := p.s.Turn(ctx, seats)
+		if errors.Is(err, runner.ErrRefused) && !errors.Is(err, errQuit) && !errors.Is(err, errInputEnd) {
+			if err := k.refused(ctx, err, read); err != nil {
+				return err
+			}
 			continue
 		}
 		if err != nil {
@@ -48,70 +48,82 @@ func (p *duelPlay) run(ctx context.Context) error {
 			return err
 		}
 		for _, f := range fields.Fields {
-			fmt.Fprintf(p.out, "  %-8s %s\n", f.Key+":", f.Value)
+			fmt.Fprintf(k.out, "  %-8s %s\n", f.Key+":", f.Value)
 		}
 	}
 }
 
-func (p *duelPlay) ask(ctx context.Context, prompt string) (string, error) {
-	fmt.Fprint(p.out, prompt)
-	line, ok, err := p.in.next(ctx)
-	if err != nil {
-		return "", err
-	}
-	if !ok {
-		return "", errInputEnd
-	}
-	line = strings.TrimSpace(line)
-	if strings.EqualFold(line, "/quit") {
-		return "", errQuit
-	}
-	return line, nil
+// duelSeat is one person's seat of a duel at the keyboard.
+type duelSeat struct {
+	k    *keyboard
+	seat string
 }
 
-func (p *duelPlay) sides(you, opp duel.PlayerView) {
+func (p *duelSeat) sides(you, opp duel.PlayerView) {
 	for _, v := range []duel.PlayerView{you, opp} {
 		ships := make([]string, len(v.Fleet))
 		for i, sh := range v.Fleet {
 			ships[i] = fmt.Sprintf("%s %s (%d hp, %d charges)", sh.ID, sh.Ship, sh.Health, sh.Charges)
 		}
-		fmt.Fprintf(p.out, "  %s: health %d/%d, %d lines, die %d; fleet: %s\n", v.ID, v.Health, v.MaxHealth, v.Lines, v.Dice, strings.Join(ships, ", "))
+		fmt.Fprintf(p.k.out, "  %s: health %d/%d, %d lines, die %d; fleet: %s\n", v.ID, v.Health, v.MaxHealth, v.Lines, v.Dice, strings.Join(ships, ", "))
 	}
 }
 
-// Build asks which ship to build.
-func (p *duelPlay) Build(ctx context.Context, v duel.BuildView) (duel.BuildChoice, error) {
-	fmt.Fprintf(p.out, "\nTurn %d of %d · build\n", v.Turn, v.MaxTurns)
-	p.sides(v.You, v.Opponent)
-	for _, o := range v.Options {
-		fmt.Fprintf(p.out, "  - %s: cost %d, health %d. %s\n", o.Ship, o.Cost, o.Health, o.Text)
-	}
-	line, err := p.ask(ctx, "build (a ship above, or none)> ")
-	if err != nil {
+// Build asks which ship to build; a name that is not one of the options is
+// said and asked again.
+func (p *duelSeat) Build(ctx context.Context, v duel.BuildView) (duel.BuildChoice, error) {
+	if err := p.k.handTo(ctx, p.seat); err != nil {
 		return duel.BuildChoice{}, err
 	}
-	if strings.EqualFold(line, "none") || line == "" {
-		return duel.BuildChoice{}, nil
+	fmt.Fprintf(p.k.out, "\nTurn %d of %d · %s builds\n", v.Turn, v.MaxTurns, p.seat)
+	p.sides(v.You, v.Opponent)
+	names := make([]string, len(v.Options))
+	for i, o := range v.Options {
+		names[i] = o.Ship
+		fmt.Fprintf(p.k.out, "  - %s: cost %d, health %d. %s\n", o.Ship, o.Cost, o.Health, o.Text)
 	}
-	for _, o := range v.Options {
-		if strings.EqualFold(o.Ship, line) {
-			return duel.BuildChoice{Ship: o.Ship}, nil
+	for {
+		line, err := p.k.ask(ctx, "build (a ship above, or none)> ")
+		if err != nil {
+			return duel.BuildChoice{}, err
 		}
+		if strings.EqualFold(line, "none") || line == "" {
+			return duel.BuildChoice{}, nil
+		}
+		if i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, line) }); i >= 0 {
+			return duel.BuildChoice{Ship: names[i]}, nil
+		}
+		fmt.Fprintf(p.k.out, "%q is not a ship you can build now: type one of %s, or none.\n", line, strings.Join(names, ", "))
 	}
-	return duel.BuildChoice{Ship: line}, nil // the game refuses it, saying why
 }
 
-// Charges asks which charges to spend in this phase.
-func (p *duelPlay) Charges(ctx context.Context, v duel.ChargeView) (duel.ChargeChoice, error) {
-	fmt.Fprintf(p.out, "\nTurn %d · %s · charges\n", v.Turn, v.Phase)
-	p.sides(v.You, v.Opponent)
-	for _, o := range v.Options {
-		fmt.Fprintf(p.out, "  - %s %s: %d damage, %d charges; targets %s\n", o.Ship, o.Name, o.Damage, o.Charges, strings.Join(o.Targets, ", "))
-	}
-	line, err := p.ask(ctx, "charges (<ship> <target>, ...; empty: none)> ")
-	if err != nil {
+// Charges asks which charges to spend in this phase; a pair naming a ship or
+// a target the phase does not offer is said and asked again.
+func (p *duelSeat) Charges(ctx context.Context, v duel.ChargeView) (duel.ChargeChoice, error) {
+	if err := p.k.handTo(ctx, p.seat); err != nil {
 		return duel.ChargeChoice{}, err
 	}
+	fmt.Fprintf(p.k.out, "\nTurn %d · %s · %s's charges\n", v.Turn, v.Phase, p.seat)
+	p.sides(v.You, v.Opponent)
+	for _, o := range v.Options {
+		fmt.Fprintf(p.k.out, "  - %s %s: %d damage, %d charges; targets %s\n", o.Ship, o.Name, o.Damage, o.Charges, strings.Join(o.Targets, ", "))
+	}
+	for {
+		line, err := p.k.ask(ctx, "charges (<ship> <target>, ...; empty: none)> ")
+		if err != nil {
+			return duel.ChargeChoice{}, err
+		}
+		c, problem := readCharges(line, v.Options)
+		if problem == "" {
+			return c, nil
+		}
+		fmt.Fprintln(p.k.out, problem)
+	}
+}
+
+// readCharges reads "<ship> <target>, ..." against the phase's options: ""
+// and the choice, or what is wrong with the line.
+func readCharges(line string, options []duel.ChargeOption) (duel.ChargeChoice, string) {
 	var c duel.ChargeChoice
 	for _, part := range strings.Split(line, ",") {
 		f := strings.Fields(part)
@@ -119,10 +131,23 @@ func (p *duelPlay) Charges(ctx context.Context, v duel.ChargeView) (duel.ChargeC
 		case 0:
 			continue
 		case 2:
-			c.Fire = append(c.Fire, engine.Declaration{Ship: f[0], Target: f[1]})
 		default:
-			return duel.ChargeChoice{}, fmt.Errorf("charges %q: write <ship> <target> pairs, e.g. p1-2 opponent: %w", part, runner.ErrRefused)
+			return duel.ChargeChoice{}, fmt.Sprintf("%q: write <ship> <target> pairs, e.g. p1-2 opponent.", strings.TrimSpace(part))
 		}
+		i := slices.IndexFunc(options, func(o duel.ChargeOption) bool { return strings.EqualFold(o.Ship, f[0]) })
+		if i < 0 {
+			ships := make([]string, len(options))
+			for j, o := range options {
+				ships[j] = o.Ship
+			}
+			return duel.ChargeChoice{}, fmt.Sprintf("%s cannot spend a charge now: the ships that can are %s.", f[0], strings.Join(ships, ", "))
+		}
+		o := options[i]
+		j := slices.IndexFunc(o.Targets, func(t string) bool { return strings.EqualFold(t, f[1]) })
+		if j < 0 {
+			return duel.ChargeChoice{}, fmt.Sprintf("%s cannot target %q: its targets are %s.", o.Ship, f[1], strings.Join(o.Targets, ", "))
+		}
+		c.Fire = append(c.Fire, engine.Declaration{Ship: o.Ship, Target: o.Targets[j]})
 	}
-	return c, nil
+	return c, ""
 }

@@ -202,7 +202,7 @@ func TestPlayUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{dir}, "--seat is required"},
+		{[]string{dir}, "no seat of " + dir + " is a person: name the one you play, e.g. `arbiter play " + dir + " --seat p1`"},
 		{[]string{dir, "--seat", "p9"}, "--seat p9: not a player"},
 		{[]string{demoCopy(t), "--seat", "p1"}, "narrative simulation"},
 	} {
@@ -234,7 +234,8 @@ func TestRunRefusesAPersonSeat(t *testing.T) {
 }
 
 // TestPlayDuel: a person plays a duel seat at the terminal through the
-// game's Chooser; a choice the rules refuse is said and asked again.
+// game's Chooser; a ship that is not offered is said and asked again, in
+// the same step.
 func TestPlayDuel(t *testing.T) {
 	cleanEnv(t)
 	dir := gameCopy(t, "duel-demo")
@@ -244,8 +245,8 @@ func TestPlayDuel(t *testing.T) {
 		t.Fatalf("play duel: exit %d\n%s\n%s", code, out, errOut)
 	}
 	code, out, errOut = play(t, "Nonesuch\n/quit\n", dir, "--seat", "p1")
-	if code != 0 || !strings.Contains(out, "Refused: ") {
-		t.Fatalf("play duel, refused choice: exit %d\n%s\n%s", code, out, errOut)
+	if code != 0 || !strings.Contains(out, `"Nonesuch" is not a ship you can build now: type one of `) || strings.Count(out, "build (a ship above, or none)> ") != 2 {
+		t.Fatalf("play duel, a ship not offered is asked again: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
 

@@ -19,17 +19,24 @@ type IOStreams struct {
 	ErrTTY bool
 	// Color is false when NO_COLOR is set or ErrOut is not a terminal.
 	Color bool
+	// OutTTY is true when Out is a terminal (screens may be cleared), and
+	// OutColor when it is and NO_COLOR is not set.
+	OutTTY, OutColor bool
 }
 
 // SystemStreams are the process's standard streams.
 func SystemStreams() *IOStreams {
 	tty := term.IsTerminal(int(os.Stderr.Fd()))
+	outTTY := term.IsTerminal(int(os.Stdout.Fd()))
+	noColor := os.Getenv("NO_COLOR") != ""
 	return &IOStreams{
-		In:     os.Stdin,
-		Out:    os.Stdout,
-		ErrOut: os.Stderr,
-		ErrTTY: tty,
-		Color:  tty && os.Getenv("NO_COLOR") == "",
+		In:       os.Stdin,
+		Out:      os.Stdout,
+		ErrOut:   os.Stderr,
+		ErrTTY:   tty,
+		Color:    tty && !noColor,
+		OutTTY:   outTTY,
+		OutColor: outTTY && !noColor,
 	}
 }
 

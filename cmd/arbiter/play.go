@@ -22,7 +22,9 @@ type PlayOptions struct {
 	Globals *globals
 	Config  *Config
 	Dir     string
-	Seat    string
+	// Seats are the players people take at this terminal (--seat) besides
+	// the seats simulation.yaml gives to a person.
+	Seats []string
 	// Cassette records the model seats' calls, or answers them from a
 	// recording (--record, --replay).
 	Cassette CassetteOptions
@@ -31,13 +33,17 @@ type PlayOptions struct {
 func newPlayCmd(io *IOStreams, g *globals, runF func(context.Context, *PlayOptions) error) *cobra.Command {
 	opts := &PlayOptions{IO: io, Globals: g}
 	cmd := &cobra.Command{
-		Use:   "play <simulation-dir> --seat <player>",
-		Short: "Play a seat of a game (conquest, duel) at the terminal; the other seats play as configured",
-		Args:  exactArgs(1),
+		Use:   "play <simulation-dir> [--seat <player>]",
+		Short: "Play a game (conquest, duel) at the terminal: one person, or several taking turns (hot-seat); the other seats play as configured",
+		Long: `Play a game at the terminal. The people are the seats simulation.yaml makes
+"person", and any seat named with --seat (played by a person over its configured
+bot or model). With more than one person the game is played hot-seat: each
+player's turn starts on a screen of its own, after the keyboard is passed.
+
+End of input leaves the game: every committed turn is kept, and the exit code
+is that of an interruption (130). /quit leaves with exit 0.`,
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Seat == "" {
-				return usageErrorf("play: --seat is required, e.g. --seat p1 (see arbiter play --help)")
-			}
 			if err := opts.Cassette.check(); err != nil {
 				return err
 			}
@@ -52,21 +58,27 @@ func newPlayCmd(io *IOStreams, g *globals, runF func(context.Context, *PlayOptio
 			return runPlay(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Seat, "seat", "", "the player you play, e.g. p1")
+	cmd.Flags().StringSliceVar(&opts.Seats, "seat", nil, "a player you play, e.g. p1 (repeat, or p1,p2, for several people at this terminal; default: the seats simulation.yaml makes person)")
 	addLLMFlags(cmd)
 	addCassetteFlags(cmd, &opts.Cassette)
 	return cmd
 }
 
-// runPlay seats a person and plays turns until the game ends, the input
-// ends, or the person quits. Every turn commits to state.db.
+// table is a game's loop at the terminal: it plays turns with the people
+// at the keyboard until the game ends or they leave.
+type table interface {
+	run(ctx context.Context, k *keyboard) error
+}
+
+// runPlay seats the people and plays turns until the game ends, the input
+// ends, or a person quits. Every turn commits to state.db.
 func runPlay(ctx context.Context, opts *PlayOptions) (err error) {
 	io, g := opts.IO, opts.Globals
 	set, err := opts.Config.settings(true, "conquest", "duel")
 	if err != nil {
 		return err
 	}
-	set.Person = opts.Seat
+	set.People = opts.Seats
 	set.Logger = g.logger(io)
 	if g.verbose > 0 {
 		set.OnEvent = func(ev runner.Event) { fmt.Fprintln(io.ErrOut, ev.String()) }
@@ -76,98 +88,231 @@ func runPlay(ctx context.Context, opts *PlayOptions) (err error) {
 		return err
 	}
 	defer keepFirst(&err, closeRun)
-	in := newLines(io.In)
-	defer in.close()
+	var (
+		players []string
+		people  []string // the seats configured as a person
+		t       table
+	)
 	switch k := s.Kind.(type) {
 	case *conquest.Game:
-		if !slices.Contains(k.Setup.Players, opts.Seat) {
-			return usageErrorf("--seat %s: not a player of %s (players: %s)", opts.Seat, opts.Dir, strings.Join(k.Setup.Players, ", "))
-		}
-		p := &conquestPlay{s: s, seat: opts.Seat, in: in, out: io.Out}
-		return p.run(ctx)
+		players, t = k.Setup.Players, &conquestPlay{s: s}
+		people = seatsOf(k.Setup.Seats, conquest.SeatPerson)
 	case *duel.Game:
-		if _, ok := k.Seats[opts.Seat]; !ok {
-			return usageErrorf("--seat %s: not a seat of %s (seats: p1, p2)", opts.Seat, opts.Dir)
-		}
-		p := &duelPlay{s: s, g: k, seat: opts.Seat, in: in, out: io.Out}
-		return p.run(ctx)
+		players, t = []string{duel.P1, duel.P2}, &duelPlay{s: s, g: k}
+		people = seatsOf(k.Seats, duel.SeatPerson)
+	default:
+		return usageErrorf("%s is a %s simulation: only games are played with `arbiter play`", opts.Dir, s.Sim.Kind)
 	}
-	return usageErrorf("%s is a %s simulation: only games are played with `arbiter play`", opts.Dir, s.Sim.Kind)
+	at, err := seatPeople(opts.Dir, players, people, opts.Seats)
+	if err != nil {
+		return err
+	}
+	k := &keyboard{in: newLines(io.In), out: io.Out, clear: io.OutTTY, people: at}
+	defer k.in.close()
+	if k.hotSeat() {
+		fmt.Fprintf(k.out, "%s play at this terminal, hot-seat: each turn the keyboard passes from one to the next.\n", strings.Join(at, " and "))
+	}
+	return playEnded(s, t.run(ctx, k), k.out)
 }
 
-// errQuit ends a game's loop at the person's request, and errInputEnd at
-// the end of the input. Both are refusals, so a turn in flight when they
-// come records nothing.
+// seatsOf lists the players whose seat is seat, sorted.
+func seatsOf(seats map[string]string, seat string) []string {
+	var out []string
+	for p, s := range seats {
+		if s == seat {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// seatPeople returns the players people play at this terminal, in player
+// order: those asked for with --seat and those configured as a person.
+func seatPeople(dir string, players, people, asked []string) ([]string, error) {
+	for _, p := range asked {
+		if !slices.Contains(players, p) {
+			return nil, usageErrorf("--seat %s: not a player of %s (players: %s)", p, dir, strings.Join(players, ", "))
+		}
+	}
+	var at []string
+	for _, p := range players {
+		if slices.Contains(asked, p) || slices.Contains(people, p) {
+			at = append(at, p)
+		}
+	}
+	if len(at) == 0 {
+		return nil, usageErrorf("no seat of %s is a person: name the one you play, e.g. `arbiter play %s --seat %s` (players: %s)", dir, dir, players[0], strings.Join(players, ", "))
+	}
+	return at, nil
+}
+
+// errQuit ends a game's loop at a person's request, and errInputEnd at the
+// end of the input. Both are refusals, so a turn in flight when they come
+// records nothing.
 var (
 	errQuit     = fmt.Errorf("quit: %w", runner.ErrRefused)
 	errInputEnd = fmt.Errorf("end of input: %w", runner.ErrRefused)
 )
 
-// conquestPlay is a person's seat of a conquest at the terminal.
+// playEnded says how a game's loop ended: /quit is a success; the end of the
+// input and an interruption leave with the exit code of an interruption,
+// in one line naming the last committed turn.
+func playEnded(s *session.Session, err error, out io.Writer) error {
+	switch {
+	case errors.Is(err, errQuit):
+		fmt.Fprintf(out, "Left the game after turn %d; every turn played is saved. `arbiter play` goes on from here.\n", s.LastTick())
+		return nil
+	case errors.Is(err, errInputEnd):
+		return &exitError{code: ExitInterrupted, err: fmt.Errorf("end of input: left the game after turn %d, which is saved; `arbiter play` goes on from here", s.LastTick())}
+	case errors.Is(err, context.Canceled), errors.Is(err, runner.ErrInterrupted):
+		return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: left the game after turn %d, which is saved; the turn being played is not", s.LastTick())}
+	}
+	return err
+}
+
+// keyboard is the terminal the people of a game share. With more than one
+// person (hot-seat) a seat's turn starts on a screen of its own: the last
+// player's screen is cleared (on a terminal) and the next presses Enter
+// once they have the keyboard, so no player sees another's orders.
+type keyboard struct {
+	in     *lines
+	out    io.Writer
+	clear  bool     // out is a terminal: clear it between players
+	people []string // the seats played here, in player order
+	at     string   // the seat at the keyboard
+	read   int      // lines read so far
+}
+
+func (k *keyboard) hotSeat() bool { return len(k.people) > 1 }
+
+// line reads the next line; errInputEnd at the end of the input.
+func (k *keyboard) line(ctx context.Context) (string, error) {
+	line, ok, err := k.in.next(ctx)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", errInputEnd
+	}
+	k.read++
+	return line, nil
+}
+
+// ask shows prompt and reads the answer, trimmed; /quit is errQuit.
+func (k *keyboard) ask(ctx context.Context, prompt string) (string, error) {
+	fmt.Fprint(k.out, prompt)
+	line, err := k.line(ctx)
+	line = strings.TrimSpace(line)
+	if err == nil && strings.EqualFold(line, "/quit") {
+		return "", errQuit
+	}
+	return line, err
+}
+
+// handTo gives the keyboard to seat. In hot-seat, the screen changes hands:
+// cleared, then "pass the keyboard to p2, press Enter".
+func (k *keyboard) handTo(ctx context.Context, seat string) error {
+	if k.at == seat {
+		return nil
+	}
+	first := k.at == ""
+	k.at = seat
+	if !k.hotSeat() {
+		return nil
+	}
+	if k.clear && !first {
+		fmt.Fprint(k.out, "\x1b[H\x1b[2J\x1b[3J")
+	}
+	_, err := k.ask(ctx, fmt.Sprintf("\n==== %s's turn ====\nPass the keyboard to %s, then press Enter. ", seat, seat))
+	return err
+}
+
+// refused says why the rules refused a turn, which is then played again. A
+// refusal that came with no line read would come again forever: it ends
+// the loop instead.
+func (k *keyboard) refused(ctx context.Context, err error, readBefore int) error {
+	if k.read == readBefore {
+		return err
+	}
+	fmt.Fprintf(k.out, "Refused: %v\n", err)
+	if k.hotSeat() {
+		_, err := k.ask(ctx, "The turn is played again from its start: press Enter. ")
+		return err
+	}
+	return nil
+}
+
+// conquestPlay is a conquest at the terminal.
 type conquestPlay struct {
-	s    *session.Session
-	seat string
-	in   *lines
-	out  io.Writer
+	s *session.Session
 }
 
 func (p *conquestPlay) state() *conquest.State { return p.s.State().(*conquest.State) }
 
-func (p *conquestPlay) run(ctx context.Context) error {
-	fmt.Fprintf(p.out, "You play %s. Each turn, type your orders one per line (SEND 7 FROM A TO B),\nthen an empty line to submit them; /pass submits none, /map shows the map, /quit leaves.\n", p.seat)
+func (p *conquestPlay) run(ctx context.Context, k *keyboard) error {
+	fmt.Fprintf(k.out, "You play %s. Each turn, type your orders one per line (SEND 7 FROM A TO B),\nthen an empty line to submit them; /pass submits none, /map shows the map, /quit leaves.\n", strings.Join(k.people, " and "))
 	for {
 		st := p.state()
 		if st.Over() {
-			fmt.Fprintf(p.out, "Game over: %s\n", st.Result)
+			fmt.Fprintf(k.out, "Game over: %s\n", st.Result)
 			return nil
 		}
-		fmt.Fprint(p.out, conquest.ErrorBlock(st, p.seat))
-		fmt.Fprintf(p.out, "\n%s\nTurn %d: your orders, %s?\n", conquest.MapText(st), st.Turn+1, p.seat)
-		orders, err := p.orders(ctx, st)
-		if errors.Is(err, errQuit) || errors.Is(err, errInputEnd) {
-			fmt.Fprintln(p.out, "Left the game; every turn played is saved. `arbiter play` goes on from here.")
-			return nil
+		read := k.read
+		orders := map[string][]conquest.Order{}
+		for _, seat := range k.people {
+			if err := k.handTo(ctx, seat); err != nil {
+				return err
+			}
+			if k.hotSeat() && len(st.Log) > 0 {
+				fmt.Fprintf(k.out, "\nTurn %d:\n", st.Turn)
+				for _, l := range st.Log {
+					fmt.Fprintf(k.out, "  %s\n", l)
+				}
+			}
+			fmt.Fprint(k.out, conquest.ErrorBlock(st, seat))
+			fmt.Fprintf(k.out, "\n%s\nTurn %d: your orders, %s?\n", conquest.MapText(st), st.Turn+1, seat)
+			o, err := p.orders(ctx, k, st, seat)
+			if err != nil {
+				return err
+			}
+			orders[seat] = o
 		}
-		if err != nil {
-			return err
-		}
-		_, err = p.s.Turn(ctx, conquest.Move{Orders: map[string][]conquest.Order{p.seat: orders}})
+		_, err := p.s.Turn(ctx, conquest.Move{Orders: orders})
 		if errors.Is(err, runner.ErrRefused) {
-			fmt.Fprintf(p.out, "Refused: %v\n", err)
+			if err := k.refused(ctx, err, read); err != nil {
+				return err
+			}
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		for _, l := range p.state().Log {
-			fmt.Fprintf(p.out, "  %s\n", l)
+		if !k.hotSeat() {
+			for _, l := range p.state().Log {
+				fmt.Fprintf(k.out, "  %s\n", l)
+			}
 		}
 	}
 }
 
-// orders reads one turn's orders: lines until an empty one, read whole by
-// the shared command parser; then the seed's warnings and
+// orders reads one seat's orders for a turn: lines until an empty one, read
+// whole by the shared command parser; then the seed's warnings and
 // "Submit anyway? (y/n):". A list with an unreadable line is asked again.
-func (p *conquestPlay) orders(ctx context.Context, st *conquest.State) ([]conquest.Order, error) {
+func (p *conquestPlay) orders(ctx context.Context, k *keyboard, st *conquest.State, seat string) ([]conquest.Order, error) {
 	for {
 		var text []string
 	collect:
 		for {
-			fmt.Fprint(p.out, "order> ")
-			line, ok, err := p.in.next(ctx)
+			line, err := k.ask(ctx, "order> ")
 			if err != nil {
 				return nil, err
 			}
-			if !ok {
-				return nil, errInputEnd
-			}
-			switch strings.TrimSpace(strings.ToLower(line)) {
-			case "/quit":
-				return nil, errQuit
+			switch strings.ToLower(line) {
 			case "/pass":
 				return []conquest.Order{}, nil
 			case "/map":
-				fmt.Fprint(p.out, conquest.MapText(st))
+				fmt.Fprint(k.out, conquest.MapText(st))
 				continue
 			case "":
 				break collect
@@ -176,28 +321,24 @@ func (p *conquestPlay) orders(ctx context.Context, st *conquest.State) ([]conque
 		}
 		orders, err := conquest.ParseOrderText(strings.Join(text, "\n"))
 		if err != nil {
-			fmt.Fprintf(p.out, "Not read: %v. Type the turn's orders again.\n", err)
+			fmt.Fprintf(k.out, "Not read: %v. Type the turn's orders again.\n", err)
 			continue
 		}
 		if len(orders) == 0 {
-			fmt.Fprintln(p.out, "No orders typed: /pass submits none.")
+			fmt.Fprintln(k.out, "No orders typed: /pass submits none.")
 			continue
 		}
-		if warnings := conquest.Warnings(st, p.seat, orders); len(warnings) > 0 {
-			fmt.Fprintln(p.out, "\nWARNINGS:")
+		if warnings := conquest.Warnings(st, seat, orders); len(warnings) > 0 {
+			fmt.Fprintln(k.out, "\nWARNINGS:")
 			for _, w := range warnings {
-				fmt.Fprintf(p.out, "  - %s\n", w)
+				fmt.Fprintf(k.out, "  - %s\n", w)
 			}
-			fmt.Fprint(p.out, "\nSubmit anyway? (y/n): ")
-			answer, ok, err := p.in.next(ctx)
+			answer, err := k.ask(ctx, "\nSubmit anyway? (y/n): ")
 			if err != nil {
 				return nil, err
 			}
-			if !ok {
-				return nil, errInputEnd
-			}
-			if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-				fmt.Fprintln(p.out, "Type the turn's orders again.")
+			if a := strings.ToLower(answer); a != "y" && a != "yes" {
+				fmt.Fprintln(k.out, "Type the turn's orders again.")
 				continue
 			}
 		}

@@ -88,11 +88,11 @@ type promptData struct {
 // Kind is world.KindConquest.
 func (g *Game) Kind() string { return world.KindConquest }
 
-// NeedsModel reports whether a seat other than the one a person takes
-// (person) is a model agent.
-func (g *Game) NeedsModel(person string) bool {
+// NeedsModel reports whether a seat other than those people take at the
+// terminal (people) is a model agent.
+func (g *Game) NeedsModel(people ...string) bool {
 	for p, seat := range g.Setup.Seats {
-		if seat == SeatModel && p != person {
+		if seat == SeatModel && !slices.Contains(people, p) {
 			return true
 		}
 	}

@@ -331,12 +331,12 @@ func fleetText(b *engine.State, player string) string {
 	return out
 }
 
-// NeedsModel reports whether a seat other than the one a person takes
-// (person) is a model, so the session builds a
-// model client only then.
-func (g *Game) NeedsModel(person string) bool {
+// NeedsModel reports whether a seat other than those people take at the
+// terminal (people) is a model, so the session builds a model client only
+// then.
+func (g *Game) NeedsModel(people ...string) bool {
 	for p, seat := range g.Seats {
-		if seat == SeatModel && p != person {
+		if seat == SeatModel && !slices.Contains(people, p) {
 			return true
 		}
 	}
