@@ -27,6 +27,9 @@ type ChatResult struct {
 	Latency  time.Duration
 	Usage    Usage
 	Err      error // *Error when the call failed
+	// Recoveries are the transient failures the call was retried past or
+	// tried to, in order, as Result's are (seed 002: each is emitted).
+	Recoveries []Recovery
 }
 
 // Chat asks for the next assistant message of a plain-text conversation,
@@ -50,7 +53,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (res ChatResult) {
 	for i, m := range req.Messages {
 		cr.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
 	}
-	resp, n, usage, callErr := c.create(ctx, c.log.With("entity", req.EntityKey), nil, callSite{Entity: req.EntityKey}, cr)
+	resp, n, usage, callErr := c.create(ctx, c.log.With("entity", req.EntityKey), &res.Recoveries, callSite{Entity: req.EntityKey}, cr)
 	res.Usage = usage
 	res.Attempts = n
 	if callErr != nil {

@@ -57,6 +57,9 @@ type ToolResult struct {
 	Latency  time.Duration
 	Usage    Usage
 	Err      error // *Error: transport, refusal or truncation; bad calls are in Calls
+	// Recoveries are the transient failures the call was retried past or
+	// tried to, in order, as Result's are (seed 002: each is emitted).
+	Recoveries []Recovery
 }
 
 // CompleteTools sends one turn with tools, with the same retries and error
@@ -77,7 +80,7 @@ func (c *Client) CompleteTools(ctx context.Context, req ToolRequest) (res ToolRe
 		return res
 	}
 	log := c.log.With("entity", req.EntityKey, "phase", req.Phase, "tick", req.Tick)
-	resp, n, usage, callErr := c.create(ctx, log, nil, callSite{req.EntityKey, req.Phase, req.Tick}, cr)
+	resp, n, usage, callErr := c.create(ctx, log, &res.Recoveries, callSite{req.EntityKey, req.Phase, req.Tick}, cr)
 	res.Usage = usage
 	res.Attempts = n
 	if callErr != nil {
