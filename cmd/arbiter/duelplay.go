@@ -47,8 +47,12 @@ func (p *duelPlay) run(ctx context.Context, k *keyboard) error {
 		if err != nil {
 			return err
 		}
-		for _, f := range fields.Fields {
-			fmt.Fprintf(k.out, "  %-8s %s\n", f.Key+":", f.Value)
+		lines := make([]string, len(fields.Fields))
+		for i, f := range fields.Fields {
+			lines[i] = fmt.Sprintf("%-8s %s", f.Key+":", f.Value)
+		}
+		if err := k.tell(ctx, lines); err != nil {
+			return err
 		}
 	}
 }

@@ -164,6 +164,7 @@ func playEnded(s *session.Session, err error, out io.Writer) error {
 		fmt.Fprintf(out, "Left the game after turn %d; every turn played is saved. `arbiter play` goes on from here.\n", s.LastTick())
 		return nil
 	case errors.Is(err, errInputEnd):
+		fmt.Fprintln(out) // end the prompt's line
 		return &exitError{code: ExitInterrupted, err: fmt.Errorf("end of input: left the game after turn %d, which is saved; `arbiter play` goes on from here", s.LastTick())}
 	case errors.Is(err, context.Canceled), errors.Is(err, runner.ErrInterrupted):
 		return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: left the game after turn %d, which is saved; the turn being played is not", s.LastTick())}
@@ -228,6 +229,23 @@ func (k *keyboard) handTo(ctx context.Context, seat string) error {
 	return err
 }
 
+// tell shows what every player may see (what a turn did). In hot-seat the
+// table reads it together: the next screen waits for Enter, so it is not
+// cleared before it is read.
+func (k *keyboard) tell(ctx context.Context, lines []string) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	for _, l := range lines {
+		fmt.Fprintf(k.out, "  %s\n", l)
+	}
+	if !k.hotSeat() {
+		return nil
+	}
+	_, err := k.ask(ctx, "Press Enter to go on. ")
+	return err
+}
+
 // refused says why the rules refused a turn, which is then played again. A
 // refusal that came with no line read would come again forever: it ends
 // the loop instead.
@@ -264,12 +282,6 @@ func (p *conquestPlay) run(ctx context.Context, k *keyboard) error {
 			if err := k.handTo(ctx, seat); err != nil {
 				return err
 			}
-			if k.hotSeat() && len(st.Log) > 0 {
-				fmt.Fprintf(k.out, "\nTurn %d:\n", st.Turn)
-				for _, l := range st.Log {
-					fmt.Fprintf(k.out, "  %s\n", l)
-				}
-			}
 			fmt.Fprint(k.out, conquest.ErrorBlock(st, seat))
 			fmt.Fprintf(k.out, "\n%s\nTurn %d: your orders, %s?\n", conquest.MapText(st), st.Turn+1, seat)
 			o, err := p.orders(ctx, k, st, seat)
@@ -288,10 +300,8 @@ func (p *conquestPlay) run(ctx context.Context, k *keyboard) error {
 		if err != nil {
 			return err
 		}
-		if !k.hotSeat() {
-			for _, l := range p.state().Log {
-				fmt.Fprintf(k.out, "  %s\n", l)
-			}
+		if err := k.tell(ctx, p.state().Log); err != nil {
+			return err
 		}
 	}
 }

@@ -133,6 +133,7 @@ func TestPlayConquestHotSeat(t *testing.T) {
 		"SEND 3 FROM " + p1 + " TO " + p2, "SEND 2 FROM ZZ TO " + p2, "", "y",
 		"", // p2 takes the keyboard
 		"SEND 4 FROM " + p2 + " TO " + p1, "",
+		"", // the table has read what turn 1 did
 		"", // turn 2: p1 again
 		"/pass",
 		"", // p2
@@ -152,6 +153,7 @@ func TestPlayConquestHotSeat(t *testing.T) {
 		"Turn 1: your orders, p2?",
 		"ORDER ERRORS FROM LAST TURN",
 		"Turn 2: your orders, p2?",
+		"Press Enter to go on. " + clear + "\n==== p1's turn ====",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("hot-seat output lacks %q:\n%s", want, out)
