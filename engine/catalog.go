@@ -58,7 +58,11 @@ type Power struct {
 	Timing     Timing     `yaml:"timing" json:"timing"`
 	Effect     EffectType `yaml:"effectType" json:"effectType"`
 	BaseAmount *int       `yaml:"baseAmount" json:"baseAmount,omitempty"`
-	Logic      Logic      `yaml:"specialLogic" json:"specialLogic"`
+	// BaseAmountSet says the catalog wrote baseAmount, even as null (the
+	// seed's check is `baseAmount !== undefined`): a PASSIVE power with it
+	// set does not load. The reader of the catalog sets it.
+	BaseAmountSet bool  `yaml:"-" json:"-"`
+	Logic         Logic `yaml:"specialLogic" json:"specialLogic"`
 	// Persists keeps the power's effect when its ship is destroyed after the
 	// effect was queued and before it applied (a simultaneous exchange of
 	// fire). ONCE_ONLY_AUTOMATIC and UPON_DESTRUCTION effects always persist.
@@ -202,7 +206,7 @@ func Validate(d Definition, exists func(string) bool, custom []string) []*Defini
 			bad(i, "%v", err)
 		}
 		if p.Timing == Passive {
-			if p.BaseAmount != nil {
+			if p.BaseAmount != nil || p.BaseAmountSet {
 				bad(i, PassiveBaseAmount)
 			}
 			if p.Effect != "" {

@@ -142,9 +142,16 @@ func (l *loader) load() *Simulation {
 	return sim
 }
 
+// files are the files beside simulation.yaml that a kind reads (the duel:
+// its own ships, merged over the built-in catalog by games/duel).
+var files = map[string][]string{
+	KindDuel: {"ships.yaml"},
+}
+
 // folders are the folders of a simulation that each kind reads; a game
 // reads its settings from simulation.yaml and nothing else but prompt
-// overrides (the prompts package's OverrideDir, which imports this one).
+// overrides (the prompts package's OverrideDir, which imports this one),
+// and the files of files.
 var folders = map[string][]string{
 	KindNarrative: {"characters", "locations", "prompts"},
 	KindConquest:  {"prompts"},
@@ -169,15 +176,15 @@ func (l *loader) ignoredFolders(kind string) []error {
 			continue
 		}
 		warnings = append(warnings, &LoadError{File: filepath.Join(l.dir, name),
-			Msg: fmt.Sprintf("folder ignored: a %s simulation reads only %s", kind, readList(read))})
+			Msg: fmt.Sprintf("folder ignored: a %s simulation reads only %s", kind, readList(files[kind], read))})
 	}
 	return warnings
 }
 
 // readList names what a kind reads: "simulation.yaml, characters/,
 // locations/ and prompts/".
-func readList(folders []string) string {
-	out := []string{"simulation.yaml"}
+func readList(files, folders []string) string {
+	out := append([]string{"simulation.yaml"}, files...)
 	for _, f := range folders {
 		out = append(out, f+"/")
 	}

@@ -530,7 +530,8 @@ func TestLoadIgnoredFolders(t *testing.T) {
 			changes: map[string]string{"simulation.yaml": "id: test\nkind: duel\ntitle: T\n", "prompts/duel_system.md": "x\n"},
 			empty:   []string{"characters"},
 			kind:    KindDuel,
-			want:    []string{"characters: " + fmt.Sprintf(game, "duel"), "locations: " + fmt.Sprintf(game, "duel")},
+			want: []string{"characters: folder ignored: a duel simulation reads only simulation.yaml, ships.yaml and prompts/",
+				"locations: folder ignored: a duel simulation reads only simulation.yaml, ships.yaml and prompts/"},
 		},
 		{
 			name: "chronicle with locations only",

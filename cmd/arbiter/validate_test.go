@@ -79,7 +79,7 @@ func TestValidateSilentNoMore(t *testing.T) {
 				writeFiles(t, dir, map[string]string{"notes/plan.md": "win\n"})
 			},
 			want: []string{
-				"warning: <sim>/notes: folder ignored: a duel simulation reads only simulation.yaml and prompts/",
+				"warning: <sim>/notes: folder ignored: a duel simulation reads only simulation.yaml, ships.yaml and prompts/",
 				"ok: duel-demo (duel, 1 warning)",
 			},
 		},

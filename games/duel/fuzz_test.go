@@ -68,3 +68,29 @@ func FuzzParseCharges(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseCatalog: whatever a simulation's ships.yaml holds, the reader
+// never panics, and a catalog it accepts has no PASSIVE power with a
+// baseAmount, written or null (Rule 10).
+func FuzzParseCatalog(f *testing.F) {
+	for _, s := range []string{string(shipsYAML),
+		"ships:\n  - {id: A, cost: 1, health: 1, powers: [{phase: PASSIVE, timing: PASSIVE, baseAmount: null, specialLogic: {protectsShips: true}}]}\n",
+		"ships:\n  - {id: A, cost: 1, health: 1, powers: [{phase: PASSIVE, timing: PASSIVE, specialLogic: {protectsShips: true}}]}\n",
+		"ships:\n  - {id: A, cost: 1, health: 1, powers: [{phase: AUTOMATIC, timing: CONTINUOUS, effectType: HEAL, baseAmount: 2}]}\n",
+		"ships: [{id: A, powers: [null, {}]}]\n", "ships: {}\n", "", "---\n", "ships:\n  - id: A\n    powers:\n      - baseAmount: 1\n        baseAmount: 2\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		cat, err := ParseCatalog("f.yaml", []byte(doc))
+		if err != nil {
+			return
+		}
+		for _, d := range cat.Definitions() {
+			for i, p := range d.Powers {
+				if p.Timing == engine.Passive && (p.BaseAmount != nil || p.BaseAmountSet) {
+					t.Fatalf("%s power %d: a PASSIVE power with a baseAmount loaded from %q", d.ID, i, doc)
+				}
+			}
+		}
+	})
+}

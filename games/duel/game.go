@@ -72,7 +72,7 @@ func Open(sim *world.Simulation, pr *prompts.Renderer) (*Game, error) {
 	if err := g.settings(file, sim.Settings); err != nil {
 		return nil, err
 	}
-	cat, err := Catalog()
+	cat, err := LoadCatalog(sim.Dir)
 	if err != nil {
 		return nil, err
 	}
