@@ -84,18 +84,18 @@ type Logic struct {
 	Ship   string `yaml:"ship" json:"ship,omitempty"`     // BUILD_SHIP: the definition built
 
 	// Passive queries.
-	DiceOverride       int  `yaml:"diceOverride" json:"diceOverride,omitempty"`             // the owner's dice always show this
-	RerollAtOrBelow    int  `yaml:"rerollAtOrBelow" json:"rerollAtOrBelow,omitempty"`       // the owner rerolls a die showing this or less, once
-	HealingMultiplier  int  `yaml:"healingMultiplier" json:"healingMultiplier,omitempty"`   // the owner's healing is multiplied by this
-	ProtectsOtherShips bool `yaml:"protectsOtherShips" json:"protectsOtherShips,omitempty"` // the owner's other ships cannot be destroyed
-	CostReduction      int  `yaml:"costReduction" json:"costReduction,omitempty"`           // the owner's ships cost this much less (at least 1)
+	DiceOverride      int  `yaml:"diceOverride" json:"diceOverride,omitempty"`           // the owner's dice always show this
+	RerollAtOrBelow   int  `yaml:"rerollAtOrBelow" json:"rerollAtOrBelow,omitempty"`     // the owner rerolls a die showing this or less, once
+	HealingMultiplier int  `yaml:"healingMultiplier" json:"healingMultiplier,omitempty"` // the owner's healing is multiplied by this
+	ProtectsShips     bool `yaml:"protectsShips" json:"protectsShips,omitempty"`         // the owner's ships (this one too) cannot be destroyed
+	CostReduction     int  `yaml:"costReduction" json:"costReduction,omitempty"`         // the owner's ships cost this much less (at least 1)
 
 	Condition *Condition `yaml:"condition" json:"condition,omitempty"` // CONDITIONAL
 	CustomID  string     `yaml:"customLogicId" json:"customLogicId,omitempty"`
 }
 
 func (l Logic) queries() bool {
-	return l.DiceOverride != 0 || l.RerollAtOrBelow != 0 || l.HealingMultiplier != 0 || l.ProtectsOtherShips || l.CostReduction != 0
+	return l.DiceOverride != 0 || l.RerollAtOrBelow != 0 || l.HealingMultiplier != 0 || l.ProtectsShips || l.CostReduction != 0
 }
 
 // Condition is the branch of a CONDITIONAL power: Then when it holds, else
@@ -213,7 +213,7 @@ func Validate(d Definition, exists func(string) bool, custom []string) []*Defini
 				bad(i, "PASSIVE powers have no effectType (they are queries, not effects); put what they change in specialLogic")
 			}
 			if !p.Logic.queries() {
-				bad(i, "PASSIVE power changes nothing: set one of diceOverride, rerollAtOrBelow, healingMultiplier, protectsOtherShips, costReduction in specialLogic")
+				bad(i, "PASSIVE power changes nothing: set one of diceOverride, rerollAtOrBelow, healingMultiplier, protectsShips, costReduction in specialLogic")
 			}
 			if p.Logic.DiceOverride != 0 && (p.Logic.DiceOverride < 1 || p.Logic.DiceOverride > 6) {
 				bad(i, "diceOverride %d is not a die face (1 to 6)", p.Logic.DiceOverride)
@@ -223,7 +223,7 @@ func Validate(d Definition, exists func(string) bool, custom []string) []*Defini
 		if p.Logic.queries() {
 			bad(i, "%s power has passive settings (diceOverride, healingMultiplier, ...): only PASSIVE powers are queried", p.Timing)
 		}
-		if p.Timing == Charge {
+		if p.Phase.Declared() {
 			hasCharge = true
 		}
 		if p.Timing == OnShipCompleted && (p.Effect == BuildShip || p.Effect == Conditional && p.Logic.Condition != nil && (p.Logic.Condition.Then.Effect == BuildShip || p.Logic.Condition.Else.Effect == BuildShip)) {
@@ -240,8 +240,8 @@ func Validate(d Definition, exists func(string) bool, custom []string) []*Defini
 			if p.Effect == DealDamage && p.Logic.Target != "" && p.Logic.Target != TargetOpponent && p.Logic.Target != TargetChosen {
 				bad(i, "DEAL_DAMAGE target %q must be %s or %s", p.Logic.Target, TargetOpponent, TargetChosen)
 			}
-			if p.Logic.Target == TargetChosen && p.Timing != Charge {
-				bad(i, "only CHARGE powers choose their target")
+			if p.Logic.Target == TargetChosen && !p.Phase.Declared() {
+				bad(i, "only charge powers (FIRST_STRIKE or SIMULTANEOUS_DECLARATION) choose their target")
 			}
 		case p.Effect == Conditional:
 			c := p.Logic.Condition
@@ -268,7 +268,7 @@ func Validate(d Definition, exists func(string) bool, custom []string) []*Defini
 		}
 	}
 	if hasCharge && d.Charges < 1 {
-		bad(-1, "has a CHARGE power but no charges")
+		bad(-1, "has a charge power (FIRST_STRIKE or SIMULTANEOUS_DECLARATION) but no charges")
 	}
 	return errs
 }

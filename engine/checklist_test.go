@@ -12,9 +12,9 @@ import (
 func TestChecklist(t *testing.T) {
 	t.Parallel()
 	gun := Definition{ID: "Gun", Cost: 1, Health: 4, Charges: 2, Powers: []Power{
-		{Phase: SimultaneousDeclaration, Timing: Charge, Effect: DealDamage, BaseAmount: amt(4), Logic: Logic{Target: TargetChosen}}}}
+		{Phase: SimultaneousDeclaration, Timing: Continuous, Effect: DealDamage, BaseAmount: amt(4), Logic: Logic{Target: TargetChosen}}}}
 	fast := Definition{ID: "Fast", Cost: 1, Health: 4, Charges: 1, Powers: []Power{
-		{Phase: FirstStrike, Timing: Charge, Effect: DealDamage, BaseAmount: amt(1)}}}
+		{Phase: FirstStrike, Timing: Continuous, Effect: DealDamage, BaseAmount: amt(1)}}}
 	healer := ship("Healer", 1, 3, Power{Phase: Automatic, Timing: Continuous, Effect: Heal, BaseAmount: amt(3)})
 	lev := ship("Lev", 1, 5, Power{Phase: DiceRoll, Timing: Passive, Logic: Logic{DiceOverride: 6}})
 	bomb := ship("Bomb", 1, 3, Power{Phase: Event, Timing: UponDestruction, Effect: BuildShip, BaseAmount: amt(2), Logic: Logic{Ship: "Healer"}})

@@ -28,7 +28,8 @@ type Declaration struct {
 }
 
 // ChargeOptions lists player's ships in play with a charge left and a
-// CHARGE power of phase.
+// charge power of phase (a CONTINUOUS power of FIRST_STRIKE or
+// SIMULTANEOUS_DECLARATION).
 func (e *Engine) ChargeOptions(s *State, phase Phase, player string) []ChargeOption {
 	var out []ChargeOption
 	for _, sh := range s.Fleet(player) {
@@ -37,7 +38,7 @@ func (e *Engine) ChargeOptions(s *State, phase Phase, player string) []ChargeOpt
 		}
 		def, _ := e.cat.Get(sh.Def)
 		for pi, pw := range def.Powers {
-			if pw.Timing != Charge || pw.Phase != phase {
+			if pw.Phase != phase || pw.Timing != Continuous {
 				continue
 			}
 			o := ChargeOption{Ship: sh.ID, Def: sh.Def, Power: pi, Effect: pw.Effect, Amount: pw.Amount(), Charges: sh.Charges, Targets: []string{TargetOpponent}}

@@ -240,7 +240,7 @@ func (e *Engine) fires(s *State, sh *Ship, pi int, pw Power) bool {
 		return sh.Built == s.Turn && !sh.Used(pi)
 	default:
 		// PASSIVE is queried, never executed; event hooks fire on their
-		// events; charges fire when declared.
+		// events.
 		return false
 	}
 }

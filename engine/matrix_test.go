@@ -177,7 +177,7 @@ func TestMatrixRowPassive(t *testing.T) {
 	t.Run("ONCE_ONLY is not a phase", func(t *testing.T) { notAllowed(t, PassivePhase, OnceOnly) })
 	t.Run("UPON_DESTRUCTION is not a phase", func(t *testing.T) { notAllowed(t, PassivePhase, UponDestruction) })
 	t.Run("PASSIVE is always queried", func(t *testing.T) {
-		r := newRig(t, ship("Pool", 1, 3, Power{Phase: PassivePhase, Timing: Passive, Logic: Logic{ProtectsOtherShips: true}}), continuousLines(Automatic))
+		r := newRig(t, ship("Pool", 1, 3, Power{Phase: PassivePhase, Timing: Passive, Logic: Logic{ProtectsShips: true}}), continuousLines(Automatic))
 		r.place("p1", "Pool", 0)
 		other := r.place("p1", "Lines", 0)
 		if r.e.Destroy(r.s, other.ID) || other.Health != 1 {

@@ -14,7 +14,7 @@ type Modifiers interface {
 	// nothing doubles it; several Science Vessels double it once).
 	HealingMultiplier(player string) int
 	// Protected reports whether ship cannot be destroyed (Sacrificial
-	// Pool protects its owner's other ships).
+	// Pool: its owner's ships, itself included, cannot be destroyed).
 	Protected(ship string) bool
 	// CostReduction is how many lines less player's ships cost.
 	CostReduction(player string) int
@@ -70,9 +70,7 @@ func (q passives) Protected(ship string) bool {
 		return false
 	}
 	protected := false
-	q.each(sh.Owner, "protected", func(l Logic) bool { return l.ProtectsOtherShips }, func(by *Ship, _ Logic) {
-		protected = protected || by.ID != sh.ID
-	})
+	q.each(sh.Owner, "protected", func(l Logic) bool { return l.ProtectsShips }, func(*Ship, Logic) { protected = true })
 	return protected
 }
 

@@ -60,13 +60,15 @@ const (
 	OnShipCompleted Timing = "ON_SHIP_COMPLETED"
 	// Passive never fires: it is a rule modifier, queried by validators.
 	Passive Timing = "PASSIVE"
-	// Charge fires when the owner spends one of the ship's charges in its
-	// phase (FIRST_STRIKE or SIMULTANEOUS_DECLARATION).
-	Charge Timing = "CHARGE"
 )
 
 // Timings lists every timing, in the order of the matrix.
-var Timings = []Timing{Continuous, OnceOnly, UponDestruction, OnShipCompleted, Passive, Charge}
+var Timings = []Timing{Continuous, OnceOnly, UponDestruction, OnShipCompleted, Passive}
+
+// Declared reports whether p is a phase of declared charges (FIRST_STRIKE,
+// SIMULTANEOUS_DECLARATION): its CONTINUOUS powers are charge powers, which
+// fire each time their owner spends one of the ship's charges on them.
+func (p Phase) Declared() bool { return p == FirstStrike || p == SimultaneousDeclaration }
 
 // Allowed reports whether a power of timing tm may have phase p: the seed's
 // phase/timing matrix, completed for the phases it does not list. A nil
@@ -91,19 +93,13 @@ func Allowed(p Phase, tm Timing) error {
 			return nil
 		}
 		return fmt.Errorf("PASSIVE powers are queried in DICE_ROLL, DICE_MANIPULATION, SHIPS_THAT_BUILD, AUTOMATIC or PASSIVE, not %s", p)
-	case Charge:
-		if p == FirstStrike || p == SimultaneousDeclaration {
-			return nil
-		}
-		return fmt.Errorf("CHARGE powers are declared in FIRST_STRIKE or SIMULTANEOUS_DECLARATION, not %s", p)
 	}
 	// CONTINUOUS and ONCE_ONLY_AUTOMATIC run in scheduled phases only.
 	if !p.Iterable() {
 		return fmt.Errorf("%s is not a phase (it is never scheduled): a %s power there would never run", p, tm)
 	}
-	switch p {
-	case FirstStrike, SimultaneousDeclaration:
-		return fmt.Errorf("%s holds declared charges only, not %s powers", p, tm)
+	if p.Declared() && tm == OnceOnly {
+		return fmt.Errorf("%s holds charge powers, which fire when a charge is declared: they are CONTINUOUS, not ONCE_ONLY_AUTOMATIC", p)
 	}
 	if tm == OnceOnly && slices.Index(Scheduled, p) < slices.Index(Scheduled, ShipsThatBuild) {
 		return fmt.Errorf("ONCE_ONLY_AUTOMATIC in %s could never fire: ships are built after it", p)

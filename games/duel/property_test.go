@@ -79,7 +79,7 @@ func (c *contract) see(tr engine.Trace) {
 			if !c.marked[tr.Ship] || c.destroyed[tr.Ship] {
 				c.fail("turn %d: UPON_DESTRUCTION of %s fired outside its destruction", tr.Turn, tr.Ship)
 			}
-		case engine.Continuous, engine.Charge, engine.OnShipCompleted:
+		case engine.Continuous, engine.OnShipCompleted:
 			if c.destroyed[tr.Ship] {
 				c.fail("turn %d: %s power of destroyed %s fired", tr.Turn, tr.Timing, tr.Ship)
 			}

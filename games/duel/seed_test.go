@@ -1,6 +1,7 @@
 package duel
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/arbiter-sim/arbiter/engine"
@@ -142,5 +143,38 @@ func TestScienceVesselDoublesDefenderHealingToSix(t *testing.T) {
 				t.Errorf("Defender healed %d (health %d), want %d", healed, st.Board.Player(P1).Health, tt.healing)
 			}
 		})
+	}
+}
+
+// Sacrificial Pool, the seed's example of a passive: "Ships cannot be
+// destroyed". Its owner's ships, the Pool itself included, survive lethal
+// damage at 1 health while it is in play; the Pool is queried, never fired.
+// issue 21 item 11
+func TestSacrificialPoolShipsCannotBeDestroyed(t *testing.T) {
+	t.Parallel()
+	g := newGame(t, map[string]any{"seats": people("person", "person")})
+	st := g.Initial()
+	guardian := give(st, P1, "Guardian", 5, 3)
+	pool := give(st, P2, "Sacrificial Pool", 5, 0)
+	fighter := give(st, P2, "Fighter", 3, 0)
+	target := pool.ID
+	fire := chooser{charges: func(v ChargeView) ChargeChoice {
+		return ChargeChoice{Fire: []engine.Declaration{{Ship: guardian.ID, Target: target}}}
+	}}
+	ppl := Seats{P1: fire, P2: chooser{}}
+	st = turn(t, g, st, ppl) // 4 damage to the Pool at 5 health: 1 left
+	st = turn(t, g, st, ppl) // 4 more, lethal
+	if sh := st.Board.Ship(pool.ID); sh.Destroyed || sh.Health != 1 {
+		t.Errorf("the Pool after lethal damage: health %d destroyed %v; want 1, not destroyed", sh.Health, sh.Destroyed)
+	}
+	target = fighter.ID
+	st = turn(t, g, st, ppl)
+	for _, id := range []string{pool.ID, fighter.ID} {
+		if sh := st.Board.Ship(id); sh.Destroyed || sh.Health != 1 {
+			t.Errorf("%s %s: health %d destroyed %v; want it kept at 1", id, sh.Def, sh.Health, sh.Destroyed)
+		}
+	}
+	if !strings.Contains(strings.Join(st.Log.Events, "\n"), "survives at 1 health (protected)") {
+		t.Errorf("the turn log does not say the Fighter was protected: %v", st.Log.Events)
 	}
 }
