@@ -108,9 +108,18 @@ func TestConquestCheckOrders(t *testing.T) {
 		{"seed over-commitment", `[{"from":"A","to":"B","ships":7},{"from":"A","to":"C","ships":5}]`, 0,
 			[]string{`"ok": false`, `"Order 0: Total ships from A (12) exceeds available (10)"`}},
 		{"each order alone", `[{"from":"C","to":"B","ships":1},{"from":"A","to":"Z","ships":1},{"from":"A","to":"A","ships":1}]`, 0,
-			[]string{`"Order 0: C -> B with 1 ships: Player p1 does not control origin star C"`, `"Order 1: A -> Z with 1 ships: Destination star Z does not exist"`, `"Order 2: A -> A with 1 ships: Cannot send fleet to same star"`}},
+			[]string{`"Order 0: Player p1 does not control origin star C"`, `"Order 1: Destination star Z does not exist"`, `"Order 2: Cannot send fleet to same star"`}},
 		{"ships of the wrong type", `[{"from":"A","to":"B","ships":"7"},{"from":"A","to":"B","ships":7.5},{"from":"A","to":"B","ships":null},{"from":"A","to":"B","ships":"seven"}]`, 0,
-			[]string{`Order 0: A -> B with \"7\" ships: Ships must be a whole number`, `Order 1: A -> B with 7.5 ships`, `Order 2: A -> B with null ships`, `Order 3: A -> B with \"seven\" ships`}},
+			[]string{`"Order 0: Ships must be a whole number, got \"7\""`, `"Order 1: Ships must be a whole number, got 7.5"`, `"Order 2: Ships must be a whole number, got null"`,
+				`"Order 3: Ships must be a whole number, got \"seven\""`}},
+		// issue 21 item 4: the seed's example answer, as propose_orders gives it.
+		{"seed example", `[{"from":"A","to":"B","ships":7},{"from":"A","to":"C","ships":5},{"from":"A","to":"Z","ships":1}]`, 0,
+			[]string{"{\n  \"ok\": false,\n  \"errors\": [\n    \"Order 0: Total ships from A (12) exceeds available (10)\",\n    \"Order 2: Destination star Z does not exist\"\n  ]\n}\n"}},
+		{"a typo does not cost the whole turn", `[{"from":"A","to":"B","ships":7},{"from":"A","to":"Z","ships":5}]`, 0,
+			[]string{"{\n  \"ok\": false,\n  \"errors\": [\n    \"Order 1: Destination star Z does not exist\"\n  ]\n}\n"}},
+		{"ships too large, a junk order", `[{"from":"A","to":"B","ships":2147483648},{"x":1},7]`, 0,
+			[]string{`"Order 0: Ships must be at most 2147483647, got 2147483648"`, `"Order 1: Invalid order object {\"x\":1}: missing \"from\", \"to\" and \"ships\""`,
+				`"Order 2: Invalid order object 7: want {\"from\": <star>, \"to\": <star>, \"ships\": <number>}"`}},
 		{"not an array", `{"from":"A"}`, 2, []string{"not a JSON array"}},
 	}
 	for _, tc := range tests {
@@ -181,7 +190,7 @@ func TestPlayConquest(t *testing.T) {
 		"Not read: line 1: Missing required field TO",
 		"  - Order 1: Z -> " + other + " with 2 ships: Origin star Z does not exist",
 		"  Order 0 of p1 executed: 3 ships " + home + " -> " + other + ", arriving turn ",
-		"ORDER ERRORS FROM LAST TURN\n" + strings.Repeat("=", 60) + "\n\nOrder skipped: 2 ships from Z to " + other + "\n  Reason: Origin star Z does not exist\n",
+		"ORDER ERRORS FROM LAST TURN\n" + strings.Repeat("=", 60) + "\n\nERROR: Invalid Order\n  Order: 2 ships from Z to " + other + "\n  Problem: Origin star Z does not exist\n",
 		"Turn 3: your orders, p1?",
 		"Left the game",
 	} {

@@ -282,7 +282,7 @@ func (p *conquestPlay) run(ctx context.Context, k *keyboard) error {
 			if err := k.handTo(ctx, seat); err != nil {
 				return err
 			}
-			fmt.Fprint(k.out, conquest.ErrorBlock(st, seat))
+			fmt.Fprint(k.out, conquest.ErrorBlock(st, seat, false))
 			fmt.Fprintf(k.out, "\n%s\nTurn %d: your orders, %s?\n", conquest.MapText(st), st.Turn+1, seat)
 			o, err := p.orders(ctx, k, st, seat)
 			if err != nil {

@@ -144,11 +144,9 @@ func (g *Game) answer(s *State, player string, c llm.ToolCall, out *seatTurn) (s
 		out.orders, out.submitted = orders, true
 		return mustJSON(map[string]any{"ok": true, "submitted": len(orders)}), true
 	}
-	reason := c.Invalid
-	if reason == "" {
-		reason = fmt.Sprintf("no tool named %q", c.Name)
-	}
-	return mustJSON(ProposeResult{Errors: []string{reason + " (tools: get_state, propose_orders, submit_orders)"}}), false
+	// The client's Invalid may already list the tools; the answer says it
+	// once, in its own words.
+	return mustJSON(ProposeResult{Errors: []string{fmt.Sprintf("no tool named %q (tools: %s, %s, %s)", c.Name, ToolGetState, ToolPropose, ToolSubmit)}}), false
 }
 
 // ToolOrders reads the arguments of propose_orders or submit_orders:
@@ -166,8 +164,10 @@ func ToolOrders(args json.RawMessage) ([]Order, error) {
 	return ParseOrders(in.Orders)
 }
 
+// mustJSON is v as a model reads it: compact, and "A -> B" written as is,
+// not "A -\u003e B".
 func mustJSON(v any) string {
-	b, err := json.Marshal(v)
+	b, err := plainJSON(v)
 	if err != nil {
 		return fmt.Sprintf(`{"error": %q}`, err.Error())
 	}
@@ -181,7 +181,7 @@ func mustJSON(v any) string {
 func (g *Game) OpeningRequest(s *State, player string, tick int) llm.ToolRequest {
 	user := fmt.Sprintf("Turn %d of %d. You are %s. Your view of the map (get_state gives it again):\n%s",
 		s.Turn+1, s.MaxTurns, player, mustJSON(ViewOf(s, player)))
-	if block := ErrorBlock(s, player); block != "" {
+	if block := ErrorBlock(s, player, false); block != "" {
 		user += "\n" + strings.TrimSpace(block)
 	}
 	user += "\nPropose your orders with propose_orders, fix any errors, then call submit_orders."

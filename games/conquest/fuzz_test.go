@@ -14,6 +14,10 @@ var orderSeeds = []string{
 	`[{"from":"F","to":"G","ships":1e400},{"to":"B"},{}]`,
 	`[{"from":"D","to":"B","ships":3000000000},{"from":"D","to":"C","ships":-2147483648}]`,
 	`null`, `{"orders":[]}`, `[1]`, ``,
+	// issue 21: typos beside an over-commitment, counts beyond an int, junk elements.
+	`[{"from":"A","to":"B","ships":7},{"from":"A","to":"Z","ships":5},{"from":"A","to":"A","ships":5},{"from":"A","to":"C","ships":2.5}]`,
+	`[{"from":"A","to":"B","ships":2147483648},{"from":"A","to":"C","ships":1e20},{"from":"D","to":"C","ships":-1e20},{"from":"D","to":"B","ships":2147483648.5}]`,
+	`[{"x":1},7,null,"A to B",[1],{"from":"A","to":"B"},{"from":"<\u001b>","to":"B","ships":1}]`,
 }
 
 // checkOrders runs what a parsed order list goes through: the check of
@@ -50,11 +54,27 @@ func checkOrders(t *testing.T, o []Order) {
 		}
 	}
 	for _, e := range recorded {
-		if e.All() != (e.Order == nil) || (!e.All() && !strings.HasPrefix(e.Error, "Order ")) || (e.All() && !strings.HasPrefix(e.Error, "Invalid orders: ")) {
+		if e.All() != (e.Order == nil) || (!e.All() && !strings.HasPrefix(e.Error, "Order ")) || (e.All() && !strings.HasPrefix(e.Error, "Invalid orders: ")) ||
+			e.Kind == "" || strings.Contains(e.Error, ":  ->  with ") {
 			t.Fatalf("record %+v", e)
 		}
+		// A record reads back as it was stored (state.db, export).
+		var back OrderError
+		if err := json.Unmarshal([]byte(mustJSON(e)), &back); err != nil || mustJSON(back) != mustJSON(e) {
+			t.Fatalf("record %s read back as %s (%v)", mustJSON(e), mustJSON(back), err)
+		}
 	}
-	ErrorBlock(&State{Turn: s.Turn, Players: s.Players, Errors: recorded}, "p1")
+	for _, e := range errs {
+		if strings.Contains(e, " ->  with ") || strings.Contains(e, ":  -> ") {
+			t.Fatalf("check error %q reads as an empty order", e)
+		}
+	}
+	shown := &State{Turn: s.Turn, Players: s.Players, Stars: s.Stars, Errors: recorded}
+	if b := ErrorBlock(shown, "p1", false) + Summary(shown, false); strings.ContainsRune(b, 0x1b) {
+		t.Fatalf("a display without colour writes an escape: %q", b)
+	}
+	ErrorBlock(shown, "p1", true)
+	Summary(shown, true)
 	// The turn resolves from here, whatever was ordered.
 	n := s.clone()
 	n.Turn++

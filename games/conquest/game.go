@@ -306,6 +306,12 @@ func (g *Game) Status(_ context.Context, _ *store.Store, s any) ([]runner.Field,
 		fields = append(fields, runner.Field{Key: sc.Player, Value: fmt.Sprintf("%s · %s, %s · %s · %s",
 			g.Seat(sc.Player), count(sc.Stars, "star"), count(sc.Ships, "ship"), count(sc.Errors, "order error"), count(passed, "turn")+" passed")})
 	}
+	if st.Over() {
+		// The end of game summary's error statistics (seed 000).
+		for _, p := range st.Players {
+			fields = append(fields, runner.Field{Key: p + " errors", Value: ErrorStatsOf(st, p).String()})
+		}
+	}
 	fields = append(fields, runner.Field{Key: "map", Value: "\n" + strings.TrimRight(MapText(st), "\n")})
 	return fields, nil
 }

@@ -262,7 +262,13 @@ func TestModelWrongShipTypes(t *testing.T) {
 		`Order 2: A -> B with null ships: Ships must be a whole number, got null`,
 		`Order 3: A -> C with "seven" ships: Ships must be a whole number, got "seven"`,
 	}
-	if got := toolResult(srv.Calls()[1], "p"); got != jsonOf(t, ProposeResult{Errors: want}) {
+	answer := []string{
+		`Order 0: Ships must be a whole number, got "7"`,
+		`Order 1: Ships must be a whole number, got 7.5`,
+		`Order 2: Ships must be a whole number, got null`,
+		`Order 3: Ships must be a whole number, got "seven"`,
+	}
+	if got := toolResult(srv.Calls()[1], "p"); got != jsonOf(t, ProposeResult{Errors: answer}) {
 		t.Errorf("propose answered %s", got)
 	}
 	s := r.State().(*State)
@@ -506,13 +512,13 @@ func TestPersonInvalidOrdersGameContinues(t *testing.T) {
 	if err != nil || len(recs) != 2 || !strings.Contains(string(recs[1].Body), `"error":"Order 1: F -> G with 3 ships: Player p1 does not control origin star F"`) {
 		t.Fatalf("stored records %v (%d), %v", recs, len(recs), err)
 	}
-	if block := ErrorBlock(s, "p1"); !strings.Contains(block, "\nOrder skipped: 17 ships from A to B\n  Reason: Not enough ships at A: have 10, need 17\n") {
+	if block := ErrorBlock(s, "p1", false); !strings.Contains(block, "\nERROR: Invalid Order\n  Order: 17 ships from A to B\n  Problem: Not enough ships at A: have 10, need 17\n") {
 		t.Errorf("the next turn's display:\n%s", block)
 	}
 	if _, err := r.Turn(ctx, Move{Orders: map[string][]Order{"p1": {}}}); err != nil || r.LastTick() != 2 {
 		t.Fatalf("the game did not go on: %v", err)
 	}
-	if ErrorBlock(r.State().(*State), "p1") != "" {
+	if ErrorBlock(r.State().(*State), "p1", false) != "" {
 		t.Error("a pass shows last turn's errors again")
 	}
 }
@@ -612,7 +618,8 @@ func TestOpeningRequest(t *testing.T) {
 	}
 	user := req.Messages[0].Content
 	for _, want := range []string{"Turn 5 of 50. You are p1.", `"you":"p1"`, "ORDER ERRORS FROM LAST TURN",
-		"Order skipped: 70 ships from A to B\n  Reason: Not enough ships at A: have 10, need 70", "call submit_orders"} {
+		"ERROR: Invalid Order\n  Order: 70 ships from A to B\n  Problem: Not enough ships at A: have 10, need 70\n  Suggestion: Reduce ships to 10 or split across multiple turns",
+		"call submit_orders"} {
 		if !strings.Contains(user, want) {
 			t.Errorf("user message lacks %q:\n%s", want, user)
 		}

@@ -2,6 +2,7 @@ package conquest
 
 import (
 	"cmp"
+	"encoding/json"
 	"maps"
 	"slices"
 )
@@ -38,12 +39,35 @@ type OrderError struct {
 	Player string `json:"player"`
 	Index  int    `json:"index"`
 	Order  *Order `json:"order"`
+	// Kind is what went wrong (KindNotEnough, KindOverCommitment, ...);
+	// "" in records written before kinds were recorded.
+	Kind   string `json:"kind,omitempty"`
 	Reason string `json:"reason"` // the problem alone, e.g. "Not enough ships at A: have 5, need 7"
 	Error  string `json:"error"`  // as recorded: "Order 0: A -> B with 7 ships: Not enough ships at A: have 5, need 7"
+	// Suggestion says how to write the order so it executes (seed 000's
+	// "Suggestion:"), e.g. "Reduce ships to 5 or split across multiple turns".
+	Suggestion string `json:"suggestion,omitempty"`
 }
 
 // All reports whether the error rejected the player's whole order set.
 func (e OrderError) All() bool { return e.Index < 0 }
+
+// UnmarshalJSON reads a record back; an order list's element written as
+// null is an invalid order, not a missing one, when the record is of one
+// order (Index >= 0).
+func (e *OrderError) UnmarshalJSON(b []byte) error {
+	type plain OrderError
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	if p.Index >= 0 && p.Order == nil {
+		o := parseOrder(json.RawMessage("null"))
+		p.Order = &o
+	}
+	*e = OrderError(p)
+	return nil
+}
 
 // Result is how a finished game ended: Winner is "" for a draw.
 type Result struct {

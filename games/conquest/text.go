@@ -2,8 +2,6 @@ package conquest
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -12,27 +10,35 @@ import (
 
 // grammar is how a person writes orders at the terminal, read by the shared
 // command reader: "SEND 7 FROM A TO B", lenient on case, separators and
-// markdown, strict on structure.
+// markdown, strict on structure. The ship count is read as a name (the word
+// as written), not as the reader's Number, which refuses -3 and 7.5: a
+// person's count is kept as written, as a model's is, and the validation
+// says what is wrong with it (seed 000: the same rules for people and
+// models).
 var grammar = command.MustGrammar(command.Spec{
 	Name:   "send",
 	Phrase: "SEND",
 	Fields: []command.Field{
-		{Key: "ships", Kind: command.Number, Required: true, Label: "number of ships"},
+		{Key: "ships", Kind: command.Name, Required: true, Label: "number of ships"},
 		{Key: "from", Keyword: "FROM", Kind: command.Name, Required: true, Label: "origin star"},
 		{Key: "to", Keyword: "TO", Kind: command.Name, Required: true, Label: "destination star"},
 	},
 })
 
-// shipsWord is "7 ships" (or "1 ship") as people write it, read as 7.
-var shipsWord = regexp.MustCompile(`(?i)\b(\d+)\s+ships?\b`)
+const orderForm = "write SEND <ships> FROM <star> TO <star>, one order a line"
 
 // ParseOrderText reads a person's orders, one SEND command per line; blank
-// lines are ignored, and "SEND 7 ships FROM A TO B" is read as 7. Any line that is not an order is an error naming it,
-// and then no order is returned: a person's order list is read whole or
-// not at all, as a model's message is.
+// lines are ignored, and "SEND 7 ships FROM A TO B" is read as 7. The count
+// is kept as written, as a model's JSON is: "SEND -3 FROM A TO B", "SEND
+// 7.5 ...", "SEND 2147483648 ..." or "SEND seven ..." give an order whose
+// Ships is -3, 7.5, 2147483648 or "seven", which Warnings flags and the
+// turn's validation skips and records. A line that is not an order (no
+// SEND, a missing FROM or TO, a star id or a count of several words) is an
+// error naming it, and then no order is returned: a person's order list is
+// read whole or not at all, as a model's message is.
 func ParseOrderText(text string) ([]Order, error) {
 	var orders []Order
-	stmts := grammar.Parse(shipsWord.ReplaceAllString(text, "$1"))
+	stmts := grammar.Parse(text)
 	covered := map[int]bool{}
 	for _, st := range stmts {
 		for l := st.Line; l <= st.EndLine; l++ {
@@ -40,18 +46,21 @@ func ParseOrderText(text string) ([]Order, error) {
 		}
 		c, err := st.Resolve(nil)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w (write SEND <ships> FROM <star> TO <star>)", st.Line, err)
+			return nil, fmt.Errorf("line %d: %w (%s)", st.Line, err, orderForm)
 		}
-		n, err := strconv.Atoi(c.Get("ships"))
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %q is not a number of ships", st.Line, c.Get("ships"))
+		count := strings.Fields(c.Get("ships"))
+		if len(count) == 2 && (strings.EqualFold(count[1], "ships") || strings.EqualFold(count[1], "ship")) {
+			count = count[:1]
+		}
+		if len(count) != 1 {
+			return nil, fmt.Errorf("line %d: %q is not a number of ships (%s)", st.Line, c.Get("ships"), orderForm)
 		}
 		for _, id := range []string{c.Get("from"), c.Get("to")} {
 			if strings.ContainsFunc(id, unicode.IsSpace) {
-				return nil, fmt.Errorf("line %d: %q is not a star id (write SEND <ships> FROM <star> TO <star>, one order a line)", st.Line, id)
+				return nil, fmt.Errorf("line %d: %q is not a star id (%s)", st.Line, id, orderForm)
 			}
 		}
-		orders = append(orders, Order{From: strings.ToUpper(c.Get("from")), To: strings.ToUpper(c.Get("to")), Ships: N(n)})
+		orders = append(orders, Order{From: strings.ToUpper(c.Get("from")), To: strings.ToUpper(c.Get("to")), Ships: shipsFromText(count[0])})
 	}
 	for i, line := range strings.Split(text, "\n") {
 		if strings.TrimSpace(line) != "" && !covered[i+1] {

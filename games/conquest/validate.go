@@ -44,29 +44,32 @@ func rejection(over []overCommitment) string {
 // first order appears: the seed's over-commitment, which rejects the whole
 // set. A single order asking for too many is not over-commitment: it is
 // skipped alone ("Not enough ships at A: have 5, need 7", the seed's
-// display example). Ownership is checked before ships are counted: an
-// order from a star the player does not control, or with a count that is
-// not a positive whole number, is left to the checks of each order and adds
-// nothing here.
+// display example).
 func overCommitted(s *State, player string, orders []Order) []overCommitment {
 	return slices.DeleteFunc(ordered(s, player, orders), func(c overCommitment) bool { return len(c.orders) < 2 })
 }
 
 // ordered sums the ships player's orders ask of each star it controls and
 // returns the stars asked for more than they have, however many orders ask.
+// Only the orders that would execute are counted: an order skipped for a
+// reason of its own (an unknown star, a star the player does not control,
+// a count that is not a positive whole number, the same star twice, an
+// element that is not an order) adds nothing, so a typo does not cost the
+// whole turn (seed 000: "Typo/confusion - don't penalize entire turn").
+// Whether the star has enough ships is what the sum decides, so an order
+// asking for more than the star has on its own still counts.
 func ordered(s *State, player string, orders []Order) []overCommitment {
 	var out []overCommitment
 	idx := map[string]int{}
 	for i, o := range orders {
-		st := s.Star(o.From)
-		if st == nil || st.Owner != player || o.Ships.problem() != "" {
+		if ownProblem(s, player, o).kind != "" {
 			continue
 		}
 		k, ok := idx[o.From]
 		if !ok {
 			k = len(out)
 			idx[o.From] = k
-			out = append(out, overCommitment{star: o.From, available: st.Ships[player], first: i})
+			out = append(out, overCommitment{star: o.From, available: s.Star(o.From).Ships[player], first: i})
 		}
 		out[k].total += o.Ships.Count
 		out[k].orders = append(out[k].orders, o)
@@ -74,25 +77,58 @@ func ordered(s *State, player string, orders []Order) []overCommitment {
 	return slices.DeleteFunc(out, func(c overCommitment) bool { return c.total <= c.available })
 }
 
-// orderProblem says why order o of player cannot execute in s now, "" when
-// it can.
-func orderProblem(s *State, player string, o Order) string {
+// The kinds of order errors, as OrderError.Kind records them.
+const (
+	KindInvalidOrder   = "invalid_order"       // an element that is not an order object
+	KindUnknownOrigin  = "unknown_origin"      // Origin star X does not exist
+	KindUnknownDest    = "unknown_destination" // Destination star X does not exist
+	KindNotOwner       = "not_owner"           // Player p1 does not control origin star X
+	KindNotWhole       = "not_whole"           // Ships must be a whole number, got 7.5
+	KindTooLarge       = "too_large"           // Ships must be at most 2147483647, got 1e20
+	KindNotPositive    = "not_positive"        // Ships must be positive, got 0
+	KindSameStar       = "same_star"           // Cannot send fleet to same star
+	KindNotEnough      = "not_enough_ships"    // Not enough ships at A: have 5, need 7
+	KindOverCommitment = "over_commitment"     // the whole set rejected
+)
+
+// problem is why an order cannot execute: its kind and the seed's reason;
+// the zero problem means it can.
+type problem struct {
+	kind, reason string
+}
+
+// orderProblem says why order o of player cannot execute in s now, the zero
+// problem when it can.
+func orderProblem(s *State, player string, o Order) problem {
+	if p := ownProblem(s, player, o); p.kind != "" {
+		return p
+	}
+	if have := s.Star(o.From).Ships[player]; have < o.Ships.Count {
+		return problem{KindNotEnough, fmt.Sprintf("Not enough ships at %s: have %d, need %d", o.From, have, o.Ships.Count)}
+	}
+	return problem{}
+}
+
+// ownProblem is what is wrong with order o whatever the other orders and
+// the ships at its origin: everything orderProblem checks but whether the
+// star has the ships.
+func ownProblem(s *State, player string, o Order) problem {
 	from, to := s.Star(o.From), s.Star(o.To)
 	switch {
+	case o.invalid != "":
+		return problem{KindInvalidOrder, o.invalid}
 	case from == nil:
-		return fmt.Sprintf("Origin star %s does not exist", shown(o.From))
+		return problem{KindUnknownOrigin, fmt.Sprintf("Origin star %s does not exist", shown(o.From))}
 	case to == nil:
-		return fmt.Sprintf("Destination star %s does not exist", shown(o.To))
+		return problem{KindUnknownDest, fmt.Sprintf("Destination star %s does not exist", shown(o.To))}
 	case from.Owner != player:
-		return fmt.Sprintf("Player %s does not control origin star %s", player, o.From)
-	case o.Ships.problem() != "":
+		return problem{KindNotOwner, fmt.Sprintf("Player %s does not control origin star %s", player, o.From)}
+	case o.Ships.problem().kind != "":
 		return o.Ships.problem()
 	case o.From == o.To:
-		return "Cannot send fleet to same star"
-	case from.Ships[player] < o.Ships.Count:
-		return fmt.Sprintf("Not enough ships at %s: have %d, need %d", o.From, from.Ships[player], o.Ships.Count)
+		return problem{KindSameStar, "Cannot send fleet to same star"}
 	}
-	return ""
+	return problem{}
 }
 
 func shown(id string) string {
@@ -103,18 +139,24 @@ func shown(id string) string {
 }
 
 // orderError renders an order's error as recorded:
-// "Order {index}: {from} -> {to} with {ships} ships: {reason}".
+// "Order {index}: {from} -> {to} with {ships} ships: {reason}", and an
+// element that is not an order object as "Order {index}: {reason}" (the
+// reason shows it as written).
 func orderError(i int, o Order, reason string) string {
+	if o.invalid != "" {
+		return fmt.Sprintf("Order %d: %s", i, reason)
+	}
 	return fmt.Sprintf("Order %d: %s: %s", i, o, reason)
 }
 
 // Check validates player's orders against s without executing them, as
-// propose_orders does: every problem found, each starting with
-// "Order {index}: ". Over-commitment is reported on the first order from
-// the star, in the seed's words ("Order 0: Total ships from A (12) exceeds
-// available (10)"); each order is then checked alone against s. No errors
-// means the orders are valid now (the state may still change before they
-// execute). An empty list is valid: it passes the turn.
+// propose_orders does: every problem found, each "Order {index}: {reason}"
+// as seed 000's example answer reads. Over-commitment is reported on the
+// first order from the star ("Order 0: Total ships from A (12) exceeds
+// available (10)"); each order is then checked alone against s ("Order 2:
+// Destination star Z does not exist"). No errors means the orders are valid
+// now (the state may still change before they execute). An empty list is
+// valid: it passes the turn.
 func Check(s *State, player string, orders []Order) []string {
 	var errs []string
 	if !s.HasPlayer(player) {
@@ -127,8 +169,8 @@ func Check(s *State, player string, orders []Order) []string {
 				errs = append(errs, fmt.Sprintf("Order %d: %s", i, c.message()))
 			}
 		}
-		if p := orderProblem(s, player, o); p != "" {
-			errs = append(errs, orderError(i, o, p))
+		if p := orderProblem(s, player, o); p.kind != "" {
+			errs = append(errs, fmt.Sprintf("Order %d: %s", i, p.reason))
 		}
 	}
 	return errs
@@ -147,8 +189,8 @@ func Warnings(s *State, player string, orders []Order) []string {
 			out = append(out, fmt.Sprintf("Star %s is controlled by opponent (may change by execution)", o.From))
 			continue
 		}
-		if p := orderProblem(s, player, o); p != "" && !strings.HasPrefix(p, "Not enough ships") {
-			out = append(out, orderError(i, o, p))
+		if p := orderProblem(s, player, o); p.kind != "" && p.kind != KindNotEnough {
+			out = append(out, orderError(i, o, p.reason))
 		}
 	}
 	return out
@@ -163,13 +205,15 @@ func execute(s *State, player string, orders []Order) []OrderError {
 	turn := s.Turn
 	if over := overCommitted(s, player, orders); len(over) > 0 {
 		msg := rejection(over)
-		return []OrderError{{Turn: turn, Player: player, Index: -1, Reason: msg, Error: msg}}
+		return []OrderError{{Turn: turn, Player: player, Index: -1, Kind: KindOverCommitment, Reason: msg, Error: msg,
+			Suggestion: overSuggestion(over)}}
 	}
 	var errs []OrderError
 	for i, o := range orders {
-		if p := orderProblem(s, player, o); p != "" {
+		if p := orderProblem(s, player, o); p.kind != "" {
 			o := o
-			errs = append(errs, OrderError{Turn: turn, Player: player, Index: i, Order: &o, Reason: p, Error: orderError(i, o, p)})
+			errs = append(errs, OrderError{Turn: turn, Player: player, Index: i, Order: &o, Kind: p.kind, Reason: p.reason,
+				Error: orderError(i, o, p.reason), Suggestion: suggestion(s, player, o, p.kind)})
 			continue
 		}
 		from, to := s.Star(o.From), s.Star(o.To)
@@ -180,4 +224,53 @@ func execute(s *State, player string, orders []Order) []OrderError {
 		s.logf("Order %d of %s executed: %d ships %s -> %s, arriving turn %d", i, player, f.Ships, f.From, f.To, f.Arrives)
 	}
 	return errs
+}
+
+// suggestion is the seed's "Suggestion:" for an order skipped for kind: how
+// to write it so it executes, from the state it failed in.
+func suggestion(s *State, player string, o Order, kind string) string {
+	switch kind {
+	case KindInvalidOrder:
+		return `Write each order as {"from": "A", "to": "B", "ships": 7} (a person: SEND 7 FROM A TO B)`
+	case KindUnknownOrigin, KindUnknownDest:
+		return "Check the star id: the stars are " + strings.Join(starIDs(s, ""), ", ")
+	case KindNotOwner:
+		if own := starIDs(s, player); len(own) > 0 {
+			return "Send fleets only from stars you control: " + strings.Join(own, ", ")
+		}
+		return "You control no star now: you cannot send fleets until you take one"
+	case KindNotWhole:
+		return "Give the number of ships as a whole number, e.g. 7"
+	case KindNotPositive:
+		return "Send at least 1 ship, or leave the order out"
+	case KindTooLarge:
+		return fmt.Sprintf("Send at most the ships stationed at %s (%d now)", o.From, s.Star(o.From).Ships[player])
+	case KindSameStar:
+		return "Choose a destination other than " + o.From
+	case KindNotEnough:
+		// The seed's example: "Reduce ships to 5 or split across multiple turns".
+		return fmt.Sprintf("Reduce ships to %d or split across multiple turns", s.Star(o.From).Ships[player])
+	}
+	return ""
+}
+
+// overSuggestion says how to avoid over-commitment at each star.
+func overSuggestion(over []overCommitment) string {
+	parts := make([]string, len(over))
+	for i, c := range over {
+		parts[i] = fmt.Sprintf("at most %d ships from %s", c.available, c.star)
+	}
+	return "Order " + andList(parts) + " in total: over-commitment rejects every order of the turn"
+}
+
+// starIDs returns the ids of the stars owner controls, or of every star
+// when owner is "".
+func starIDs(s *State, owner string) []string {
+	var ids []string
+	for _, st := range s.Stars {
+		if owner == "" || st.Owner == owner {
+			ids = append(ids, st.ID)
+		}
+	}
+	return ids
 }

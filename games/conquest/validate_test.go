@@ -33,7 +33,7 @@ func TestOverCommitmentRejectsAll(t *testing.T) {
 		{"an invalid count adds nothing to the total",
 			`[{"from":"A","to":"B","ships":7},{"from":"A","to":"C","ships":5},{"from":"A","to":"C","ships":-20}]`,
 			"Invalid orders: Total ships from A (12) exceeds available (10). Orders from A: [7 to B, 5 to C]",
-			[]string{"Order 0: Total ships from A (12) exceeds available (10)", "Order 2: A -> C with -20 ships: Ships must be positive, got -20"}},
+			[]string{"Order 0: Total ships from A (12) exceeds available (10)", "Order 2: Ships must be positive, got -20"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,7 +65,7 @@ func TestInsufficientShipsSkipsOneOrder(t *testing.T) {
 	s := board()
 	o := orders(t, `[{"from":"A","to":"B","ships":11},{"from":"D","to":"B","ships":5}]`)
 	want := "Order 0: A -> B with 11 ships: Not enough ships at A: have 10, need 11"
-	if got := Check(s, "p1", o); !slices.Equal(got, []string{want}) {
+	if got, want := Check(s, "p1", o), "Order 0: Not enough ships at A: have 10, need 11"; !slices.Equal(got, []string{want}) {
 		t.Errorf("Check = %q, want [%q]", got, want)
 	}
 	errs := execute(s, "p1", o)
@@ -109,20 +109,21 @@ func TestPartialExecution(t *testing.T) {
 // 6.1.3 Non-existent star → skip the order.
 func TestNonExistentStar(t *testing.T) {
 	t.Parallel()
-	tests := []struct{ name, orders, want string }{
-		{"origin", `[{"from":"Q","to":"B","ships":3}]`, "Order 0: Q -> B with 3 ships: Origin star Q does not exist"},
-		{"destination", `[{"from":"A","to":"Z","ships":3}]`, "Order 0: A -> Z with 3 ships: Destination star Z does not exist"},
-		{"lower case is the map's id", `[{"from":"a","to":"zz","ships":3}]`, "Order 0: A -> ZZ with 3 ships: Destination star ZZ does not exist"},
-		{"origin missing", `[{"to":"B","ships":3}]`, `Order 0:  -> B with 3 ships: Origin star "" does not exist`},
-		{"a number for a star", `[{"from":"A","to":7,"ships":3}]`, "Order 0: A -> 7 with 3 ships: Destination star 7 does not exist"},
+	tests := []struct{ name, orders, check, want string }{
+		{"origin", `[{"from":"Q","to":"B","ships":3}]`, "Order 0: Origin star Q does not exist", "Order 0: Q -> B with 3 ships: Origin star Q does not exist"},
+		{"destination", `[{"from":"A","to":"Z","ships":3}]`, "Order 0: Destination star Z does not exist", "Order 0: A -> Z with 3 ships: Destination star Z does not exist"},
+		{"lower case is the map's id", `[{"from":"a","to":"zz","ships":3}]`, "Order 0: Destination star ZZ does not exist", "Order 0: A -> ZZ with 3 ships: Destination star ZZ does not exist"},
+		{"origin null", `[{"from":null,"to":"B","ships":3}]`, `Order 0: Invalid order object {"from":null,"to":"B","ships":3}: "from" is empty`,
+			`Order 0: Invalid order object {"from":null,"to":"B","ships":3}: "from" is empty`},
+		{"a number for a star", `[{"from":"A","to":7,"ships":3}]`, "Order 0: Destination star 7 does not exist", "Order 0: A -> 7 with 3 ships: Destination star 7 does not exist"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := board()
 			o := append(orders(t, tt.orders), Order{From: "D", To: "B", Ships: N(1)})
-			if got := Check(s, "p1", o); !slices.Equal(got, []string{tt.want}) {
-				t.Errorf("Check = %q, want [%q]", got, tt.want)
+			if got := Check(s, "p1", o); !slices.Equal(got, []string{tt.check}) {
+				t.Errorf("Check = %q, want [%q]", got, tt.check)
 			}
 			if got := errorTexts(execute(s, "p1", o)); !slices.Equal(got, []string{tt.want}) {
 				t.Errorf("execute = %q, want [%q]", got, tt.want)
@@ -166,8 +167,9 @@ func TestLostOwnership(t *testing.T) {
 			"Order 0: F -> G with 4 ships: Player p1 does not control origin star F",
 			"Order 1: F -> B with 4 ships: Player p1 does not control origin star F",
 		}
-		if got := Check(s, "p1", o); !slices.Equal(got, want) {
-			t.Errorf("Check:\n got %q\nwant %q", got, want)
+		check := []string{"Order 0: Player p1 does not control origin star F", "Order 1: Player p1 does not control origin star F"}
+		if got := Check(s, "p1", o); !slices.Equal(got, check) {
+			t.Errorf("Check:\n got %q\nwant %q", got, check)
 		}
 		if got := errorTexts(execute(s, "p1", o)); !slices.Equal(got, want) {
 			t.Errorf("execute:\n got %q\nwant %q", got, want)
@@ -189,30 +191,32 @@ func TestLostOwnership(t *testing.T) {
 // 6.1.5 Zero ships → skip the order.
 func TestZeroShips(t *testing.T) {
 	t.Parallel()
-	skipsAlone(t, `{"from":"A","to":"B","ships":0}`, "Order 0: A -> B with 0 ships: Ships must be positive, got 0")
+	skipsAlone(t, `{"from":"A","to":"B","ships":0}`, "A -> B with 0 ships", "Ships must be positive, got 0")
 }
 
 // 6.1.6 Same origin and destination → skip the order.
 func TestSameOriginDestination(t *testing.T) {
 	t.Parallel()
-	skipsAlone(t, `{"from":"A","to":"A","ships":3}`, "Order 0: A -> A with 3 ships: Cannot send fleet to same star")
+	skipsAlone(t, `{"from":"A","to":"A","ships":3}`, "A -> A with 3 ships", "Cannot send fleet to same star")
 }
 
 // 6.1.7 Negative ships → skip the order.
 func TestNegativeShips(t *testing.T) {
 	t.Parallel()
-	skipsAlone(t, `{"from":"A","to":"B","ships":-3}`, "Order 0: A -> B with -3 ships: Ships must be positive, got -3")
+	skipsAlone(t, `{"from":"A","to":"B","ships":-3}`, "A -> B with -3 ships", "Ships must be positive, got -3")
 }
 
 // skipsAlone checks that order (as order 0, followed by a valid D -> C) is
-// skipped with want while the valid order executes.
-func skipsAlone(t *testing.T, order, want string) {
+// skipped for reason while the valid order executes: propose_orders says
+// "Order 0: {reason}", the record "Order 0: {shown}: {reason}".
+func skipsAlone(t *testing.T, order, shown, reason string) {
 	t.Helper()
 	s := board()
 	o := orders(t, "["+order+`,{"from":"D","to":"C","ships":2}]`)
-	if got := Check(s, "p1", o); !slices.Equal(got, []string{want}) {
+	if got, want := Check(s, "p1", o), "Order 0: "+reason; !slices.Equal(got, []string{want}) {
 		t.Errorf("Check = %q, want [%q]", got, want)
 	}
+	want := "Order 0: " + shown + ": " + reason
 	errs := execute(s, "p1", o)
 	if got := errorTexts(errs); !slices.Equal(got, []string{want}) {
 		t.Fatalf("execute = %q, want [%q]", got, want)
@@ -270,10 +274,11 @@ func TestErrorLogging(t *testing.T) {
 		"p2": orders(t, `[{"from":"F","to":"G","ships":4},{"from":"F","to":"B","ships":4}]`),
 	})
 	want := []OrderError{
-		{Turn: 4, Player: "p1", Index: 1, Order: &Order{From: "A", To: "Q", Ships: N(2)}, Reason: "Destination star Q does not exist",
-			Error: "Order 1: A -> Q with 2 ships: Destination star Q does not exist"},
-		{Turn: 4, Player: "p2", Index: -1, Reason: "Invalid orders: Total ships from F (8) exceeds available (6). Orders from F: [4 to G, 4 to B]",
-			Error: "Invalid orders: Total ships from F (8) exceeds available (6). Orders from F: [4 to G, 4 to B]"},
+		{Turn: 4, Player: "p1", Index: 1, Order: &Order{From: "A", To: "Q", Ships: N(2)}, Kind: KindUnknownDest, Reason: "Destination star Q does not exist",
+			Error: "Order 1: A -> Q with 2 ships: Destination star Q does not exist", Suggestion: "Check the star id: the stars are A, B, C, D, F, G"},
+		{Turn: 4, Player: "p2", Index: -1, Kind: KindOverCommitment, Reason: "Invalid orders: Total ships from F (8) exceeds available (6). Orders from F: [4 to G, 4 to B]",
+			Error:      "Invalid orders: Total ships from F (8) exceeds available (6). Orders from F: [4 to G, 4 to B]",
+			Suggestion: "Order at most 6 ships from F in total: over-commitment rejects every order of the turn"},
 	}
 	if jsonOf(t, errs) != jsonOf(t, want) || jsonOf(t, next.Errors) != jsonOf(t, want) {
 		t.Fatalf("recorded:\n%s\nstate:\n%s\nwant:\n%s", jsonOf(t, errs), jsonOf(t, next.Errors), jsonOf(t, want))
@@ -305,17 +310,17 @@ func TestNoCrashes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, ships string
-		want        string // the error of order 0; "" when it is valid
+		reason      string // the problem of order 0; "" when it is valid
 	}{
-		{"string number", `"7"`, `Order 0: A -> B with "7" ships: Ships must be a whole number, got "7"`},
-		{"fraction", `7.5`, `Order 0: A -> B with 7.5 ships: Ships must be a whole number, got 7.5`},
-		{"null", `null`, `Order 0: A -> B with null ships: Ships must be a whole number, got null`},
-		{"word", `"seven"`, `Order 0: A -> B with "seven" ships: Ships must be a whole number, got "seven"`},
-		{"bool", `true`, `Order 0: A -> B with true ships: Ships must be a whole number, got true`},
-		{"object", `{"n":7}`, `Order 0: A -> B with {"n":7} ships: Ships must be a whole number, got {"n":7}`},
-		{"array", `[7]`, `Order 0: A -> B with [7] ships: Ships must be a whole number, got [7]`},
-		{"huge", `1e400`, `Order 0: A -> B with 1e400 ships: Ships must be a whole number, got 1e400`},
-		{"beyond int32", `3000000000`, `Order 0: A -> B with 3000000000 ships: Ships must be a whole number, got 3000000000`},
+		{"string number", `"7"`, `Ships must be a whole number, got "7"`},
+		{"fraction", `7.5`, `Ships must be a whole number, got 7.5`},
+		{"null", `null`, `Ships must be a whole number, got null`},
+		{"word", `"seven"`, `Ships must be a whole number, got "seven"`},
+		{"bool", `true`, `Ships must be a whole number, got true`},
+		{"object", `{"n":7}`, `Ships must be a whole number, got {"n":7}`},
+		{"array", `[7]`, `Ships must be a whole number, got [7]`},
+		{"huge", `1e400`, `Ships must be at most 2147483647, got 1e400`},
+		{"beyond int32", `3000000000`, `Ships must be at most 2147483647, got 3000000000`},
 		{"whole float is whole", `7.0`, ""},
 		{"exponent is whole", `7e0`, ""},
 	}
@@ -324,24 +329,25 @@ func TestNoCrashes(t *testing.T) {
 			t.Parallel()
 			s := board()
 			o := orders(t, `[{"from":"A","to":"B","ships":`+tt.ships+`},{"from":"D","to":"C","ships":2}]`)
-			var want []string
-			if tt.want != "" {
-				want = []string{tt.want}
+			var check, want []string
+			if tt.reason != "" {
+				check = []string{"Order 0: " + tt.reason}
+				want = []string{"Order 0: A -> B with " + tt.ships + " ships: " + tt.reason}
 			}
-			if got := Check(s, "p1", o); !slices.Equal(got, want) {
-				t.Errorf("Check = %q, want %q", got, want)
+			if got := Check(s, "p1", o); !slices.Equal(got, check) {
+				t.Errorf("Check = %q, want %q", got, check)
 			}
 			if got := errorTexts(execute(s, "p1", o)); !slices.Equal(got, want) {
 				t.Errorf("execute = %q, want %q", got, want)
 			}
 			wantFleets := 2
-			if tt.want != "" {
+			if tt.reason != "" {
 				wantFleets = 1
 			}
 			if len(s.Fleets) != wantFleets {
 				t.Errorf("fleets %+v, want %d", s.Fleets, wantFleets)
 			}
-			if tt.want == "" && s.Fleets[0].Ships != 7 {
+			if tt.reason == "" && s.Fleets[0].Ships != 7 {
 				t.Errorf("%s ships sent %d, want 7", tt.ships, s.Fleets[0].Ships)
 			}
 		})
@@ -350,7 +356,7 @@ func TestNoCrashes(t *testing.T) {
 
 func TestParseOrdersRejectsWhatIsNotAnOrderList(t *testing.T) {
 	t.Parallel()
-	for _, js := range []string{`{"from":"A"}`, `"A->B"`, `[1,2]`, `[null]`, `[{"from":"A"}`, `null`} {
+	for _, js := range []string{`{"from":"A"}`, `"A->B"`, `[{"from":"A"}`, `null`} {
 		t.Run(js, func(t *testing.T) {
 			t.Parallel()
 			if o, err := ParseOrders([]byte(js)); err == nil {

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // View is what a player sees at the start of a turn: the whole map (there
@@ -51,23 +53,200 @@ func ViewOf(s *State, player string) View {
 }
 
 // ErrorBlock is the seed's display of a player's order errors of the last
-// turn, shown at the start of their next turn; "" when there were none.
-func ErrorBlock(s *State, player string) string {
+// turn, shown at the start of their next turn (a person's prompt, a model's
+// first message); "" when there were none. Each error is shown in the
+// seed's form:
+//
+//	ERROR: Invalid Order
+//	  Order: 7 ships from A to B
+//	  Problem: Not enough ships at A: have 5, need 7
+//	  Suggestion: Reduce ships to 5 or split across multiple turns
+//
+// and a whole set rejected as "ERROR: All orders rejected" with its problem
+// and suggestion. With color the title and labels carry ANSI colours (for a
+// terminal that wants them); what a player wrote is shown with its control
+// characters escaped either way.
+func ErrorBlock(s *State, player string, color bool) string {
 	errs := s.ErrorsOf(player, s.Turn)
 	if len(errs) == 0 {
 		return ""
 	}
+	p := painter(color)
 	var b strings.Builder
 	rule := strings.Repeat("=", 60)
-	fmt.Fprintf(&b, "\n%s\nORDER ERRORS FROM LAST TURN\n%s\n", rule, rule)
+	fmt.Fprintf(&b, "\n%s\n%s\n%s\n", rule, p.bold("ORDER ERRORS FROM LAST TURN"), rule)
 	for _, e := range errs {
 		if e.All() {
-			fmt.Fprintf(&b, "\nAll orders rejected: %s\n", e.Reason)
-			continue
+			fmt.Fprintf(&b, "\n%s\n", p.red("ERROR: All orders rejected"))
+		} else {
+			fmt.Fprintf(&b, "\n%s\n  %s %s\n", p.red("ERROR: Invalid Order"), p.label("Order:"), printable(e.Order.described()))
 		}
-		fmt.Fprintf(&b, "\nOrder skipped: %s ships from %s to %s\n  Reason: %s\n", e.Order.Ships, e.Order.From, e.Order.To, e.Reason)
+		fmt.Fprintf(&b, "  %s %s\n", p.yellow("Problem:"), printable(e.Reason))
+		if e.Suggestion != "" {
+			fmt.Fprintf(&b, "  %s %s\n", p.green("Suggestion:"), printable(e.Suggestion))
+		}
 	}
 	b.WriteString("\n")
+	return b.String()
+}
+
+// described is the order as the seed's display writes it: "7 ships from A
+// to B", or an element that is not an order object as it was written.
+func (o Order) described() string {
+	if o.invalid != "" {
+		return o.written + " (not an order object)"
+	}
+	return fmt.Sprintf("%s ships from %s to %s", o.Ships, o.From, o.To)
+}
+
+// ErrorStats are a player's order errors over the whole game, for the end
+// of game summary and `arbiter status`.
+type ErrorStats struct {
+	Player   string
+	Errors   int         // every error recorded
+	Skipped  int         // orders skipped alone
+	Rejected int         // order sets rejected whole (over-commitment)
+	Turns    int         // turns with at least one error
+	ByKind   []KindCount // per kind, most frequent first, then in kind order
+}
+
+// KindCount is how many errors of one kind a player made.
+type KindCount struct {
+	Kind  string // KindNotEnough, ...; "" for records without a kind
+	Label string // "not enough ships"
+	N     int
+}
+
+// kinds are the error kinds in the order the statistics list them on a tie,
+// with their labels.
+var kinds = []struct{ kind, label string }{
+	{KindOverCommitment, "over-commitment"},
+	{KindNotEnough, "not enough ships"},
+	{KindNotOwner, "star not controlled"},
+	{KindUnknownOrigin, "unknown origin star"},
+	{KindUnknownDest, "unknown destination star"},
+	{KindSameStar, "same star"},
+	{KindNotPositive, "ships not positive"},
+	{KindNotWhole, "ships not a whole number"},
+	{KindTooLarge, "ships too large"},
+	{KindInvalidOrder, "invalid order object"},
+	{"", "other"},
+}
+
+// ErrorStatsOf returns player's order error statistics over the game so far.
+func ErrorStatsOf(s *State, player string) ErrorStats {
+	st := ErrorStats{Player: player}
+	n := map[string]int{}
+	turns := map[int]bool{}
+	for _, e := range s.Errors {
+		if e.Player != player {
+			continue
+		}
+		st.Errors++
+		if e.All() {
+			st.Rejected++
+		} else {
+			st.Skipped++
+		}
+		turns[e.Turn] = true
+		n[e.Kind]++
+	}
+	st.Turns = len(turns)
+	for _, k := range kinds {
+		if n[k.kind] > 0 {
+			st.ByKind = append(st.ByKind, KindCount{Kind: k.kind, Label: k.label, N: n[k.kind]})
+		}
+	}
+	slices.SortStableFunc(st.ByKind, func(a, b KindCount) int { return b.N - a.N })
+	return st
+}
+
+// String sums the statistics up in a line: "4 order errors in 3 turns: 3
+// orders skipped, 1 order set rejected (not enough ships 2, ...)", or "no
+// order errors".
+func (st ErrorStats) String() string {
+	if st.Errors == 0 {
+		return "no order errors"
+	}
+	parts := make([]string, len(st.ByKind))
+	for i, k := range st.ByKind {
+		parts[i] = fmt.Sprintf("%s %d", k.Label, k.N)
+	}
+	return fmt.Sprintf("%s in %s: %s skipped, %s rejected (%s)", count(st.Errors, "order error"), count(st.Turns, "turn"),
+		count(st.Skipped, "order"), count(st.Rejected, "order set"), strings.Join(parts, ", "))
+}
+
+// Summary is what a person sees when the game ends: how it ended (or the
+// turn it stopped at, when it has not), then each player's stars, ships,
+// turns passed and order error statistics. With color the title carries
+// ANSI colours.
+func Summary(s *State, color bool) string {
+	p := painter(color)
+	var b strings.Builder
+	rule := strings.Repeat("=", 60)
+	head := fmt.Sprintf("GAME STOPPED after turn %d of %d", s.Turn, s.MaxTurns)
+	if s.Result != nil {
+		head = "GAME OVER: " + s.Result.String()
+	}
+	fmt.Fprintf(&b, "\n%s\n%s\n%s\n", rule, p.bold(head), rule)
+	for _, sc := range s.Scores() {
+		passed := 0
+		for _, ps := range s.Passed {
+			if ps.Player == sc.Player {
+				passed++
+			}
+		}
+		fmt.Fprintf(&b, "\n%s: %s, %s", p.bold(sc.Player), count(sc.Stars, "star"), count(sc.Ships, "ship"))
+		if passed > 0 {
+			fmt.Fprintf(&b, ", %s passed", count(passed, "turn"))
+		}
+		st := ErrorStatsOf(s, sc.Player)
+		if st.Errors == 0 {
+			fmt.Fprintf(&b, "\n  %s none\n", p.label("Order errors:"))
+			continue
+		}
+		fmt.Fprintf(&b, "\n  %s %s in %s: %s skipped, %s rejected\n", p.label("Order errors:"), fmt.Sprint(st.Errors),
+			count(st.Turns, "turn"), count(st.Skipped, "order"), count(st.Rejected, "order set"))
+		for _, k := range st.ByKind {
+			fmt.Fprintf(&b, "    %-26s %d\n", k.Label+":", k.N)
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// painter wraps text in ANSI colours when on.
+type painter bool
+
+func (p painter) paint(code, text string) string {
+	if !p {
+		return text
+	}
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}
+
+func (p painter) bold(text string) string   { return p.paint("1", text) }
+func (p painter) red(text string) string    { return p.paint("1;31", text) }
+func (p painter) yellow(text string) string { return p.paint("33", text) }
+func (p painter) green(text string) string  { return p.paint("32", text) }
+func (p painter) label(text string) string  { return p.paint("36", text) }
+
+// printable escapes the control characters of text a player wrote (star
+// ids, an order as written), so nothing in an error display can drive the
+// terminal (an OSC sequence setting the title or the clipboard).
+func printable(text string) string {
+	if !strings.ContainsFunc(text, unicode.IsControl) {
+		return text
+	}
+	var b strings.Builder
+	for _, r := range text {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
 	return b.String()
 }
 

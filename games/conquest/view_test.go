@@ -1,16 +1,23 @@
 package conquest
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/arbiter-sim/arbiter/runner"
 )
 
-// The seed's display of last turn's errors (§3.3, §5): a rule of 60 '=',
-// the title, the rule, then per error a blank line and "Order skipped: ..."
-// with its reason, or "All orders rejected: ...", and a blank line.
-func TestErrorBlock(t *testing.T) {
+// issue 21 item 7: the seed's human error display (§2.2, §3.3): a rule of
+// 60 '=', the title, the rule, then per error a blank line and the seed's
+// "ERROR: Invalid Order" / "Order:" / "Problem:" / "Suggestion:" form (a
+// whole set rejected as "ERROR: All orders rejected"), and a blank line;
+// each kind of error with a suggestion of its own.
+func TestHumanErrorDisplay(t *testing.T) {
 	t.Parallel()
 	rule := strings.Repeat("=", 60)
+	head := "\n" + rule + "\nORDER ERRORS FROM LAST TURN\n" + rule + "\n"
 	tests := []struct {
 		name   string
 		player string
@@ -18,17 +25,39 @@ func TestErrorBlock(t *testing.T) {
 		want   string
 	}{
 		{"skipped orders", "p1", `[{"from":"A","to":"B","ships":17},{"from":"F","to":"G","ships":3},{"from":"D","to":"B","ships":1}]`,
-			"\n" + rule + "\nORDER ERRORS FROM LAST TURN\n" + rule + "\n" +
-				"\nOrder skipped: 17 ships from A to B\n  Reason: Not enough ships at A: have 10, need 17\n" +
-				"\nOrder skipped: 3 ships from F to G\n  Reason: Player p1 does not control origin star F\n" +
+			head +
+				"\nERROR: Invalid Order\n  Order: 17 ships from A to B\n  Problem: Not enough ships at A: have 10, need 17\n" +
+				"  Suggestion: Reduce ships to 10 or split across multiple turns\n" +
+				"\nERROR: Invalid Order\n  Order: 3 ships from F to G\n  Problem: Player p1 does not control origin star F\n" +
+				"  Suggestion: Send fleets only from stars you control: A, D\n" +
 				"\n"},
 		{"whole set rejected", "p1", `[{"from":"A","to":"B","ships":7},{"from":"A","to":"C","ships":5}]`,
-			"\n" + rule + "\nORDER ERRORS FROM LAST TURN\n" + rule + "\n" +
-				"\nAll orders rejected: Invalid orders: Total ships from A (12) exceeds available (10). Orders from A: [7 to B, 5 to C]\n" +
+			head +
+				"\nERROR: All orders rejected\n  Problem: Invalid orders: Total ships from A (12) exceeds available (10). Orders from A: [7 to B, 5 to C]\n" +
+				"  Suggestion: Order at most 10 ships from A in total: over-commitment rejects every order of the turn\n" +
 				"\n"},
-		{"a wrong count as written", "p1", `[{"from":"A","to":"B","ships":"seven"}]`,
-			"\n" + rule + "\nORDER ERRORS FROM LAST TURN\n" + rule + "\n" +
-				"\nOrder skipped: \"seven\" ships from A to B\n  Reason: Ships must be a whole number, got \"seven\"\n" +
+		{"every other kind", "p1", `[{"from":"A","to":"B","ships":"seven"},{"from":"Q","to":"B","ships":1},{"from":"A","to":"Z","ships":1},` +
+			`{"from":"A","to":"A","ships":1},{"from":"A","to":"B","ships":0},{"from":"A","to":"B","ships":1e20},{"x":1}]`,
+			head +
+				"\nERROR: Invalid Order\n  Order: \"seven\" ships from A to B\n  Problem: Ships must be a whole number, got \"seven\"\n" +
+				"  Suggestion: Give the number of ships as a whole number, e.g. 7\n" +
+				"\nERROR: Invalid Order\n  Order: 1 ships from Q to B\n  Problem: Origin star Q does not exist\n" +
+				"  Suggestion: Check the star id: the stars are A, B, C, D, F, G\n" +
+				"\nERROR: Invalid Order\n  Order: 1 ships from A to Z\n  Problem: Destination star Z does not exist\n" +
+				"  Suggestion: Check the star id: the stars are A, B, C, D, F, G\n" +
+				"\nERROR: Invalid Order\n  Order: 1 ships from A to A\n  Problem: Cannot send fleet to same star\n" +
+				"  Suggestion: Choose a destination other than A\n" +
+				"\nERROR: Invalid Order\n  Order: 0 ships from A to B\n  Problem: Ships must be positive, got 0\n" +
+				"  Suggestion: Send at least 1 ship, or leave the order out\n" +
+				"\nERROR: Invalid Order\n  Order: 1e20 ships from A to B\n  Problem: Ships must be at most 2147483647, got 1e20\n" +
+				"  Suggestion: Send at most the ships stationed at A (10 now)\n" +
+				"\nERROR: Invalid Order\n  Order: {\"x\":1} (not an order object)\n  Problem: Invalid order object {\"x\":1}: missing \"from\", \"to\" and \"ships\"\n" +
+				"  Suggestion: Write each order as {\"from\": \"A\", \"to\": \"B\", \"ships\": 7} (a person: SEND 7 FROM A TO B)\n" +
+				"\n"},
+		{"what a player wrote cannot drive the terminal", "p1", `[{"from":"A","to":"\u001b]0;pwned\u0007","ships":1}]`,
+			head +
+				"\nERROR: Invalid Order\n  Order: 1 ships from A to \\x1b]0;PWNED\\a\n  Problem: Destination star \\x1b]0;PWNED\\a does not exist\n" +
+				"  Suggestion: Check the star id: the stars are A, B, C, D, F, G\n" +
 				"\n"},
 		{"no errors", "p1", `[{"from":"A","to":"B","ships":7}]`, ""},
 		{"the other player's errors are not shown", "p2", `[{"from":"A","to":"B","ships":70}]`, ""},
@@ -38,14 +67,74 @@ func TestErrorBlock(t *testing.T) {
 			t.Parallel()
 			s := board()
 			s1 := next(t, s, map[string][]Order{"p1": orders(t, tt.orders)})
-			if got := ErrorBlock(s1, tt.player); got != tt.want {
+			if got := ErrorBlock(s1, tt.player, false); got != tt.want {
 				t.Errorf("ErrorBlock:\n%s\n%q\nwant\n%q", got, got, tt.want)
 			}
+			colored := ErrorBlock(s1, tt.player, true)
+			if ansi := regexp.MustCompile("\x1b\\[[0-9;]*m"); ansi.ReplaceAllString(colored, "") != tt.want {
+				t.Errorf("ErrorBlock with colour, colours removed:\n%q\nwant\n%q", ansi.ReplaceAllString(colored, ""), tt.want)
+			}
+			if tt.want != "" && !strings.Contains(colored, "\x1b[1;31mERROR: ") {
+				t.Errorf("ErrorBlock with colour has no red ERROR:\n%q", colored)
+			}
 			// A turn later the errors are no longer last turn's.
-			if got := ErrorBlock(next(t, s1, nil), tt.player); got != "" {
+			if got := ErrorBlock(next(t, s1, nil), tt.player, false); got != "" {
 				t.Errorf("a turn later: %q", got)
 			}
 		})
+	}
+}
+
+// issue 21 item 7: the end of the game shows how it ended and each
+// player's error statistics, in Summary and in `arbiter status`.
+func TestHumanErrorDisplaySummary(t *testing.T) {
+	t.Parallel()
+	s := board()
+	s = next(t, s, map[string][]Order{"p1": orders(t, `[{"from":"A","to":"B","ships":17},{"from":"A","to":"Z","ships":1},{"from":"D","to":"C","ships":1}]`)})
+	s = next(t, s, map[string][]Order{"p1": orders(t, `[{"from":"A","to":"B","ships":9},{"from":"A","to":"C","ships":9}]`)})
+	s.Result = &Result{Turn: s.Turn, Winner: "p2", Reason: "test"}
+	st := ErrorStatsOf(s, "p1")
+	if st.Errors != 3 || st.Skipped != 2 || st.Rejected != 1 || st.Turns != 2 || len(st.ByKind) != 3 {
+		t.Errorf("stats %+v", st)
+	}
+	want := "3 order errors in 2 turns: 2 orders skipped, 1 order set rejected (over-commitment 1, not enough ships 1, unknown destination star 1)"
+	if got := st.String(); got != want {
+		t.Errorf("stats line\n%q\nwant\n%q", got, want)
+	}
+	sum := Summary(s, false)
+	for _, line := range []string{
+		"\nGAME OVER: p2 won at turn 5 (test)\n",
+		"\n  Order errors: 3 in 2 turns: 2 orders skipped, 1 order set rejected\n",
+		"\n    over-commitment:           1\n",
+		"\n    unknown destination star:  1\n",
+		"\np2: 1 star, ",
+		"\n  Order errors: none\n",
+	} {
+		if !strings.Contains(sum, line) {
+			t.Errorf("summary lacks %q:\n%s", line, sum)
+		}
+	}
+	if strings.Contains(sum, "\x1b") || !strings.Contains(Summary(s, true), "\x1b[1mGAME OVER: ") {
+		t.Errorf("colour in the plain summary, or none in the coloured one:\n%q", Summary(s, true))
+	}
+	g := newGame(t, map[string]any{"seats": map[string]any{"p1": SeatBot, "p2": SeatBot}})
+	fields, err := g.Status(t.Context(), nil, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range fields {
+		got[f.Key] = f.Value
+	}
+	if got["p1 errors"] != want || got["p2 errors"] != "no order errors" {
+		t.Errorf("status fields %q", got)
+	}
+	s.Result = nil
+	if fields, _ := g.Status(t.Context(), nil, s); slices.ContainsFunc(fields, func(f runner.Field) bool { return f.Key == "p1 errors" }) {
+		t.Errorf("a game going on shows the end of game statistics: %+v", fields)
+	}
+	if !strings.Contains(Summary(s, false), "\nGAME STOPPED after turn 5 of 50\n") {
+		t.Errorf("summary of a game going on:\n%s", Summary(s, false))
 	}
 }
 
