@@ -15,25 +15,19 @@ const MaxRenderedSize = 1 << 20
 // MaxRenderedSize.
 var ErrTooLong = fmt.Errorf("rendered text passes %d bytes, stopped there", MaxRenderedSize)
 
-// limitedBuffer is a strings.Builder (its String does not copy the text)
-// that refuses to grow past limit bytes: the write that would pass it fails
-// with ErrTooLong, which stops text/template's Execute.
+// limitedBuffer is the writer text/template renders into: a strings.Builder
+// (its String does not copy the text) that refuses to grow past limit bytes.
+// The write that would pass it fails with ErrTooLong, which stops Execute.
+// The builder is a field, not embedded, so that no promoted WriteString
+// gets around the limit.
 type limitedBuffer struct {
-	strings.Builder
+	text  strings.Builder
 	limit int
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if b.Len()+len(p) > b.limit {
+	if b.text.Len()+len(p) > b.limit {
 		return 0, ErrTooLong
 	}
-	return b.Builder.Write(p)
-}
-
-// WriteString is what text/template calls for the text between actions.
-func (b *limitedBuffer) WriteString(s string) (int, error) {
-	if b.Len()+len(s) > b.limit {
-		return 0, ErrTooLong
-	}
-	return b.Builder.WriteString(s)
+	return b.text.Write(p)
 }

@@ -39,3 +39,26 @@ func TestRenderStopsPastLimit(t *testing.T) {
 		t.Errorf("rendering allocated %d bytes", alloc)
 	}
 }
+
+// TestDefaultStopsPastLimit: a default template whose data would take it
+// past MaxRenderedSize stops there too, with an error naming the default.
+func TestDefaultStopsPastLimit(t *testing.T) {
+	t.Parallel()
+	r, err := New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, st := fixture()
+	d, err := NewSnapshot(sim, st).IntentionData("ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Character.Name = strings.Repeat("x", MaxRenderedSize)
+	out, err := r.Render("phase1_intention_system.md", d)
+	if te, ok := errors.AsType[*TemplateError](err); !ok || !errors.Is(err, ErrTooLong) || te.Source != "default" {
+		t.Fatalf("err = %v, want a *TemplateError from the default caused by ErrTooLong", err)
+	}
+	if out != "" {
+		t.Errorf("returned %d bytes", len(out))
+	}
+}

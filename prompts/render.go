@@ -10,7 +10,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -46,7 +45,6 @@ func latest(n int, list []world.MemoryEntry) []world.MemoryEntry {
 // concurrent use.
 type Renderer struct {
 	templates map[string]*template.Template
-	compiled  map[string]*compiled // each template's programs (compile.go)
 	sources   map[string]string
 	digests   map[string]string // hex SHA-256 of each template's text
 	// sizes holds the length of each template's last rendering, the room
@@ -73,7 +71,7 @@ func (e *TemplateError) Unwrap() error { return e.Err }
 // A file there that names no template, or a template that does not parse,
 // is an error naming the file.
 func New(simDir string) (*Renderer, error) {
-	r := &Renderer{templates: map[string]*template.Template{}, compiled: map[string]*compiled{}, sources: map[string]string{},
+	r := &Renderer{templates: map[string]*template.Template{}, sources: map[string]string{},
 		digests: map[string]string{}, sizes: map[string]*atomic.Int64{}}
 	names, err := fs.Glob(defaults, "*.md")
 	if err != nil {
@@ -128,7 +126,6 @@ func (r *Renderer) parse(name, source, text string) error {
 		return &TemplateError{Name: name, Source: source, Err: err}
 	}
 	r.templates[name] = t
-	r.compiled[name] = new(compiled)
 	r.sources[name] = source
 	if r.sizes[name] == nil {
 		r.sizes[name] = new(atomic.Int64)
@@ -149,21 +146,12 @@ func (r *Renderer) Render(name string, data any) (string, error) {
 	}
 	b := limitedBuffer{limit: MaxRenderedSize}
 	size := r.sizes[name]
-	b.Grow(int(size.Load()) + 256)
-	if data != nil {
-		if p := r.compiled[name].program(t, reflect.TypeOf(data)); p != nil {
-			if p(&b, reflect.ValueOf(data), nil) {
-				size.Store(int64(b.Len()))
-				return strings.TrimSpace(b.String()), nil
-			}
-			b = limitedBuffer{limit: MaxRenderedSize} // text/template's, from the start
-		}
-	}
+	b.text.Grow(int(size.Load()) + 256)
 	if err := t.Execute(&b, data); err != nil {
 		return "", &TemplateError{Name: name, Source: r.sources[name], Err: err}
 	}
-	size.Store(int64(b.Len()))
-	return strings.TrimSpace(b.String()), nil
+	size.Store(int64(b.text.Len()))
+	return strings.TrimSpace(b.text.String()), nil
 }
 
 // Names lists the template names, sorted.
