@@ -67,8 +67,7 @@ type IntentionData struct {
 // they intend this tick: the fields of CharacterData, then Intention. They
 // are written out rather than embedded because text/template finds a field
 // of a struct with an embedded one by a breadth-first search that
-// allocates, at every use: rendering the default resolution prompt of ten
-// characters embedded took half as long again, and four times the bytes.
+// allocates, at every use.
 type PresentCharacter struct {
 	ID             string
 	Name           string
@@ -107,8 +106,8 @@ type Snapshot struct {
 
 // place is what every prompt of one location shares in a snapshot,
 // gathered by the first that needs it: the location, and each character
-// there as the others see them. Ten characters in a place made ten times
-// the same forty map lookups.
+// there as the others see them, so that the prompts of ten characters in a
+// place do not each repeat the same lookups.
 type place struct {
 	once      sync.Once
 	loc       LocationData
