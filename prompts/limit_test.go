@@ -48,12 +48,7 @@ func TestDefaultStopsPastLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim, st := fixture()
-	d, err := NewSnapshot(sim, st).IntentionData("ada")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Character.Name = strings.Repeat("x", MaxRenderedSize)
+	d := IntentionData{Character: CharacterData{Name: strings.Repeat("x", MaxRenderedSize)}}
 	out, err := r.Render("phase1_intention_system.md", d)
 	if te, ok := errors.AsType[*TemplateError](err); !ok || !errors.Is(err, ErrTooLong) || te.Source != "default" {
 		t.Fatalf("err = %v, want a *TemplateError from the default caused by ErrTooLong", err)
