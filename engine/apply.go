@@ -148,7 +148,7 @@ func (e *Engine) create(s *State, player, def string) *Ship {
 // damage deals n damage to ship sh; lethal damage destroys it unless a
 // passive protects it (it then stays at 1 health).
 func (e *Engine) damage(s *State, sh *Ship, n int) {
-	if sh == nil || sh.Destroyed || s.doomed[sh.ID] {
+	if sh == nil || !sh.InPlay() || s.doomed[sh.ID] {
 		return
 	}
 	sh.Health -= n
@@ -183,7 +183,7 @@ func (e *Engine) destroy(s *State, sh *Ship) {
 // passive protects it; it reports whether the ship was destroyed.
 func (e *Engine) Destroy(s *State, id string) bool {
 	sh := s.Ship(id)
-	if sh == nil || sh.Destroyed {
+	if sh == nil || !sh.InPlay() {
 		return false
 	}
 	e.damage(s, sh, sh.Health)

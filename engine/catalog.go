@@ -42,13 +42,18 @@ const (
 
 // Definition is one kind of ship, as authored in a game's catalog.
 type Definition struct {
-	ID      string  `yaml:"id" json:"id"`
-	Cost    int     `yaml:"cost" json:"cost"`
-	Health  int     `yaml:"health" json:"health"`
-	Charges int     `yaml:"charges" json:"charges,omitempty"`
-	Token   bool    `yaml:"token" json:"token,omitempty"` // made by other ships' powers only, never built by a player
-	Text    string  `yaml:"text" json:"text"`             // what the ship does, for people and models
-	Powers  []Power `yaml:"powers" json:"powers"`
+	ID      string `yaml:"id" json:"id"`
+	Cost    int    `yaml:"cost" json:"cost"`
+	Health  int    `yaml:"health" json:"health"`
+	Charges int    `yaml:"charges" json:"charges,omitempty"`
+	Token   bool   `yaml:"token" json:"token,omitempty"` // made by other ships' powers only, never built by a player
+	// UpgradeOf names the definition this one is an upgrade of: in
+	// DRAWING, instead of building it new, a player may upgrade one of
+	// their ships of that kind in play into it, paying the difference in
+	// cost (at least 1 line).
+	UpgradeOf string  `yaml:"upgradeOf" json:"upgradeOf,omitempty"`
+	Text      string  `yaml:"text" json:"text"` // what the ship does, for people and models
+	Powers    []Power `yaml:"powers" json:"powers"`
 }
 
 // Power is one power of a definition. Its index in Definition.Powers is its
@@ -89,13 +94,14 @@ type Logic struct {
 	HealingMultiplier int  `yaml:"healingMultiplier" json:"healingMultiplier,omitempty"` // the owner's healing is multiplied by this
 	ProtectsShips     bool `yaml:"protectsShips" json:"protectsShips,omitempty"`         // the owner's ships (this one too) cannot be destroyed
 	CostReduction     int  `yaml:"costReduction" json:"costReduction,omitempty"`         // the owner's ships cost this much less (at least 1)
+	UpgradesCount     bool `yaml:"upgradesCount" json:"upgradesCount,omitempty"`         // the ships in the owner's upgrades still count as their ships
 
 	Condition *Condition `yaml:"condition" json:"condition,omitempty"` // CONDITIONAL
 	CustomID  string     `yaml:"customLogicId" json:"customLogicId,omitempty"`
 }
 
 func (l Logic) queries() bool {
-	return l.DiceOverride != 0 || l.RerollAtOrBelow != 0 || l.HealingMultiplier != 0 || l.ProtectsShips || l.CostReduction != 0
+	return l.DiceOverride != 0 || l.RerollAtOrBelow != 0 || l.HealingMultiplier != 0 || l.ProtectsShips || l.CostReduction != 0 || l.UpgradesCount
 }
 
 // Condition is the branch of a CONDITIONAL power: Then when it holds, else
@@ -200,6 +206,15 @@ func Validate(d Definition, exists func(string) bool, custom []string) []*Defini
 	if d.Charges < 0 {
 		bad(-1, "charges %d must not be negative", d.Charges)
 	}
+	switch {
+	case d.UpgradeOf == "":
+	case d.Token:
+		bad(-1, "upgradeOf %q: a token is made by powers only, never upgraded into", d.UpgradeOf)
+	case d.UpgradeOf == d.ID:
+		bad(-1, "upgradeOf itself")
+	case !exists(d.UpgradeOf):
+		bad(-1, "upgradeOf %q, which is not in the catalog", d.UpgradeOf)
+	}
 	hasCharge := false
 	for i, p := range d.Powers {
 		if err := Allowed(p.Phase, p.Timing); err != nil {
@@ -213,7 +228,7 @@ func Validate(d Definition, exists func(string) bool, custom []string) []*Defini
 				bad(i, "PASSIVE powers have no effectType (they are queries, not effects); put what they change in specialLogic")
 			}
 			if !p.Logic.queries() {
-				bad(i, "PASSIVE power changes nothing: set one of diceOverride, rerollAtOrBelow, healingMultiplier, protectsShips, costReduction in specialLogic")
+				bad(i, "PASSIVE power changes nothing: set one of diceOverride, rerollAtOrBelow, healingMultiplier, protectsShips, costReduction, upgradesCount in specialLogic")
 			}
 			if p.Logic.DiceOverride != 0 && (p.Logic.DiceOverride < 1 || p.Logic.DiceOverride > 6) {
 				bad(i, "diceOverride %d is not a die face (1 to 6)", p.Logic.DiceOverride)

@@ -276,12 +276,12 @@ func TestChecklist(t *testing.T) {
 		r := newRig(t, ship("Hive", 3, 3, Power{Phase: ShipsThatBuild, Timing: Passive, Logic: Logic{CostReduction: 1}}), ship("Big", 4, 3))
 		r.place("p1", "Hive", 0)
 		r.s.Player("p1").Lines = 3
-		if err := r.e.CheckBuild(r.s, "p1", "Big"); err != nil {
+		if err := r.e.CheckBuild(r.s, "p1", BuildChoice{Def: "Big"}); err != nil {
 			t.Errorf("Big costs 3 with a Hive: %v", err)
 		}
 		r.s.Player("p2").Lines = 3
 		var ce *ChoiceError
-		if err := r.e.CheckBuild(r.s, "p2", "Big"); !errors.As(err, &ce) || ce.Reason != "costs 4 lines, you have 3" {
+		if err := r.e.CheckBuild(r.s, "p2", BuildChoice{Def: "Big"}); !errors.As(err, &ce) || ce.Reason != "costs 4 lines, you have 3" {
 			t.Errorf("p2 without a Hive: %v", err)
 		}
 	})

@@ -44,7 +44,7 @@ func (e *Engine) ChargeOptions(s *State, phase Phase, player string) []ChargeOpt
 			o := ChargeOption{Ship: sh.ID, Def: sh.Def, Power: pi, Effect: pw.Effect, Amount: pw.Amount(), Charges: sh.Charges, Targets: []string{TargetOpponent}}
 			if pw.Logic.Target == TargetChosen {
 				for _, enemy := range s.Ships {
-					if enemy.Owner != player && !enemy.Destroyed {
+					if enemy.Owner != player && enemy.InPlay() {
 						o.Targets = append(o.Targets, enemy.ID)
 					}
 				}

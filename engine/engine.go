@@ -102,9 +102,9 @@ func (e *Engine) trace(t Trace) {
 // (CheckBuild, CheckDeclarations); an invalid one stops the turn with an
 // error wrapping ErrInvalidChoice.
 type Decider interface {
-	// Build returns the definition player builds, or "" for none. options
-	// are the ships player can afford now.
-	Build(ctx context.Context, s *State, player string, options []BuildOption) (string, error)
+	// Build returns what player builds or upgrades (Def "" for nothing).
+	// options are what player can afford now.
+	Build(ctx context.Context, s *State, player string, options []BuildOption) (BuildChoice, error)
 	// Declare returns the charges player spends in phase. options are the
 	// ships with a charge for it (possibly none, in SIMULTANEOUS_DECLARATION).
 	Declare(ctx context.Context, s *State, phase Phase, player string, options []ChargeOption) ([]Declaration, error)
@@ -234,7 +234,7 @@ func (e *Engine) runPowers(s *State, p Phase, simultaneous bool) error {
 func (e *Engine) fires(s *State, sh *Ship, pi int, pw Power) bool {
 	switch pw.Timing {
 	case Continuous:
-		return !sh.Destroyed
+		return sh.InPlay()
 	case OnceOnly:
 		// On its build turn, once; even when destroyed since.
 		return sh.Built == s.Turn && !sh.Used(pi)

@@ -79,12 +79,16 @@ func (r *rig) fired(ship string) int { return len(r.steps(StepFired, ship)) }
 // says; it records who was asked.
 type decider struct {
 	build   map[int]map[string]string // turn -> player -> def
+	upgrade map[int]map[string]string // turn -> player -> the ship upgraded into build's def
 	declare func(s *State, phase Phase, player string, opts []ChargeOption) []Declaration
 	asked   []string
 }
 
-func (d *decider) Build(_ context.Context, s *State, player string, _ []BuildOption) (string, error) {
-	return d.build[s.Turn][player], nil
+func (d *decider) Build(_ context.Context, s *State, player string, _ []BuildOption) (BuildChoice, error) {
+	if up := d.upgrade[s.Turn][player]; up != "" {
+		return BuildChoice{Def: d.build[s.Turn][player], Upgrade: up}, nil
+	}
+	return BuildChoice{Def: d.build[s.Turn][player]}, nil
 }
 
 func (d *decider) Declare(_ context.Context, s *State, phase Phase, player string, opts []ChargeOption) ([]Declaration, error) {

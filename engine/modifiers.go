@@ -2,7 +2,8 @@ package engine
 
 // Modifiers answers the questions validators and the turn ask of PASSIVE
 // powers (seed 003: PassiveModifiers). A query only reads: it executes no
-// power and changes nothing. Only ships in play (not destroyed) count.
+// power and changes nothing. Only ships in play (not destroyed, not in an
+// upgrade) count.
 type Modifiers interface {
 	// DiceOverride is the value player's dice must show, if a passive
 	// forces one (Leviathan: 6).
@@ -18,6 +19,9 @@ type Modifiers interface {
 	Protected(ship string) bool
 	// CostReduction is how many lines less player's ships cost.
 	CostReduction(player string) int
+	// UpgradesCount reports whether the ships in player's upgrades still
+	// count as their ships (Hive), for the powers that count ships.
+	UpgradesCount(player string) bool
 }
 
 // Modifiers returns the passive queries over state s.
@@ -32,7 +36,7 @@ type passives struct {
 // what pick reads, and traces the query.
 func (q passives) each(player, query string, pick func(Logic) bool, f func(*Ship, Logic)) {
 	for _, sh := range q.s.Ships {
-		if sh.Destroyed || sh.Owner != player {
+		if !sh.InPlay() || sh.Owner != player {
 			continue
 		}
 		def, _ := q.e.cat.Get(sh.Def)
@@ -72,6 +76,12 @@ func (q passives) Protected(ship string) bool {
 	protected := false
 	q.each(sh.Owner, "protected", func(l Logic) bool { return l.ProtectsShips }, func(*Ship, Logic) { protected = true })
 	return protected
+}
+
+func (q passives) UpgradesCount(player string) bool {
+	count := false
+	q.each(player, "upgrades_count", func(l Logic) bool { return l.UpgradesCount }, func(*Ship, Logic) { count = true })
+	return count
 }
 
 func (q passives) CostReduction(player string) int {

@@ -26,16 +26,24 @@ type Player struct {
 
 // Ship is one instance of a definition in play.
 type Ship struct {
-	ID          string  `json:"id"`
-	Def         string  `json:"def"`
-	Owner       string  `json:"owner"`
-	Built       int     `json:"built"` // the turn it was made
-	Health      int     `json:"health"`
-	Charges     int     `json:"charges,omitempty"`
-	Destroyed   bool    `json:"destroyed,omitempty"`
-	DestroyedOn int     `json:"destroyed_on,omitempty"`
-	Usage       []Usage `json:"usage,omitempty"`
+	ID          string `json:"id"`
+	Def         string `json:"def"`
+	Owner       string `json:"owner"`
+	Built       int    `json:"built"` // the turn it was made
+	Health      int    `json:"health"`
+	Charges     int    `json:"charges,omitempty"`
+	Destroyed   bool   `json:"destroyed,omitempty"`
+	DestroyedOn int    `json:"destroyed_on,omitempty"`
+	// UpgradedInto is the ship this one was upgraded into, in DRAWING: it
+	// left play then (not destroyed: no UPON_DESTRUCTION) and is part of
+	// that upgrade.
+	UpgradedInto string  `json:"upgraded_into,omitempty"`
+	Usage        []Usage `json:"usage,omitempty"`
 }
+
+// InPlay reports whether the ship is in play: neither destroyed nor
+// upgraded into another.
+func (sh *Ship) InPlay() bool { return !sh.Destroyed && sh.UpgradedInto == "" }
 
 // Usage records one firing of a power of a ship instance (Rule 7); it is
 // never reset.
@@ -107,14 +115,51 @@ func (s *State) Ship(id string) *Ship {
 	return nil
 }
 
-// Fleet returns the ships of player that are in play (not destroyed), in
-// the order they were made.
+// Fleet returns the ships of player that are in play (not destroyed, not
+// upgraded into another), in the order they were made.
 func (s *State) Fleet(player string) []*Ship {
 	var out []*Ship
 	for _, sh := range s.Ships {
-		if sh.Owner == player && !sh.Destroyed {
+		if sh.Owner == player && sh.InPlay() {
 			out = append(out, sh)
 		}
 	}
 	return out
+}
+
+// InUpgrades returns the ships of player that are in an upgrade in play:
+// upgraded into a ship that is in play, or into one that is itself in such
+// an upgrade. A destroyed upgrade takes its ships with it.
+func (s *State) InUpgrades(player string) []*Ship {
+	var out []*Ship
+	for _, sh := range s.Ships {
+		if sh.Owner != player || sh.UpgradedInto == "" {
+			continue
+		}
+		top := sh
+		for range len(s.Ships) { // no chain is longer
+			next := s.Ship(top.UpgradedInto)
+			if next == nil {
+				break
+			}
+			top = next
+			if top.UpgradedInto == "" {
+				break
+			}
+		}
+		if top.InPlay() {
+			out = append(out, sh)
+		}
+	}
+	return out
+}
+
+// Count is how many ships player has: their fleet, and when upgrades count
+// (a Hive), the ships in their upgrades in play too.
+func (s *State) Count(player string, upgradesCount bool) int {
+	n := len(s.Fleet(player))
+	if upgradesCount {
+		n += len(s.InUpgrades(player))
+	}
+	return n
 }

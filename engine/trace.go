@@ -15,6 +15,7 @@ const (
 	StepDropped   Step = "dropped"    // an effect was dropped: its source was destroyed before it applied
 	StepSettled   Step = "settled"    // effects applied together moved a player's health once (Amount: the actual change, after clamping)
 	StepBuilt     Step = "built"      // a ship came into play
+	StepUpgraded  Step = "upgraded"   // a ship (Ship, Def) left play, upgraded into Target, which came into play just before
 	StepMarked    Step = "marked"     // lethal damage: the ship is marked for destruction
 	StepProtected Step = "protected"  // lethal damage prevented by a passive (the ship stays at 1)
 	StepDestroyed Step = "destroyed"  // the ship is marked destroyed, after its UPON_DESTRUCTION powers

@@ -28,9 +28,10 @@ const ShipsFile = "ships.yaml"
 
 // custom holds the handlers of the catalog's CUSTOM powers.
 var custom = map[string]engine.CustomFunc{
-	// Ark of Knowledge: 1 line for every 2 other ships its owner has.
-	"ark_scaling": func(s *engine.State, src *engine.Ship, _ engine.Modifiers) []engine.Effect {
-		n := (len(s.Fleet(src.Owner)) - 1) / 2
+	// Ark of Knowledge: 1 line for every 2 other ships its owner has
+	// (with a Hive, the ships in its owner's upgrades count too).
+	"ark_scaling": func(s *engine.State, src *engine.Ship, m engine.Modifiers) []engine.Effect {
+		n := (s.Count(src.Owner, m.UpgradesCount(src.Owner)) - 1) / 2
 		if n < 1 {
 			return nil
 		}

@@ -27,20 +27,22 @@ func fuzzBoard(t testing.TB) (*Game, *engine.Engine, *State) {
 // what it accepts is a build the rules allow.
 func FuzzParseBuild(f *testing.F) {
 	for _, s := range []string{`{"ship":"Orbital","reason":"x"}`, `{"ship":"none","reason":""}`, `{"ship":"Dreadnought","reason":"x"}`,
-		`{"ship":"Xenite"}`, `{}`, `[]`, `{"ship":1}`, `{"ship":"Orbital"} {}`, `{"ship":"Orbital","extra":1}`, ``, `null`} {
+		`{"ship":"Xenite"}`, `{}`, `[]`, `{"ship":1}`, `{"ship":"Orbital"} {}`, `{"ship":"Orbital","extra":1}`, ``, `null`,
+		`{"ship":"Guardian","upgrade":"p1-2","reason":"x"}`, `{"ship":"Guardian","upgrade":"p1-1","reason":"x"}`, `{"ship":"none","upgrade":"p1-2"}`,
+		`{"ship":"Dreadnought","upgrade":"p2-3"}`, `{"ship":"Orbital","upgrade":"none"}`} {
 		f.Add([]byte(s))
 	}
 	g, eng, st := fuzzBoard(f)
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		ship, err := g.ParseBuild(eng, st.Board, P1, raw)
+		c, err := g.ParseBuild(eng, st.Board, P1, raw)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "build choice") {
 				t.Errorf("error %q does not say it is about the build choice", err)
 			}
 			return
 		}
-		if err := eng.CheckBuild(st.Board, P1, ship); err != nil {
-			t.Errorf("accepted %q, which the rules refuse: %v", ship, err)
+		if err := eng.CheckBuild(st.Board, P1, c); err != nil {
+			t.Errorf("accepted %+v, which the rules refuse: %v", c, err)
 		}
 	})
 }

@@ -261,6 +261,7 @@ func (g *Game) Export(_ context.Context, _ *store.Store, s any) (any, error) {
 		Dice      int        `json:"dice"`
 		Fleet     []ShipView `json:"fleet"`
 		Destroyed []ShipView `json:"destroyed"`
+		Upgraded  []ShipView `json:"upgraded"` // ships that left play into an upgrade
 	}
 	out := struct {
 		Turn     int      `json:"turn"`
@@ -270,14 +271,17 @@ func (g *Game) Export(_ context.Context, _ *store.Store, s any) (any, error) {
 		Players  []player `json:"players"`
 	}{Turn: st.Board.Turn, MaxTurns: g.MaxTurns, Seed: g.Seed, Result: st.Result}
 	for _, p := range st.Board.Players {
-		pv := player{ID: p.ID, Seat: g.Seats[p.ID], Health: p.Health, MaxHealth: p.MaxHealth, Lines: p.Lines, Dice: p.Dice, Fleet: []ShipView{}, Destroyed: []ShipView{}}
+		pv := player{ID: p.ID, Seat: g.Seats[p.ID], Health: p.Health, MaxHealth: p.MaxHealth, Lines: p.Lines, Dice: p.Dice, Fleet: []ShipView{}, Destroyed: []ShipView{}, Upgraded: []ShipView{}}
 		for _, sh := range st.Board.Ships {
 			if sh.Owner != p.ID {
 				continue
 			}
-			if sh.Destroyed {
+			switch {
+			case sh.Destroyed:
 				pv.Destroyed = append(pv.Destroyed, shipView(sh))
-			} else {
+			case sh.UpgradedInto != "":
+				pv.Upgraded = append(pv.Upgraded, shipView(sh))
+			default:
 				pv.Fleet = append(pv.Fleet, shipView(sh))
 			}
 		}

@@ -31,8 +31,9 @@ const (
 
 // BuildAnswer is a model's build.
 type BuildAnswer struct {
-	Ship   string `json:"ship" jsonschema_description:"The ship to build: one of the ships you can afford, or none."`
-	Reason string `json:"reason" jsonschema:"maxLength=200" jsonschema_description:"Why, in one short sentence."`
+	Ship    string `json:"ship" jsonschema_description:"The ship to build: one of the ships you can afford, or none."`
+	Upgrade string `json:"upgrade" jsonschema_description:"To upgrade one of your ships into that ship instead of building it new: the id of your ship, as the options list it; none to build new."`
+	Reason  string `json:"reason" jsonschema:"maxLength=200" jsonschema_description:"Why, in one short sentence."`
 }
 
 // ChargeAnswer is a model's charge declaration.
@@ -52,17 +53,24 @@ func Schemas() []schemas.Named {
 }
 
 // BuildSchema is the strict schema of a build, its ship an enum of the
-// affordable ships and "none".
-func BuildSchema(ships []string) (json.RawMessage, error) {
+// affordable ships and "none", its upgrade an enum of the ships that can
+// be upgraded and "none".
+func BuildSchema(ships, upgrades []string) (json.RawMessage, error) {
 	root, err := schemas.Reflect(BuildAnswer{})
 	if err != nil {
 		return nil, err
 	}
-	enum := []any{}
-	for _, s := range ships {
-		enum = append(enum, s)
+	enum := func(values []string) []any {
+		out := []any{}
+		for _, v := range values {
+			if !slices.Contains(out, any(v)) {
+				out = append(out, v)
+			}
+		}
+		return append(out, "none")
 	}
-	prop(root, "ship").Enum = append(enum, "none")
+	prop(root, "ship").Enum = enum(ships)
+	prop(root, "upgrade").Enum = enum(upgrades)
 	return schemas.Marshal(root)
 }
 
@@ -100,18 +108,22 @@ func prop(s *jsonschema.Schema, name string) *jsonschema.Schema {
 }
 
 // ParseBuild reads a model's build answer and checks it against the rules
-// in state b: the ship built, "" for none, or an error saying why the
-// answer is refused.
-func (g *Game) ParseBuild(eng *engine.Engine, b *engine.State, seat string, raw []byte) (string, error) {
+// in state b: the ship built or upgraded into (Def "" for none), or an
+// error saying why the answer is refused. An upgrade of "none" or "" builds
+// the ship new.
+func (g *Game) ParseBuild(eng *engine.Engine, b *engine.State, seat string, raw []byte) (engine.BuildChoice, error) {
 	var a BuildAnswer
 	if err := decode(raw, &a); err != nil {
-		return "", fmt.Errorf("build choice: %w", err)
+		return engine.BuildChoice{}, fmt.Errorf("build choice: %w", err)
 	}
-	ship := normalShip(a.Ship)
-	if err := g.checkBuild(eng, b, seat, ship); err != nil {
-		return "", err
+	c := engine.BuildChoice{Def: normalShip(a.Ship), Upgrade: normalShip(a.Upgrade)}
+	if c.Def == "" {
+		c.Upgrade = "" // nothing built: nothing upgraded
 	}
-	return ship, nil
+	if err := g.checkBuild(eng, b, seat, c); err != nil {
+		return engine.BuildChoice{}, err
+	}
+	return c, nil
 }
 
 // ParseCharges reads a model's charge declaration and checks it against
@@ -175,6 +187,10 @@ func (g *Game) requestText(st *State, seat string, phase engine.Phase, builds []
 		d.Ships = append(d.Ships, shipLine{Name: def.ID, Cost: def.Cost, Health: def.Health, Charges: def.Charges, Token: def.Token, Text: def.Text, PhaseTimings: strings.Join(pt, ", ")})
 	}
 	for _, o := range builds {
+		if o.Upgrade != "" {
+			d.Options = append(d.Options, fmt.Sprintf("%s, upgrading your %s %s into it (costs %d lines; answer upgrade %q)", o.Def, o.Upgrade, b.Ship(o.Upgrade).Def, o.Cost, o.Upgrade))
+			continue
+		}
 		d.Options = append(d.Options, fmt.Sprintf("%s (costs %d lines)", o.Def, o.Cost))
 	}
 	for _, o := range charges {
@@ -203,11 +219,14 @@ func (g *Game) requestText(st *State, seat string, phase engine.Phase, builds []
 
 // BuildRequest is the model call of seat's build in state st.
 func (g *Game) BuildRequest(st *State, seat string, tick int, opts []engine.BuildOption) (llm.Request, error) {
-	names := make([]string, len(opts))
-	for i, o := range opts {
-		names[i] = o.Def
+	names, upgrades := []string{}, []string{}
+	for _, o := range opts {
+		names = append(names, o.Def)
+		if o.Upgrade != "" {
+			upgrades = append(upgrades, o.Upgrade)
+		}
 	}
-	schema, err := BuildSchema(names)
+	schema, err := BuildSchema(names, upgrades)
 	if err != nil {
 		return llm.Request{}, err
 	}
@@ -273,16 +292,16 @@ func (se *seats) tick() int {
 	return se.t.N
 }
 
-func (se *seats) modelBuild(ctx context.Context, b *engine.State, seat string, opts []engine.BuildOption) (string, error) {
+func (se *seats) modelBuild(ctx context.Context, b *engine.State, seat string, opts []engine.BuildOption) (engine.BuildChoice, error) {
 	req, err := se.g.BuildRequest(&State{Board: b}, seat, se.tick(), opts)
 	if err != nil {
-		return "", err
+		return engine.BuildChoice{}, err
 	}
-	var ship string
+	var c engine.BuildChoice
 	err = se.ask(ctx, seat, PhaseBuild, req,
-		func(raw []byte) (err error) { ship, err = se.g.ParseBuild(se.eng, b, seat, raw); return err },
-		func() { ship = botBuild(b, seat, opts) })
-	return ship, err
+		func(raw []byte) (err error) { c, err = se.g.ParseBuild(se.eng, b, seat, raw); return err },
+		func() { c = se.g.botBuild(b, seat, opts) })
+	return c, err
 }
 
 func (se *seats) modelCharges(ctx context.Context, b *engine.State, phase engine.Phase, seat string, opts []engine.ChargeOption) ([]engine.Declaration, error) {

@@ -94,9 +94,9 @@ func TestModelSeat(t *testing.T) {
 		rejected string // in the turn's rejections ("" for none)
 		fallback bool
 	}{
-		{"a valid choice is played", openaitest.JSON(map[string]any{"ship": "Orbital", "reason": "cheap"}), "Orbital", "", false},
-		{"none builds nothing", openaitest.JSON(map[string]any{"ship": "none", "reason": "saving"}), "", "", false},
-		{"an invalid choice is rejected, the bot builds", openaitest.JSON(map[string]any{"ship": "Dreadnought", "reason": "big"}), "Guardian",
+		{"a valid choice is played", openaitest.JSON(map[string]any{"ship": "Orbital", "upgrade": "none", "reason": "cheap"}), "Orbital", "", false},
+		{"none builds nothing", openaitest.JSON(map[string]any{"ship": "none", "upgrade": "none", "reason": "saving"}), "", "", false},
+		{"an invalid choice is rejected, the bot builds", openaitest.JSON(map[string]any{"ship": "Dreadnought", "upgrade": "none", "reason": "big"}), "Guardian",
 			`p1: build choice "Dreadnought": costs 6 lines, you have 4 (choose one of: Orbital, Defender, Fighter, Science Vessel, Hive, Defense Swarm, Interceptor, Guardian, Sacrificial Pool, none)`, true},
 		{"a failed call falls back to the bot", openaitest.Status(500, "server_error", "", "boom"), "Guardian", "boom", true},
 	}
@@ -167,7 +167,7 @@ func TestModelCharges(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv, client := model(t, openaitest.Match(openaitest.Always(openaitest.JSON(map[string]any{"ship": "none", "reason": "-"})),
+			srv, client := model(t, openaitest.Match(openaitest.Always(openaitest.JSON(map[string]any{"ship": "none", "upgrade": "none", "reason": "-"})),
 				openaitest.Route{If: func(c *openaitest.Call) bool { return c.SchemaName() == "DuelCharges" }, Then: openaitest.Always(openaitest.JSON(tt.answer))}))
 			g := newGame(t, map[string]any{"seats": people("model", "person")})
 			st := g.Initial()

@@ -17,7 +17,8 @@ func random(r *rand.Rand) chooser {
 			if len(v.Options) == 0 || r.IntN(4) == 0 {
 				return BuildChoice{}
 			}
-			return BuildChoice{Ship: v.Options[r.IntN(len(v.Options))].Ship}
+			o := v.Options[r.IntN(len(v.Options))]
+			return BuildChoice{Ship: o.Ship, Upgrade: o.Upgrade}
 		},
 		charges: func(v ChargeView) ChargeChoice {
 			var c ChargeChoice

@@ -17,7 +17,7 @@ func TestSchemasStrict(t *testing.T) {
 			t.Errorf("%s: %v", n.Name, err)
 		}
 	}
-	b, err := BuildSchema([]string{"Orbital"})
+	b, err := BuildSchema([]string{"Orbital", "Guardian"}, []string{"p1-2"})
 	if err != nil || len(schemas.CheckStrict(b)) > 0 {
 		t.Errorf("build schema %s: %v", b, err)
 	}

@@ -1,6 +1,7 @@
 package duel
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -176,5 +177,86 @@ func TestSacrificialPoolShipsCannotBeDestroyed(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(st.Log.Events, "\n"), "survives at 1 health (protected)") {
 		t.Errorf("the turn log does not say the Fighter was protected: %v", st.Log.Events)
+	}
+}
+
+// Hive, the seed's example of a passive: "Ships in upgrades count". A ship
+// its owner upgraded into another still counts as one of their ships while
+// the upgrade is in play: the Ark of Knowledge (1 line for every 2 other
+// ships) counts it with a Hive, and not without one.
+// issue 21 item 11
+func TestHiveCountsShipsInUpgrades(t *testing.T) {
+	t.Parallel()
+	arkLines := func(withHive bool) int {
+		g := newGame(t, map[string]any{"seats": people("person", "person")})
+		st := g.Initial()
+		ark := give(st, P1, "Ark of Knowledge", 6, 0)
+		defender := give(st, P1, "Defender", 4, 0)
+		swarm := give(st, P1, "Defense Swarm", 4, 0)
+		defender.UpgradedInto = swarm.ID
+		give(st, P1, "Orbital", 2, 0)
+		if withHive {
+			give(st, P1, "Hive", 4, 0)
+		} else {
+			give(st, P1, "Orbital", 2, 0) // as many ships in play
+		}
+		lines, queried := 0, false
+		g.observe = func(tr engine.Trace) {
+			if tr.Step == engine.StepApplied && tr.Ship == ark.ID && tr.Effect == engine.GainLines {
+				lines += tr.Amount
+			}
+			if tr.Step == engine.StepQuery && tr.Query == "upgrades_count" {
+				queried = true
+			}
+			if tr.Step == engine.StepFired && tr.Def == "Hive" {
+				t.Errorf("the Hive's PASSIVE power fired")
+			}
+		}
+		turn(t, g, st, Seats{P1: chooser{}, P2: chooser{}})
+		if queried != withHive {
+			t.Errorf("with Hive %v: upgrades_count queried %v", withHive, queried)
+		}
+		return lines
+	}
+	// Ark, Swarm, an Orbital and a fourth ship in play: 3 others, 1 line.
+	// With a Hive, the Defender in the Swarm's upgrade counts too: 4
+	// others, 2 lines.
+	if got := arkLines(false); got != 1 {
+		t.Errorf("without a Hive the Ark gained %d lines, want 1", got)
+	}
+	if got := arkLines(true); got != 2 {
+		t.Errorf("with a Hive the Ark gained %d lines, want 2", got)
+	}
+}
+
+// DRAWING is "Build/upgrade ships": a person upgrades a Fighter into a
+// Dreadnought, paying the difference (6-2 = 4); the Fighter leaves play
+// into it, and the turn log says so.
+// issue 21 item 11
+func TestDrawingUpgradesAFighterIntoADreadnought(t *testing.T) {
+	t.Parallel()
+	g := newGame(t, map[string]any{"seats": people("person", "person")})
+	st := g.Initial()
+	fighter := give(st, P1, "Fighter", 3, 0)
+	st.Board.Player(P1).Lines = 3
+	var seen []ShipOption
+	up := chooser{build: func(v BuildView) BuildChoice {
+		seen = v.Options
+		return BuildChoice{Ship: "Dreadnought", Upgrade: fighter.ID}
+	}}
+	st = turn(t, g, st, Seats{P1: up, P2: chooser{}})
+	if !slices.ContainsFunc(seen, func(o ShipOption) bool { return o.Ship == "Dreadnought" && o.Upgrade == fighter.ID && o.Cost == 4 }) {
+		t.Errorf("options %+v: want Dreadnought upgrading %s for 4", seen, fighter.ID)
+	}
+	old := st.Board.Ship(fighter.ID)
+	fleet := st.Board.Fleet(P1)
+	if old.UpgradedInto == "" || old.Destroyed || len(fleet) != 1 || fleet[0].Def != "Dreadnought" || fleet[0].ID != old.UpgradedInto {
+		t.Errorf("Fighter %+v, fleet %v: want the Fighter upgraded into the Dreadnought in play", *old, fleet)
+	}
+	if want := 3 + st.Board.Player(P1).Dice - 4; st.Board.Player(P1).Lines != want {
+		t.Errorf("lines %d, want %d", st.Board.Player(P1).Lines, want)
+	}
+	if !slices.Contains(st.Log.Choices, "p1 upgrades p1-1 Fighter into Dreadnought") {
+		t.Errorf("choices %q", st.Log.Choices)
 	}
 }

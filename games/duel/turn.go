@@ -147,6 +147,8 @@ func describe(tr engine.Trace) string {
 		}
 	case engine.StepSettled:
 		return fmt.Sprintf("%s: %s's health moves by %d, all effects together", tr.Phase, tr.Player, tr.Amount)
+	case engine.StepUpgraded:
+		return fmt.Sprintf("%s: %s %s is upgraded into %s", tr.Phase, tr.Ship, tr.Def, tr.Target)
 	case engine.StepProtected:
 		return fmt.Sprintf("%s: %s %s survives at 1 health (protected)", tr.Phase, tr.Ship, tr.Def)
 	case engine.StepDestroyed:
@@ -170,32 +172,44 @@ func (se *seats) reject(seat, msg string) {
 	se.log.Rejected = append(se.log.Rejected, seat+": "+msg)
 }
 
-func (se *seats) Build(ctx context.Context, b *engine.State, seat string, opts []engine.BuildOption) (string, error) {
-	var ship string
+func (se *seats) Build(ctx context.Context, b *engine.State, seat string, opts []engine.BuildOption) (engine.BuildChoice, error) {
+	var c engine.BuildChoice
 	switch se.seat(seat) {
 	case SeatPerson:
-		c, err := se.people[seat].Build(ctx, se.g.buildView(b, seat, opts))
+		pc, err := se.people[seat].Build(ctx, se.g.buildView(b, seat, opts))
 		if err != nil {
-			return "", err
+			return c, err
 		}
-		ship = normalShip(c.Ship)
-		if err := se.g.checkBuild(se.eng, b, seat, ship); err != nil {
-			return "", &personError{err}
+		c = engine.BuildChoice{Def: normalShip(pc.Ship), Upgrade: normalShip(pc.Upgrade)}
+		if err := se.g.checkBuild(se.eng, b, seat, c); err != nil {
+			return c, &personError{err}
 		}
 	case SeatModel:
 		var err error
-		if ship, err = se.modelBuild(ctx, b, seat, opts); err != nil {
-			return "", err
+		if c, err = se.modelBuild(ctx, b, seat, opts); err != nil {
+			return c, err
 		}
 	default:
-		ship = botBuild(b, seat, opts)
+		c = se.g.botBuild(b, seat, opts)
 	}
-	choice := ship
-	if choice == "" {
-		choice = "none"
+	se.log.Choices = append(se.log.Choices, choiceText(b, seat, c))
+	return c, nil
+}
+
+// choiceText is the turn log's line of a DRAWING choice: "p1 builds
+// Orbital", "p1 upgrades p1-3 Fighter into Dreadnought", "p1 builds none".
+func choiceText(b *engine.State, seat string, c engine.BuildChoice) string {
+	switch {
+	case c.Def == "":
+		return seat + " builds none"
+	case c.Upgrade != "":
+		from := c.Upgrade
+		if sh := b.Ship(from); sh != nil {
+			from += " " + sh.Def
+		}
+		return fmt.Sprintf("%s upgrades %s into %s", seat, from, c.Def)
 	}
-	se.log.Choices = append(se.log.Choices, fmt.Sprintf("%s builds %s", seat, choice))
-	return ship, nil
+	return seat + " builds " + c.Def
 }
 
 func (se *seats) Declare(ctx context.Context, b *engine.State, phase engine.Phase, seat string, opts []engine.ChargeOption) ([]engine.Declaration, error) {
@@ -245,18 +259,30 @@ func normalShip(s string) string {
 }
 
 // checkBuild is the build rule in the player's words, e.g.
-// build choice "Dreadnought": costs 6 lines, you have 4 (choose one of: Defender, Orbital, none)
-func (g *Game) checkBuild(eng *engine.Engine, b *engine.State, seat, ship string) error {
-	err := eng.CheckBuild(b, seat, ship)
+// build choice "Dreadnought": costs 6 lines, you have 4 (choose one of: Defender, Orbital, Dreadnought upgrading p1-2, none)
+func (g *Game) checkBuild(eng *engine.Engine, b *engine.State, seat string, c engine.BuildChoice) error {
+	err := eng.CheckBuild(b, seat, c)
 	if err == nil {
 		return nil
 	}
 	names := []string{}
 	for _, o := range eng.BuildOptions(b, seat) {
-		names = append(names, o.Def)
+		names = append(names, optionText(o))
 	}
 	names = append(names, "none")
-	return fmt.Errorf("build choice %q: %w (choose one of: %s)", ship, err, strings.Join(names, ", "))
+	what := fmt.Sprintf("build choice %q", c.Def)
+	if c.Upgrade != "" {
+		what = fmt.Sprintf("build choice %q upgrading %q", c.Def, c.Upgrade)
+	}
+	return fmt.Errorf("%s: %w (choose one of: %s)", what, err, strings.Join(names, ", "))
+}
+
+// optionText names a build option: "Orbital", "Dreadnought upgrading p1-2".
+func optionText(o engine.BuildOption) string {
+	if o.Upgrade != "" {
+		return o.Def + " upgrading " + o.Upgrade
+	}
+	return o.Def
 }
 
 // checkCharges is the charge rule in the player's words.
@@ -267,26 +293,31 @@ func checkCharges(eng *engine.Engine, b *engine.State, phase engine.Phase, seat 
 	return nil
 }
 
-// botBuild is the bot's build: the dearest ship it can afford, the first
-// in catalog order among equals; a Defender instead when its health is
-// below half and it can afford one.
-func botBuild(b *engine.State, seat string, opts []engine.BuildOption) string {
+// botBuild is the bot's build: the dearest ship it can get now, built new
+// or upgraded (dearest by the ship's catalog cost; among equals the
+// cheaper now, then the first in catalog order); a new Defender instead
+// when its health is below half and it can afford one.
+func (g *Game) botBuild(b *engine.State, seat string, opts []engine.BuildOption) engine.BuildChoice {
 	if len(opts) == 0 {
-		return ""
+		return engine.BuildChoice{}
 	}
 	me := b.Player(seat)
 	if me.Health*2 < me.MaxHealth {
-		if i := slices.IndexFunc(opts, func(o engine.BuildOption) bool { return o.Def == "Defender" }); i >= 0 {
-			return opts[i].Def
+		if i := slices.IndexFunc(opts, func(o engine.BuildOption) bool { return o.Def == "Defender" && o.Upgrade == "" }); i >= 0 {
+			return engine.BuildChoice{Def: opts[i].Def}
 		}
+	}
+	worth := func(o engine.BuildOption) int {
+		d, _ := g.cat.Get(o.Def)
+		return d.Cost
 	}
 	best := opts[0]
 	for _, o := range opts[1:] {
-		if o.Cost > best.Cost {
+		if w, bw := worth(o), worth(best); w > bw || w == bw && o.Cost < best.Cost {
 			best = o
 		}
 	}
-	return best.Def
+	return engine.BuildChoice{Def: best.Def, Upgrade: best.Upgrade}
 }
 
 // botCharges is the bot's declaration: every charge, each at the weakest

@@ -40,12 +40,16 @@ type ShipView struct {
 	Built   int    `json:"built"`
 }
 
-// ShipOption is a ship the seat can build now.
+// ShipOption is a ship the seat can build now, or upgrade one of its ships
+// into.
 type ShipOption struct {
 	Ship   string `json:"ship"`
 	Cost   int    `json:"cost"` // what it costs this seat now
 	Health int    `json:"health"`
 	Text   string `json:"text"`
+	// Upgrade is the id of the seat's ship this option upgrades into Ship
+	// (it leaves play into the new one); "" for a new ship.
+	Upgrade string `json:"upgrade,omitempty"`
 }
 
 // BuildView is what a seat sees when it builds.
@@ -55,12 +59,15 @@ type BuildView struct {
 	MaxTurns int          `json:"max_turns"`
 	You      PlayerView   `json:"you"`
 	Opponent PlayerView   `json:"opponent"`
-	Options  []ShipOption `json:"options"` // affordable ships; building none is always allowed
+	Options  []ShipOption `json:"options"` // affordable builds and upgrades; building none is always allowed
 }
 
-// BuildChoice is a build: Ship is one of the options' ships, or "" for none.
+// BuildChoice is a build or an upgrade: Ship is one of the options' ships,
+// or "" for none; Upgrade is the option's Upgrade when it is an upgrade
+// (the seat's ship upgraded into Ship), "" to build Ship new.
 type BuildChoice struct {
-	Ship string `json:"ship"`
+	Ship    string `json:"ship"`
+	Upgrade string `json:"upgrade,omitempty"`
 }
 
 // ChargeOption is a ship that can spend a charge now.
@@ -105,7 +112,7 @@ func (g *Game) buildView(b *engine.State, seat string, opts []engine.BuildOption
 	v := BuildView{Seat: seat, Turn: b.Turn, MaxTurns: g.MaxTurns, You: playerView(b, seat), Opponent: playerView(b, b.Opponent(seat).ID), Options: []ShipOption{}}
 	for _, o := range opts {
 		d, _ := g.cat.Get(o.Def)
-		v.Options = append(v.Options, ShipOption{Ship: o.Def, Cost: o.Cost, Health: d.Health, Text: d.Text})
+		v.Options = append(v.Options, ShipOption{Ship: o.Def, Cost: o.Cost, Health: d.Health, Text: d.Text, Upgrade: o.Upgrade})
 	}
 	return v
 }
