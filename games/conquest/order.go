@@ -58,14 +58,9 @@ func (s Ships) String() string {
 // anything else is kept as written for the validation to report.
 func (s *Ships) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
-	// Kept as encoding/json writes it back (compact, HTML characters
-	// escaped), so a count shows the same before and after a record is
-	// stored and read.
-	if norm, err := json.Marshal(json.RawMessage(b)); err == nil {
-		*s = Ships{raw: string(norm)}
-	} else {
-		*s = Ships{raw: string(b)}
-	}
+	// Kept as encoding/json writes it back, so a count shows the same
+	// before and after a record is stored and read.
+	*s = Ships{raw: compact(b)}
 	var f float64
 	if string(b) == "null" || len(b) == 0 {
 		return nil
