@@ -42,9 +42,6 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		p("no rpm limit, ")
 	}
 	p("client concurrency (llm.concurrency) %d, depth (llm.depth) %d, max_tokens %d intention / %d resolution", s.ClientConcurrency, s.Depth, s.IntentionMax, s.ResolutionMax)
-	if s.RateLimit > 0 {
-		p(", client rate limit %g requests/s", s.RateLimit)
-	}
 	p("; main world %d ticks", s.Ticks)
 	if s.SizeTicks > 0 && len(r.Sizes) > 0 {
 		p(", sizes %d ticks each", s.SizeTicks)

@@ -42,7 +42,6 @@ type Settings struct {
 	Seed              uint64        `json:"seed"`
 	IntentionMax      int           `json:"intention_max_tokens"`
 	ResolutionMax     int           `json:"resolution_max_tokens"`
-	RateLimit         float64       `json:"client_rate_limit"` // llm.rate_limit, requests per second (0: none)
 }
 
 func settingsOf(o Options) Settings {
@@ -50,7 +49,6 @@ func settingsOf(o Options) Settings {
 		Latency: o.Server.Latency, Tail: o.Server.Tail, ServerConcurrency: o.Server.Concurrency, RPM: o.Server.RPM,
 		ClientConcurrency: o.Client.Concurrency, Depth: o.Client.Depth, Ticks: o.Ticks, SizeTicks: o.SizeTicks,
 		SeqTicks: o.SeqTicks, Seed: o.Seed, IntentionMax: o.Intention.MaxTokens, ResolutionMax: o.Resolution.MaxTokens,
-		RateLimit: o.Client.RateLimit,
 	}
 }
 

@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,20 +11,17 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
-	"golang.org/x/time/rate"
 )
 
 // Client makes structured-output calls to one OpenAI-compatible endpoint.
 // It is safe for concurrent use.
 type Client struct {
 	cfg     Config
-	oa      *openai.Client // for GET /models; chat completions go through postChat
-	http    transport
+	oa      *openai.Client
 	class   classifier
 	schemas schemaCache
 	history *History
 	usage   usageTally
-	limiter *rate.Limiter
 	pacer   *pacer // nil without llm.rpm and llm.tpm
 	gate    *gate
 	limited atomic.Int64 // 429 rate-limit answers received
@@ -77,31 +73,20 @@ func New(cfg Config) (*Client, error) {
 
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = max(cfg.Concurrency, 2)
-	// A request whole in one write: net/http writes what does not fit in
-	// the buffer in another system call, and with the default 4 KiB a
-	// prompt of kilobytes went out in two or three. An arbiter's request
-	// holds every character present, their memories and past exchanges:
-	// tens of kilobytes. Each connection keeps its buffer (4 MiB at 64).
+	// A prompt of tens of kilobytes (an arbiter's: every character present,
+	// their memories and past exchanges) goes out in one write, not in
+	// 4 KiB pieces.
 	tr.WriteBufferSize = 64 << 10
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = cfg.BaseURL
 	secrets := NewSecrets(cfg)
 	shown := RedactURL(cfg.BaseURL)
-	doer := transport{next: &http.Client{Transport: tr, CheckRedirect: abandonOnRedirect}, secrets: secrets,
-		limit: cfg.responseLimit(0), baseURL: shown}
-	oc.HTTPClient = doer
-
-	limit, burst := rate.Inf, 0
-	if cfg.RateLimit > 0 {
-		limit, burst = rate.Limit(cfg.RateLimit), max(1, cfg.Concurrency)
-	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = cfg.BaseURL
+	oc.HTTPClient = &http.Client{Transport: transport{next: tr, secrets: secrets, limit: cfg.responseLimit(0), baseURL: shown}}
 	return &Client{
 		cfg:     cfg,
 		oa:      openai.NewClientWithConfig(oc),
-		http:    doer,
 		class:   classifier{baseURL: shown, secrets: secrets, timeout: cfg.Timeout},
 		history: NewHistory(cfg.Depth),
-		limiter: rate.NewLimiter(limit, burst),
 		pacer:   newPacer(cfg.RPM, cfg.TPM),
 		gate:    newGate(cfg.Concurrency, cfg.Logger),
 		log:     cfg.Logger,
@@ -255,10 +240,6 @@ func Messages(req Request, hist []Exchange, depth int) []Message {
 // send makes one chat completion with retries and returns the first choice,
 // the attempts made and the usage of every answer received.
 func (c *Client) send(ctx context.Context, log *slog.Logger, recs *[]Recovery, req Request, msgs []Message) (answer, int, Usage, *Error) {
-	var schema json.Marshaler = req.Schema
-	if req.SchemaEncoded {
-		schema = encodedSchema(req.Schema)
-	}
 	cr := openai.ChatCompletionRequest{
 		Model:       req.Params.Model,
 		Messages:    make([]openai.ChatCompletionMessage, len(msgs)),
@@ -268,7 +249,7 @@ func (c *Client) send(ctx context.Context, log *slog.Logger, recs *[]Recovery, r
 			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
 				Name:   req.SchemaName,
-				Schema: schema,
+				Schema: req.Schema,
 				Strict: true,
 			},
 		},

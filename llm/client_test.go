@@ -645,40 +645,6 @@ func TestModels(t *testing.T) {
 	}
 }
 
-func TestRateLimitSpacesRequests(t *testing.T) {
-	t.Parallel()
-	srv := openaitest.New(t, openaitest.Always(openaitest.JSON(validAnswer)))
-	// 20/s with a burst of 1: the 3rd request cannot start before ~100ms.
-	c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.RateLimit = 20; cfg.Concurrency = 1 })
-	start := time.Now()
-	for range 3 {
-		if res := c.Complete(t.Context(), testRequest("go")); res.Err != nil {
-			t.Fatal(res.Err)
-		}
-	}
-	if d := time.Since(start); d < 90*time.Millisecond {
-		t.Errorf("3 requests at 20/s took %v", d)
-	}
-}
-
-func TestRateLimitWaitPastDeadline(t *testing.T) {
-	t.Parallel()
-	srv := openaitest.New(t, openaitest.Always(openaitest.JSON(validAnswer)))
-	c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.RateLimit = 0.01; cfg.Concurrency = 1 })
-	if res := c.Complete(t.Context(), testRequest("go")); res.Err != nil {
-		t.Fatal(res.Err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	res := c.Complete(ctx, testRequest("go"))
-	if KindOf(res.Err) != KindTimeout || res.Attempts != 0 || !strings.Contains(res.Err.Error(), "rate limit") {
-		t.Errorf("err = %v, attempts %d; want a timeout before sending", res.Err, res.Attempts)
-	}
-	if srv.CallCount() != 1 {
-		t.Errorf("server saw %d calls", srv.CallCount())
-	}
-}
-
 // Seed 002: a transient error is retried once by default; a 429 rate limit
 // is waited out as flow control, not counted as a retry, up to
 // RateLimitWaits (8). Each retry and repair is reported with its outcome.

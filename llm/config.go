@@ -27,7 +27,6 @@ type Config struct {
 	Depth          int           // history exchanges sent back per entity (default 3)
 	BackoffBase    time.Duration // first retry delay before jitter (default 500ms)
 	BackoffMax     time.Duration // cap of any retry delay, Retry-After included (default 20s)
-	RateLimit      float64       // requests per second over the whole client; 0 = unlimited
 	// RPM and TPM are the endpoint's published limits, requests and tokens
 	// per minute (0: unknown). The client paces its attempts under them so
 	// that none is answered 429 (see pacer); with neither, it finds the
@@ -109,9 +108,6 @@ func (c Config) Validate() error {
 		if f.v < 0 {
 			errs = append(errs, fmt.Errorf("%s must not be negative", f.key))
 		}
-	}
-	if c.RateLimit < 0 {
-		errs = append(errs, errors.New("llm.rate_limit must not be negative"))
 	}
 	if c.BackoffBase > 0 && c.BackoffMax > 0 && c.BackoffBase > c.BackoffMax {
 		errs = append(errs, fmt.Errorf("llm.backoff_base %s is larger than llm.backoff_max %s", c.BackoffBase, c.BackoffMax))

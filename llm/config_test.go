@@ -28,7 +28,6 @@ func TestConfigValidate(t *testing.T) {
 		{"negative attempts", local(func(c *Config) { c.MaxAttempts = -1 }), "llm.max_attempts must not be negative"},
 		{"negative timeout", local(func(c *Config) { c.Timeout = -time.Second }), "llm.timeout"},
 		{"negative depth", local(func(c *Config) { c.Depth = -1 }), "llm.depth"},
-		{"negative rate", local(func(c *Config) { c.RateLimit = -1 }), "llm.rate_limit"},
 		{"negative rpm", local(func(c *Config) { c.RPM = -1 }), "llm.rpm must not be negative"},
 		{"negative tpm", local(func(c *Config) { c.TPM = -5 }), "llm.tpm must not be negative"},
 		{"rpm and tpm", local(func(c *Config) { c.RPM, c.TPM = 500, 200_000 }), ""},

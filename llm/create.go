@@ -38,7 +38,7 @@ func (c *Client) live(ctx context.Context, log *slog.Logger, recs *[]Recovery, c
 		cost = estimateTokens(cr)
 	}
 	n, err := c.retry(withLimit(ctx, limit), log, recs, cost, func(ctx context.Context) error {
-		r, err := c.postChat(ctx, cr)
+		r, err := c.oa.CreateChatCompletion(ctx, cr)
 		if err != nil {
 			return err
 		}

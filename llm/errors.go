@@ -219,7 +219,7 @@ func (c classifier) explain(parent context.Context, err error) *Error {
 		return &Error{Kind: KindConnection, Err: err, Message: "cannot reach " + c.baseURL}
 	}
 	for _, bad := range []error{
-		openai.ErrChatCompletionStreamNotSupported, openai.ErrReasoningModelMaxTokensDeprecated,
+		openai.ErrChatCompletionStreamNotSupported, openai.ErrChatCompletionInvalidModel, openai.ErrReasoningModelMaxTokensDeprecated,
 		openai.ErrReasoningModelLimitationsOther, openai.ErrReasoningModelLimitationsLogprobs,
 		openai.ErrReasoningEffortUnsupported, openai.ErrReasoningSamplingUnsupported,
 		openai.ErrReasoningToolsRequireResponses, openai.ErrContentFieldsMisused,

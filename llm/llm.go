@@ -36,12 +36,6 @@ type Request struct {
 	User       string
 	SchemaName string          // json_schema name sent, e.g. "MasterOutput"
 	Schema     json.RawMessage // strict JSON Schema sent with the request
-	// SchemaEncoded says Schema is as encoding/json writes it: compact,
-	// with <, >, & and U+2028 and U+2029 escaped in its strings (what
-	// json.Marshal makes). It is then sent as it is, not checked and
-	// compacted again at every call. A schema that is not gives a request
-	// encoding/json would not write; one that is not JSON, a broken request.
-	SchemaEncoded bool
 	// Accept is the schema an answer must satisfy to be returned, when it is
 	// looser than Schema because the caller checks some parts on its own (the
 	// arbiter's answer: its envelope here, each character's update in

@@ -15,9 +15,8 @@ import (
 
 // retry runs call until it succeeds, fails for good, or has been tried
 // Config.MaxAttempts times. Each try runs under its own Config.Timeout and
-// waits its turn (see admit): a slot of the adaptive concurrency, the
-// client's rate limiter, and the pacer of llm.rpm / llm.tpm, which charges
-// it cost tokens. Between tries it waits the server's Retry-After (capped at
+// waits its turn (see admit): a slot of the adaptive concurrency and the
+// pacer of llm.rpm / llm.tpm, which charges it cost tokens. Between tries it waits the server's Retry-After (capped at
 // BackoffMax) or an exponential backoff with full jitter. It returns the
 // number of tries made and the last failure. This is the only place that
 // retries.
@@ -115,11 +114,11 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, 
 	}
 }
 
-// admit waits for an attempt's turn: a slot at the gate, then the client's
-// rate limiter (llm.rate_limit), then the pacer (llm.rpm / llm.tpm), so that
-// attempts leave at the pace they were given rather than in a bunch when
-// slots free up. On failure it holds nothing; the error says which wait
-// ctx ended in.
+// admit waits for an attempt's turn: a slot at the gate, then the pacer
+// (llm.rpm / llm.tpm), so that attempts leave at the pace they were given
+// rather than in a bunch when slots free up. It runs before the attempt's
+// own timeout starts: waiting for a turn is not waiting for the server. On
+// failure it holds nothing; the error says which wait ctx ended in.
 func (c *Client) admit(ctx context.Context, cost int) (slot, *Error) {
 	turn, err := c.gate.acquire(ctx)
 	if err != nil {
@@ -129,10 +128,6 @@ func (c *Client) admit(ctx context.Context, cost int) (slot, *Error) {
 			e.Hint = "set llm.rpm / llm.tpm to the endpoint's published limits to pace calls under them"
 		}
 		return slot{}, e
-	}
-	if err := c.limiter.Wait(ctx); err != nil {
-		c.gate.release(turn, endOther)
-		return slot{}, c.waitError(ctx, err, "raise llm.rate_limit or the phase deadline")
 	}
 	if err := c.pacer.wait(ctx, time.Now(), cost); err != nil {
 		c.gate.release(turn, endOther)

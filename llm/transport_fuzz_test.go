@@ -10,13 +10,14 @@ import (
 	"testing"
 )
 
-type fixedDoer struct {
+// fixedAnswer is a server's answer, as a RoundTripper.
+type fixedAnswer struct {
 	status int
 	body   []byte
 	length int64
 }
 
-func (d fixedDoer) Do(*http.Request) (*http.Response, error) {
+func (d fixedAnswer) RoundTrip(*http.Request) (*http.Response, error) {
 	return &http.Response{StatusCode: d.status, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(d.body)), ContentLength: d.length}, nil
 }
 
@@ -30,10 +31,10 @@ func FuzzTransport(f *testing.F) {
 	f.Add(429, []byte(testURLUser+":"+testURLPass), int64(1<<40))
 	f.Fuzz(func(t *testing.T, status int, body []byte, length int64) {
 		const limit = 256
-		tr := transport{next: fixedDoer{status, body, length}, limit: limit, baseURL: "http://h/v1",
+		tr := transport{next: fixedAnswer{status, body, length}, limit: limit, baseURL: "http://h/v1",
 			secrets: NewSecrets(Config{APIKey: testKey, BaseURL: "http://" + testUserInfo + "@h/v1"})}
 		req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, "http://h/v1/chat/completions", nil)
-		resp, err := tr.Do(req)
+		resp, err := tr.RoundTrip(req)
 		if err != nil {
 			if !errors.Is(err, ErrOversized) {
 				t.Fatalf("err = %v", err)

@@ -76,10 +76,6 @@ func stripFence(s string) string {
 
 // parseJSON decodes exactly one JSON value, keeping numbers exact.
 func parseJSON(s string) (any, error) {
-	if v, ok := decodeValue(s); ok {
-		return v, nil
-	}
-	// Not JSON: encoding/json says why.
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	var v any

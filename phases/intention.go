@@ -41,9 +41,7 @@ func IntentionRequest(env Env, w *prompts.Snapshot, id string) (llm.Request, err
 		User:       user,
 		SchemaName: "IntentionResponse",
 		Schema:     IntentionSchema(),
-		// As json.Marshal writes it (TestSchemasAsEncoded).
-		SchemaEncoded: true,
-		Record:        intentionRecord(data),
+		Record:     intentionRecord(data),
 	}, nil
 }
 

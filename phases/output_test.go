@@ -681,26 +681,3 @@ func TestRepeatsAKey(t *testing.T) {
 		}
 	}
 }
-
-// TestSchemasAsEncoded: the schemas the phases send are as json.Marshal
-// writes them (compact, <, >, & and U+2028 escaped), which their requests
-// promise the client (llm.Request.SchemaEncoded), whatever the ids of the
-// characters and locations in them.
-func TestSchemasAsEncoded(t *testing.T) {
-	t.Parallel()
-	odd := "a<b>&c \"d\" \u2028e\u2029 \\ é"
-	resolution, err := ResolutionSchema(7, odd, []string{"ada", odd}, []string{odd, "yard"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	empty, err := ResolutionSchema(1, "hall", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, schema := range map[string]json.RawMessage{"intention": IntentionSchema(), "resolution": resolution, "empty resolution": empty} {
-		b, err := json.Marshal(schema)
-		if err != nil || !bytes.Equal(b, schema) {
-			t.Errorf("%s schema is not as json.Marshal writes it (%v):\n%s\nwould be\n%s", name, err, schema, b)
-		}
-	}
-}

@@ -53,21 +53,18 @@ func ResolutionRequest(env Env, w *prompts.Snapshot, loc *world.Location, intent
 		return llm.Request{}, fmt.Errorf("%w: %w", runner.ErrSchemaInvalid, err)
 	}
 	return llm.Request{
-		EntityKey:  ResolutionKey(loc.ID),
-		Phase:      PhaseResolution,
-		Tick:       tick,
-		Params:     resolutionParams(env.Params, len(present)),
-		System:     system,
-		User:       user,
-		SchemaName: "MasterOutput",
-		Schema:     schema,
-		// As json.Marshal writes it (TestSchemasAsEncoded): a schema of
-		// kilobytes, new at every call, is not checked again by the client.
-		SchemaEncoded: true,
-		Accept:        accept,
-		Check:         ResolutionCheck(tick, loc.ID),
-		Record:        resolutionRecord(data),
-		RecordAnswer:  resolutionAnswerRecord,
+		EntityKey:    ResolutionKey(loc.ID),
+		Phase:        PhaseResolution,
+		Tick:         tick,
+		Params:       resolutionParams(env.Params, len(present)),
+		System:       system,
+		User:         user,
+		SchemaName:   "MasterOutput",
+		Schema:       schema,
+		Accept:       accept,
+		Check:        ResolutionCheck(tick, loc.ID),
+		Record:       resolutionRecord(data),
+		RecordAnswer: resolutionAnswerRecord,
 	}, nil
 }
 

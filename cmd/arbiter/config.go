@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,7 +70,6 @@ type LLMConfig struct {
 	RepairAttempts int           `mapstructure:"repair_attempts" yaml:"repair_attempts" json:"repair_attempts"`
 	Concurrency    int           `mapstructure:"concurrency" yaml:"concurrency" json:"concurrency"`
 	Depth          int           `mapstructure:"depth" yaml:"depth" json:"depth"`
-	RateLimit      float64       `mapstructure:"rate_limit" yaml:"rate_limit" json:"rate_limit"`
 	BackoffBase    time.Duration `mapstructure:"backoff_base" yaml:"backoff_base" json:"backoff_base"`
 	BackoffMax     time.Duration `mapstructure:"backoff_max" yaml:"backoff_max" json:"backoff_max"`
 	// RPM and TPM are the endpoint's published limits per minute (0:
@@ -136,7 +138,6 @@ var defaults = map[string]any{
 	"llm.repair_attempts":           llm.DefaultRepairAttempts,
 	"llm.concurrency":               llm.DefaultConcurrency,
 	"llm.depth":                     llm.DefaultDepth,
-	"llm.rate_limit":                0.0,
 	"llm.rpm":                       0,
 	"llm.tpm":                       0,
 	"llm.backoff_base":              llm.DefaultBackoffBase.String(),
@@ -230,10 +231,44 @@ func loadConfig(configFile string, flags *pflag.FlagSet, flagKeys map[string]str
 	if err := v.Unmarshal(&c); err != nil {
 		return nil, usageErrorf("config: %v", err)
 	}
+	if err := foldRateLimit(v, &c); err != nil {
+		return nil, usageError(err)
+	}
 	if err := c.validate(); err != nil {
 		return nil, usageError(err)
 	}
 	return &c, nil
+}
+
+// warnings is where loadConfig writes that a deprecated key was read.
+var warnings io.Writer = os.Stderr
+
+// foldRateLimit reads llm.rate_limit, requests per second, which llm.rpm
+// replaced: one pacer of the endpoint's limits, not two limiters in a row.
+// Set, it is read as llm.rpm (the lower of the two when both are set), with
+// one line on stderr naming where it was set.
+func foldRateLimit(v *viper.Viper, c *Config) error {
+	const key = "llm.rate_limit"
+	if !v.IsSet(key) {
+		return nil
+	}
+	rps, err := strconv.ParseFloat(strings.TrimSpace(fmt.Sprint(v.Get(key))), 64)
+	switch {
+	case err != nil:
+		return fmt.Errorf("config %s: %q is not a number of requests per second", key, v.Get(key))
+	case rps < 0 || math.IsNaN(rps):
+		return fmt.Errorf("config %s must not be negative", key)
+	}
+	where := v.ConfigFileUsed() + ": " + key
+	if os.Getenv("ARBITER_LLM_RATE_LIMIT") != "" || !v.InConfig(key) {
+		where = "ARBITER_LLM_RATE_LIMIT"
+	}
+	rpm := int(min(math.Ceil(rps*60), math.MaxInt32))
+	if rps > 0 && (c.LLM.RPM == 0 || rpm < c.LLM.RPM) {
+		c.LLM.RPM = rpm
+	}
+	fmt.Fprintf(warnings, "warning: %s is deprecated: set llm.rpm, requests per minute (read as llm.rpm %d)\n", where, c.LLM.RPM)
+	return nil
 }
 
 // validate checks every key once. The model client's own keys are checked
@@ -352,7 +387,6 @@ func (c *Config) llmConfig(url string) llm.Config {
 		RepairAttempts: c.LLM.RepairAttempts,
 		Concurrency:    c.LLM.Concurrency,
 		Depth:          c.LLM.Depth,
-		RateLimit:      c.LLM.RateLimit,
 		BackoffBase:    c.LLM.BackoffBase,
 		BackoffMax:     c.LLM.BackoffMax,
 		RPM:            c.LLM.RPM,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -124,20 +125,20 @@ func TestConfigShowRedactsKey(t *testing.T) {
 	}
 }
 
-// TestConfigClientKeys: llm.rate_limit and the backoff bounds, named by the
-// client's messages, are settable in every layer and reach the client; a bad
-// value is an error naming the key.
+// TestConfigClientKeys: the backoff bounds and the rate limits, named by
+// the client's messages, are settable in every layer and reach the client; a
+// bad value is an error naming the key.
 func TestConfigClientKeys(t *testing.T) {
 	cleanEnv(t)
 	c, err := loadConfig("", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.LLM.RateLimit != 0 || c.LLM.BackoffBase != 500*time.Millisecond || c.LLM.BackoffMax != 20*time.Second || c.LLM.RPM != 0 || c.LLM.TPM != 0 {
+	if c.LLM.BackoffBase != 500*time.Millisecond || c.LLM.BackoffMax != 20*time.Second || c.LLM.RPM != 0 || c.LLM.TPM != 0 {
 		t.Errorf("defaults: %+v", c.LLM)
 	}
 	file := filepath.Join(t.TempDir(), "config.yaml")
-	os.WriteFile(file, []byte("llm:\n  base_url: http://x/v1\n  rate_limit: 2.5\n  backoff_base: 1s\n  rpm: 500\n"), 0o644)
+	os.WriteFile(file, []byte("llm:\n  base_url: http://x/v1\n  backoff_base: 1s\n  rpm: 500\n"), 0o644)
 	t.Setenv("ARBITER_LLM_BACKOFF_MAX", "45s")
 	t.Setenv("ARBITER_LLM_TPM", "200000")
 	c, err = loadConfig(file, nil, nil)
@@ -145,12 +146,13 @@ func TestConfigClientKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	cc, err := c.clientConfig()
-	if err != nil || cc.RateLimit != 2.5 || cc.BackoffBase != time.Second || cc.BackoffMax != 45*time.Second || cc.RPM != 500 || cc.TPM != 200000 {
+	if err != nil || cc.BackoffBase != time.Second || cc.BackoffMax != 45*time.Second || cc.RPM != 500 || cc.TPM != 200000 {
 		t.Errorf("client config %+v, %v", cc, err)
 	}
 	t.Setenv("ARBITER_LLM_TPM", "")
 	for _, tc := range []struct{ env, value, want string }{
 		{"ARBITER_LLM_RATE_LIMIT", "-1", "config llm.rate_limit must not be negative"},
+		{"ARBITER_LLM_RATE_LIMIT", "fast", `config llm.rate_limit: "fast" is not a number of requests per second`},
 		{"ARBITER_LLM_RPM", "-1", "config llm.rpm must not be negative"},
 		{"ARBITER_LLM_TPM", "-200", "config llm.tpm must not be negative"},
 		{"ARBITER_LLM_RPM", "lots", "'llm.rpm' cannot parse value as 'int'"},
@@ -166,6 +168,49 @@ func TestConfigClientKeys(t *testing.T) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestRateLimitFoldsIntoRPM: llm.rate_limit, requests per second, is still
+// read, as llm.rpm (the lower of the two when both are set), with one line
+// on stderr naming the file or the variable it came from; unset, nothing is
+// said.
+func TestRateLimitFoldsIntoRPM(t *testing.T) {
+	cleanEnv(t)
+	var said strings.Builder
+	defer func(w io.Writer) { warnings = w }(warnings)
+	warnings = &said
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, yaml, env string
+		rpm             int
+		where           string
+	}{
+		{"unset", "rpm: 500", "", 500, ""},
+		{"alone", "rate_limit: 2.5", "", 150, "config.yaml: llm.rate_limit"},
+		{"lower than rpm", "rate_limit: 2.5\n  rpm: 500", "", 150, "config.yaml: llm.rate_limit"},
+		{"higher than rpm", "rate_limit: 100\n  rpm: 500", "", 500, "config.yaml: llm.rate_limit"},
+		{"zero", "rate_limit: 0", "", 0, "config.yaml: llm.rate_limit"},
+		{"from the environment", "rpm: 0", "0.5", 30, "ARBITER_LLM_RATE_LIMIT"},
+	} {
+		said.Reset()
+		t.Setenv("ARBITER_LLM_RATE_LIMIT", tc.env)
+		file := filepath.Join(dir, "config.yaml")
+		os.WriteFile(file, []byte("llm:\n  base_url: http://x/v1\n  "+tc.yaml+"\n"), 0o644)
+		c, err := loadConfig(file, nil, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if c.LLM.RPM != tc.rpm {
+			t.Errorf("%s: llm.rpm %d, want %d", tc.name, c.LLM.RPM, tc.rpm)
+		}
+		lines := strings.Count(said.String(), "\n")
+		switch {
+		case tc.where == "" && lines != 0:
+			t.Errorf("%s: said %q, want nothing", tc.name, said.String())
+		case tc.where != "" && (lines != 1 || !strings.Contains(said.String(), tc.where+" is deprecated") || !strings.Contains(said.String(), "llm.rpm")):
+			t.Errorf("%s: said %q, want one line naming %s and llm.rpm", tc.name, said.String(), tc.where)
+		}
 	}
 }
 
@@ -190,7 +235,7 @@ func TestConfigShowJSONDurations(t *testing.T) {
 	if llmKeys["timeout"] != "1m30s" || llmKeys["backoff_base"] != "500ms" || llmKeys["backoff_max"] != "20s" || run["phase_timeout"] != "0s" {
 		t.Errorf("durations in --json: llm %v, run %v", llmKeys, run)
 	}
-	if llmKeys["rate_limit"] != 0.0 || llmKeys["model"] != "gpt-4o-mini" || llmKeys["rpm"] != 0.0 || llmKeys["tpm"] != 0.0 {
+	if _, ok := llmKeys["rate_limit"]; ok || llmKeys["model"] != "gpt-4o-mini" || llmKeys["rpm"] != 0.0 || llmKeys["tpm"] != 0.0 {
 		t.Errorf("other keys lost: %v", llmKeys)
 	}
 	t.Setenv("ARBITER_LLM_RPM", "6000")
