@@ -237,9 +237,11 @@ func Messages(req Request, hist []Exchange, depth int) []Message {
 	return append(msgs, Message{Role: openai.ChatMessageRoleUser, Content: req.User})
 }
 
-// send makes one chat completion with retries and returns the first choice,
-// the attempts made and the usage of every answer received.
-func (c *Client) send(ctx context.Context, log *slog.Logger, recs *[]Recovery, req Request, msgs []Message) (answer, int, Usage, *Error) {
+// ChatCompletion is the chat completion Complete sends first for req, whose
+// messages are msgs (see Messages): go-openai's request, the engine's
+// schema in its json_schema response format, strict. Its bytes on the wire
+// are go-openai's encoding of it.
+func ChatCompletion(req Request, msgs []Message) openai.ChatCompletionRequest {
 	cr := openai.ChatCompletionRequest{
 		Model:       req.Params.Model,
 		Messages:    make([]openai.ChatCompletionMessage, len(msgs)),
@@ -257,6 +259,13 @@ func (c *Client) send(ctx context.Context, log *slog.Logger, recs *[]Recovery, r
 	for i, m := range msgs {
 		cr.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
 	}
+	return cr
+}
+
+// send makes one chat completion with retries and returns the first choice,
+// the attempts made and the usage of every answer received.
+func (c *Client) send(ctx context.Context, log *slog.Logger, recs *[]Recovery, req Request, msgs []Message) (answer, int, Usage, *Error) {
+	cr := ChatCompletion(req, msgs)
 	resp, n, usage, err := c.create(ctx, log, recs, callSite{req.EntityKey, req.Phase, req.Tick}, cr)
 	if err != nil {
 		return answer{}, n, usage, err
