@@ -22,14 +22,15 @@ type Target struct {
 	Status string `json:"status"` // pass | FAIL | not measured
 }
 
-// The targets of issue 12.
+// The targets of issue 12, T/T* and engine CPU per call as issue 23 set them
+// again (a call takes 50 ms to seconds; the engine's CPU is under 1 % of it).
 var (
 	targetShape   = Shape{Characters: 10_000, Locations: 1_000}
 	largestShape  = Shape{Characters: 100_000, Locations: 10_000}
 	targetC       = 64
 	targetL       = 50 * time.Millisecond
-	maxRatio      = 1.05
-	maxCPUPerCall = 300 * time.Microsecond
+	maxRatio      = 1.08
+	maxCPUPerCall = 500 * time.Microsecond
 	maxRSS        = int64(300e6)
 	maxDBGrowth   = int64(1e6)
 	maxExponent   = 1.1 // "goal: 1.0", with room for noise on a shared machine
