@@ -95,7 +95,7 @@ func runPlay(ctx context.Context, opts *PlayOptions) (err error) {
 	)
 	switch k := s.Kind.(type) {
 	case *conquest.Game:
-		players, t = k.Setup.Players, &conquestPlay{s: s}
+		players, t = k.Setup.Players, &conquestPlay{s: s, color: io.OutColor}
 		people = seatsOf(k.Setup.Seats, conquest.SeatPerson)
 	case *duel.Game:
 		players, t = []string{duel.P1, duel.P2}, &duelPlay{s: s, g: k}
@@ -261,9 +261,11 @@ func (k *keyboard) refused(ctx context.Context, err error, readBefore int) error
 	return nil
 }
 
-// conquestPlay is a conquest at the terminal.
+// conquestPlay is a conquest at the terminal; color paints its error
+// display (stdout is a terminal and NO_COLOR is not set).
 type conquestPlay struct {
-	s *session.Session
+	s     *session.Session
+	color bool
 }
 
 func (p *conquestPlay) state() *conquest.State { return p.s.State().(*conquest.State) }
@@ -273,7 +275,7 @@ func (p *conquestPlay) run(ctx context.Context, k *keyboard) error {
 	for {
 		st := p.state()
 		if st.Over() {
-			fmt.Fprintf(k.out, "Game over: %s\n", st.Result)
+			fmt.Fprint(k.out, conquest.Summary(st, p.color))
 			return nil
 		}
 		read := k.read
@@ -282,7 +284,7 @@ func (p *conquestPlay) run(ctx context.Context, k *keyboard) error {
 			if err := k.handTo(ctx, seat); err != nil {
 				return err
 			}
-			fmt.Fprint(k.out, conquest.ErrorBlock(st, seat, false))
+			fmt.Fprint(k.out, conquest.ErrorBlock(st, seat, p.color))
 			fmt.Fprintf(k.out, "\n%s\nTurn %d: your orders, %s?\n", conquest.MapText(st), st.Turn+1, seat)
 			o, err := p.orders(ctx, k, st, seat)
 			if err != nil {

@@ -241,3 +241,67 @@ func TestPlayOnePersonSeat(t *testing.T) {
 		t.Fatalf("play --seat p1 with p2 a person: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestPlayConquestErrorDisplayAndSummary: issue 21 items 6 and 7 at the
+// terminal. A person's "SEND -3 ..." is warned about, and once submitted
+// anyway it is skipped and recorded like a model's; the next turn shows the
+// seed's ERROR / Problem / Suggestion display, in colour only on a
+// terminal without NO_COLOR; the end of the game shows each player's error
+// statistics.
+func TestPlayConquestErrorDisplayAndSummary(t *testing.T) {
+	cleanEnv(t)
+	for _, color := range []bool{false, true} {
+		dir := withSeats(t, "conquest-demo", "p1: person")
+		yaml := filepath.Join(dir, "simulation.yaml")
+		b, _ := os.ReadFile(yaml)
+		os.WriteFile(yaml, []byte(strings.Replace(string(b), "max_turns: 40", "max_turns: 2", 1)), 0o644)
+		p1, p2 := starsOf(t, dir)
+		input := "SEND -3 FROM " + p1 + " TO " + p2 + "\n\ny\n/pass\n"
+		io, out, errOut := TestStreams(input)
+		io.OutTTY, io.OutColor = color, color
+		code := Execute(context.Background(), io, []string{"play", dir})
+		got := out.String()
+		if code != 0 {
+			t.Fatalf("play: exit %d\n%s\n%s", code, got, errOut)
+		}
+		for _, want := range []string{
+			"WARNINGS:\n  - Order 0: " + p1 + " -> " + p2 + " with -3 ships: Ships must be positive, got -3",
+			"Submit anyway? (y/n): ",
+			"ORDER ERRORS FROM LAST TURN",
+			"ERROR: Invalid Order",
+			"Problem:",
+			"Suggestion:",
+			"GAME OVER",
+			"Order errors:",
+		} {
+			if !strings.Contains(stripANSI(got), want) {
+				t.Errorf("color %v: output lacks %q:\n%s", color, want, got)
+			}
+		}
+		if has := strings.Contains(got, "\x1b["); has != color {
+			t.Errorf("color %v: ANSI escapes in the output: %v\n%q", color, has, got)
+		}
+		if _, status, _ := arbiter(t, "status", dir); !strings.Contains(status, "1 order error") {
+			t.Errorf("the skipped order is not recorded:\n%s", status)
+		}
+	}
+}
+
+// stripANSI drops the SGR colour sequences of s.
+func stripANSI(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] == ';' || s[j] >= '0' && s[j] <= '9') {
+				j++
+			}
+			if j < len(s) && s[j] == 'm' {
+				i = j
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
