@@ -73,32 +73,69 @@ func (p *duelSeat) sides(you, opp duel.PlayerView) {
 	}
 }
 
-// Build asks which ship to build; a name that is not one of the options is
-// said and asked again.
+// Build asks which ship to build, or which of the seat's ships to upgrade;
+// an answer that is not one of the options is said and asked again.
 func (p *duelSeat) Build(ctx context.Context, v duel.BuildView) (duel.BuildChoice, error) {
 	if err := p.k.handTo(ctx, p.seat); err != nil {
 		return duel.BuildChoice{}, err
 	}
-	fmt.Fprintf(p.k.out, "\nTurn %d of %d · %s builds\n", v.Turn, v.MaxTurns, p.seat)
+	fmt.Fprintf(p.k.out, "\nTurn %d of %d · %s builds or upgrades\n", v.Turn, v.MaxTurns, p.seat)
 	p.sides(v.You, v.Opponent)
 	names := make([]string, len(v.Options))
 	for i, o := range v.Options {
-		names[i] = o.Ship
-		fmt.Fprintf(p.k.out, "  - %s: cost %d, health %d. %s\n", o.Ship, o.Cost, o.Health, o.Text)
+		names[i] = optionName(o)
+		what := names[i]
+		if i := slices.IndexFunc(v.You.Fleet, func(sh duel.ShipView) bool { return sh.ID == o.Upgrade }); i >= 0 {
+			what += fmt.Sprintf(" (upgrades your %s %s)", o.Upgrade, v.You.Fleet[i].Ship)
+		}
+		fmt.Fprintf(p.k.out, "  - %s: cost %d, health %d. %s\n", what, o.Cost, o.Health, o.Text)
 	}
 	for {
-		line, err := p.k.ask(ctx, "build (a ship above, or none)> ")
+		line, err := p.k.ask(ctx, "build (a ship above, \"<ship> <your ship>\" to upgrade, or none)> ")
 		if err != nil {
 			return duel.BuildChoice{}, err
 		}
 		if strings.EqualFold(line, "none") || line == "" {
 			return duel.BuildChoice{}, nil
 		}
-		if i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, line) }); i >= 0 {
-			return duel.BuildChoice{Ship: names[i]}, nil
+		c, problem := readBuild(line, v.Options)
+		if problem == "" {
+			return c, nil
 		}
-		fmt.Fprintf(p.k.out, "%q is not a ship you can build now: type one of %s, or none.\n", line, strings.Join(names, ", "))
+		fmt.Fprintf(p.k.out, "%s: type one of %s, or none.\n", problem, strings.Join(names, ", "))
 	}
+}
+
+// optionName is how a build option is shown and typed: "Fighter", or
+// "Dreadnought p1-3" for the upgrade of ship p1-3 into a Dreadnought.
+func optionName(o duel.ShipOption) string {
+	if o.Upgrade == "" {
+		return o.Ship
+	}
+	return o.Ship + " " + o.Upgrade
+}
+
+// readBuild reads "<ship>" (a new ship) or "<ship> <id>" (an upgrade of the
+// seat's ship id into ship) against the options: the choice, or what is
+// wrong. A ship offered only as an upgrade of one ship may be named alone.
+func readBuild(line string, options []duel.ShipOption) (duel.BuildChoice, string) {
+	line = strings.Join(strings.Fields(line), " ")
+	var upgrades []duel.ShipOption
+	for _, o := range options {
+		switch {
+		case strings.EqualFold(line, optionName(o)):
+			return duel.BuildChoice{Ship: o.Ship, Upgrade: o.Upgrade}, ""
+		case strings.EqualFold(line, o.Ship):
+			upgrades = append(upgrades, o)
+		}
+	}
+	switch len(upgrades) {
+	case 0:
+		return duel.BuildChoice{}, fmt.Sprintf("%q is not a ship you can build or upgrade into now", line)
+	case 1:
+		return duel.BuildChoice{Ship: upgrades[0].Ship, Upgrade: upgrades[0].Upgrade}, ""
+	}
+	return duel.BuildChoice{}, fmt.Sprintf("%s is offered as an upgrade of several of your ships: say which", line)
 }
 
 // Charges asks which charges to spend in this phase; a pair naming a ship or

@@ -250,11 +250,11 @@ func TestPlayDuel(t *testing.T) {
 	dir := gameCopy(t, "duel-demo")
 	input := "none\n/quit\n"
 	code, out, errOut := play(t, input, dir, "--seat", "p1")
-	if code != 0 || !strings.Contains(out, "build (a ship above, or none)> ") || !strings.Contains(out, "Left the game") {
+	if code != 0 || !strings.Contains(out, "build (a ship above, \"<ship> <your ship>\" to upgrade, or none)> ") || !strings.Contains(out, "Left the game") {
 		t.Fatalf("play duel: exit %d\n%s\n%s", code, out, errOut)
 	}
 	code, out, errOut = play(t, "Nonesuch\n/quit\n", dir, "--seat", "p1")
-	if code != 0 || !strings.Contains(out, `"Nonesuch" is not a ship you can build now: type one of `) || strings.Count(out, "build (a ship above, or none)> ") != 2 {
+	if code != 0 || !strings.Contains(out, `"Nonesuch" is not a ship you can build or upgrade into now: type one of `) || strings.Count(out, "build (a ship above, ") != 2 {
 		t.Fatalf("play duel, a ship not offered is asked again: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
