@@ -48,27 +48,66 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 	}
 	defer tx.Rollback() // a no-op once committed
 
-	var last int
+	last, err := checkTick(ctx, tx, rec)
+	if err != nil {
+		return err
+	}
+	w := &tickWriter{ctx: ctx, tx: tx, tick: rec.Tick}
+	used := map[string]struct{}{} // the keys of the texts this tick references
+	s.writeRows(w, rec)
+	s.writeCalls(w, rec.Calls, used)
+	writeTotals(w, rec)
+	s.writeEvents(w, rec)
+	next, err := s.historySeqs(ctx, tx, last)
+	if err != nil {
+		return err
+	}
+	s.writeHistory(w, rec.History, next, used)
+	writeTexts(w)
+	done := s.writeRun(w)
+	if w.err != nil {
+		return w.err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	done()
+	s.texts.replace(used)
+	s.seqsMu.Lock()
+	s.seqs = historySeqs{tick: rec.Tick, last: next}
+	s.seqsMu.Unlock()
+	return nil
+}
+
+// checkTick returns the last committed tick, refusing a record that does
+// not follow it (ErrTickOrder) or whose kind is not the run's (ErrKind); the
+// first tick with a kind records it as the run's.
+func checkTick(ctx context.Context, tx *sql.Tx, rec *TickRecord) (last int, err error) {
 	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(tick), 0) FROM ticks").Scan(&last); err != nil {
-		return fmt.Errorf("read last tick: %w", err)
+		return 0, fmt.Errorf("read last tick: %w", err)
 	}
 	if rec.Tick != last+1 {
-		return fmt.Errorf("the last committed tick is %d: %w", last, ErrTickOrder)
+		return 0, fmt.Errorf("the last committed tick is %d: %w", last, ErrTickOrder)
 	}
-	if rec.Kind != "" {
-		if _, err := tx.ExecContext(ctx, "INSERT INTO meta (key, value) VALUES ('kind', ?) ON CONFLICT (key) DO NOTHING", rec.Kind); err != nil {
-			return fmt.Errorf("write meta: %w", err)
-		}
-		var kind string
-		if err := tx.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'kind'").Scan(&kind); err != nil {
-			return fmt.Errorf("read meta: %w", err)
-		}
-		if kind != rec.Kind {
-			return fmt.Errorf("the run state is of a %s simulation, not %s: %w", kind, rec.Kind, ErrKind)
-		}
+	if rec.Kind == "" {
+		return last, nil
 	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO meta (key, value) VALUES ('kind', ?) ON CONFLICT (key) DO NOTHING", rec.Kind); err != nil {
+		return 0, fmt.Errorf("write meta: %w", err)
+	}
+	var kind string
+	if err := tx.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'kind'").Scan(&kind); err != nil {
+		return 0, fmt.Errorf("read meta: %w", err)
+	}
+	if kind != rec.Kind {
+		return 0, fmt.Errorf("the run state is of a %s simulation, not %s: %w", kind, rec.Kind, ErrKind)
+	}
+	return last, nil
+}
 
-	w := &tickWriter{ctx: ctx, tx: tx, tick: rec.Tick}
+// writeRows writes the tick's state and the kind's own rows: memories,
+// records, intentions and outputs.
+func (s *Store) writeRows(w *tickWriter, rec *TickRecord) {
 	w.exec("ticks", "INSERT INTO ticks (tick, committed_at, state_json) VALUES (?, ?, ?)",
 		rec.Tick, s.now().UTC().Format(time.RFC3339Nano), string(rec.State))
 	seq := map[string]int{}
@@ -93,8 +132,13 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 		w.exec("outputs", "INSERT INTO outputs (tick, location_id, output_json, fallback) VALUES (?, ?, ?, ?)",
 			rec.Tick, out.LocationID, out.Output, out.Fallback)
 	}
-	used := map[string]struct{}{}
-	for _, c := range rec.Calls {
+}
+
+// writeCalls writes the tick's model calls, each request with its long
+// texts stored once in the texts table (their keys added to used) when the
+// caller handed its messages, else as given, scrubbed and bounded.
+func (s *Store) writeCalls(w *tickWriter, calls []CallRecord, used map[string]struct{}) {
+	for _, c := range calls {
 		request := bounded(s.clean(c.Request), MaxStoredRequest)
 		switch {
 		case c.Prepared != nil:
@@ -105,10 +149,14 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 		w.exec("calls", `INSERT INTO calls (tick, phase, entity_key, model, request_json, raw_response, parsed_output,
 			latency_ms, prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			rec.Tick, c.Phase, c.EntityKey, c.Model, request, bounded(s.clean(c.Raw), MaxStoredRaw), c.Output,
+			w.tick, c.Phase, c.EntityKey, c.Model, request, bounded(s.clean(c.Raw), MaxStoredRaw), c.Output,
 			c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.Attempts, c.Repairs, c.ErrorKind, s.clean(c.Error), c.Fallback)
 	}
-	writeTotals(w, rec)
+}
+
+// writeEvents writes the tick's event lines and apply errors, each numbered
+// in its order.
+func (s *Store) writeEvents(w *tickWriter, rec *TickRecord) {
 	for i, line := range rec.Events {
 		w.exec("events", "INSERT INTO events (tick, seq, line) VALUES (?, ?, ?)", rec.Tick, i+1, s.clean(line))
 	}
@@ -116,11 +164,13 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 		w.exec("apply_errors", "INSERT INTO apply_errors (tick, seq, location_id, character_id, reason) VALUES (?, ?, ?, ?, ?)",
 			rec.Tick, i+1, e.LocationID, e.CharacterID, s.clean(e.Reason))
 	}
-	next, err := s.historySeqs(ctx, tx, last)
-	if err != nil {
-		return err
-	}
-	for _, h := range sortedBy(rec.History, func(h HistoryRecord) string { return h.EntityKey }) {
+}
+
+// writeHistory writes the tick's exchanges, each numbered after its
+// entity's last (next, which it advances); a long text goes to the texts
+// table and the row keeps its key.
+func (s *Store) writeHistory(w *tickWriter, history []HistoryRecord, next map[string]int, used map[string]struct{}) {
+	for _, h := range sortedBy(history, func(h HistoryRecord) string { return h.EntityKey }) {
 		texts := [2]string{s.clean(h.User), s.clean(h.Assistant)}
 		var refs [2]string
 		for i, text := range texts {
@@ -130,28 +180,13 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 		}
 		next[h.EntityKey]++
 		w.exec("history", `INSERT INTO history (entity_key, seq, tick, user, assistant, user_ref, assistant_ref)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, h.EntityKey, next[h.EntityKey], rec.Tick, texts[0], texts[1], refs[0], refs[1])
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, h.EntityKey, next[h.EntityKey], w.tick, texts[0], texts[1], refs[0], refs[1])
 	}
-	writeTexts(w)
-	done := s.writeRun(w)
-	if w.err != nil {
-		return w.err
-	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	done()
-	s.texts.replace(used)
-	s.seqsMu.Lock()
-	s.seqs = historySeqs{tick: rec.Tick, last: next}
-	s.seqsMu.Unlock()
-	return nil
 }
 
 // historySeqs is the last seq of each entity's past exchanges as of the
 // commit of tick (0: not read yet), which the next commit numbers its own
-// from: a query of each entity's largest seq was a third of writing its
-// exchange.
+// from, so that it need not query each entity's largest seq again.
 type historySeqs struct {
 	tick int
 	last map[string]int
@@ -176,8 +211,8 @@ func (s *Store) historySeqs(ctx context.Context, tx *sql.Tx, last int) (map[stri
 
 // tickWriter runs the inserts of one tick and keeps the first error, after
 // which it does nothing more. Each statement is prepared once per tick: a
-// tick writes the same few statements for every call, and parsing them again
-// each time was a tenth of the engine's CPU.
+// tick writes the same few statements for every call, and need not have
+// SQLite parse them again each time.
 type tickWriter struct {
 	ctx   context.Context
 	tx    *sql.Tx
@@ -215,7 +250,6 @@ func (w *tickWriter) exec(table, query string, args ...any) {
 	}
 }
 
-// close releases the prepared statements (the transaction's end would too).
 // writeTotals adds the tick's calls to the running totals and its
 // fallbacks and apply errors to the running counts.
 func writeTotals(w *tickWriter, rec *TickRecord) {
