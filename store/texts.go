@@ -23,7 +23,7 @@ import (
 // in its texts table, however many calls send it: a phase's calls share
 // instructions, and every call of an entity resends its past exchanges, so
 // storing every request whole made state.db grow with the history depth
-// times the world (688 MB of 870 MB after 200 ticks at 100 characters).
+// times the world.
 type Message struct {
 	Role       string          `json:"role"`
 	Content    string          `json:"content"`
@@ -67,7 +67,7 @@ func textKey(text string) string {
 // prompts, the past exchanges), writes only the others.
 // Every call of a tick asks it, from its own goroutine, for each of its
 // messages: the set is swapped whole, never changed, so they read it
-// without a lock (a mutex there was a hundredth of the engine's CPU).
+// without a lock that every call would contend for.
 type textCache struct {
 	keys atomic.Pointer[map[string]struct{}]
 }
@@ -225,13 +225,11 @@ const (
 // compressor's fixed cost per text outweighs the bytes it saves.
 const minPacked = 1024
 
-// pack writes text as a texts body. Prompts are English and JSON, which S2
-// shrinks about three times (DEFLATE about four and a half) in a quarter
-// of DEFLATE's time at its fastest level: every call's new texts are packed
-// in the goroutine that made it, and DEFLATE was a tenth of the engine's
-// CPU at 10,000 characters. A packer is pooled with its buffers, and the
-// body is copied out at its size: a tick holds thousands of them until its
-// commit.
+// pack writes text as a texts body. S2 rather than DEFLATE: it shrinks
+// English and JSON prompts somewhat less but in far less time, and every
+// call's new texts are packed in the goroutine that made it, on the path of
+// the tick. A packer is pooled with its buffers, and the body is copied out
+// at its size: a tick holds thousands of them until its commit.
 func pack(text string) []byte {
 	if len(text) < minPacked {
 		return append([]byte{bodyPlain}, text...)
