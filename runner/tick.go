@@ -204,9 +204,37 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 	}
 	t.settle(true)
 	t.Enter(StateCommit)
+	tr, results, err := t.complete(next)
+	if err != nil {
+		return nil, nil, t.fail(ctx, "commit_failed", err)
+	}
+	if ctx.Err() != nil {
+		return nil, nil, t.rollback(ctx)
+	}
+	r.startCommit(ctx, t, tr, results, time.Since(start))
+	r.spent(t.calls)
+	if !r.pipeline {
+		if err := r.awaitCommit(ctx); err != nil {
+			return nil, nil, err
+		}
+		return next, tr, nil
+	}
+	// The next tick's calls send this tick's exchanges: they enter the
+	// history now; should the commit fail, the run stops before any later
+	// tick commits.
+	if r.Client != nil {
+		r.Client.History().Commit(results...)
+	}
+	return next, tr, nil
+}
+
+// complete fills the tick's record for its commit: the kind's encoding of
+// the step from r.state to next, then the calls, their exchanges and the
+// events. It returns the tick's report and the calls' results.
+func (t *Tick) complete(next any) (*TickReport, []llm.Result, error) {
 	rec := t.Record
-	if err := r.Game.Encode(rec, r.state, next); err != nil {
-		return nil, nil, t.fail(ctx, "commit_failed", fmt.Errorf("encode tick %d: %w", t.N, err))
+	if err := t.r.Game.Encode(rec, t.r.state, next); err != nil {
+		return nil, nil, fmt.Errorf("encode tick %d: %w", t.N, err)
 	}
 	tr := &TickReport{Tick: t.N, ApplyErrors: len(rec.ApplyErrors)}
 	results := make([]llm.Result, len(t.calls))
@@ -221,17 +249,20 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 	for _, ev := range t.events {
 		rec.Events = append(rec.Events, ev.String())
 	}
-	if ctx.Err() != nil {
-		return nil, nil, t.rollback(ctx)
-	}
-	// The commit runs on its own; a Ctrl-C from here on stops the run after
-	// this tick, which is whole, rather than during its transaction.
+	return tr, results, nil
+}
+
+// startCommit commits the tick's record on its own goroutine, as the
+// runner's commit in flight (awaitCommit waits for it); played is how long
+// the tick took until then. A Ctrl-C from here on stops the run after this
+// tick, which is whole, rather than during its transaction.
+func (r *Runner) startCommit(ctx context.Context, t *Tick, tr *TickReport, results []llm.Result, played time.Duration) {
 	c := &inflight{t: t, tr: tr, done: make(chan struct{}), last: r.last, state: r.state}
 	if !r.pipeline {
 		c.results = results
 	}
+	rec := t.Record
 	pipeline := r.pipeline
-	played := time.Since(start)
 	if pipeline {
 		r.hold()
 	}
@@ -259,20 +290,6 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 		}
 	}()
 	r.inflight = c
-	r.spent(t.calls)
-	if !r.pipeline {
-		if err := r.awaitCommit(ctx); err != nil {
-			return nil, nil, err
-		}
-		return next, tr, nil
-	}
-	// The next tick's calls send this tick's exchanges: they enter the
-	// history now; should the commit fail, the run stops before any later
-	// tick commits.
-	if r.Client != nil {
-		r.Client.History().Commit(results...)
-	}
-	return next, tr, nil
 }
 
 // inflight is a tick whose commit runs while the next tick's calls are
