@@ -190,100 +190,137 @@ func (c *Catalog) Definitions() []Definition { return slices.Clone(c.defs) }
 // exist. exists tells whether a definition id exists; custom lists the known
 // custom logic ids.
 func Validate(d Definition, exists func(string) bool, custom []string) []*DefinitionError {
-	var errs []*DefinitionError
-	bad := func(power int, format string, args ...any) {
-		errs = append(errs, &DefinitionError{Ship: d.ID, Power: power, Msg: fmt.Sprintf(format, args...)})
-	}
-	if d.ID == "" {
-		bad(-1, "missing id")
-	}
-	if d.Cost < 1 && !d.Token {
-		bad(-1, "cost %d: a ship players build costs at least 1 line", d.Cost)
-	}
-	if d.Health < 1 {
-		bad(-1, "health %d: a ship has at least 1 health", d.Health)
-	}
-	if d.Charges < 0 {
-		bad(-1, "charges %d must not be negative", d.Charges)
-	}
-	switch {
-	case d.UpgradeOf == "":
-	case d.Token:
-		bad(-1, "upgradeOf %q: a token is made by powers only, never upgraded into", d.UpgradeOf)
-	case d.UpgradeOf == d.ID:
-		bad(-1, "upgradeOf itself")
-	case !exists(d.UpgradeOf):
-		bad(-1, "upgradeOf %q, which is not in the catalog", d.UpgradeOf)
-	}
+	ps := &problems{ship: d.ID}
+	ps.checkShip(d, exists)
 	hasCharge := false
 	for i, p := range d.Powers {
 		if err := Allowed(p.Phase, p.Timing); err != nil {
-			bad(i, "%v", err)
+			ps.bad(i, "%v", err)
 		}
 		if p.Timing == Passive {
-			if p.BaseAmount != nil || p.BaseAmountSet {
-				bad(i, PassiveBaseAmount)
-			}
-			if p.Effect != "" {
-				bad(i, "PASSIVE powers have no effectType (they are queries, not effects); put what they change in specialLogic")
-			}
-			if !p.Logic.queries() {
-				bad(i, "PASSIVE power changes nothing: set one of diceOverride, rerollAtOrBelow, healingMultiplier, protectsShips, costReduction, upgradesCount in specialLogic")
-			}
-			if p.Logic.DiceOverride != 0 && (p.Logic.DiceOverride < 1 || p.Logic.DiceOverride > 6) {
-				bad(i, "diceOverride %d is not a die face (1 to 6)", p.Logic.DiceOverride)
-			}
+			ps.checkPassive(i, p)
 			continue
-		}
-		if p.Logic.queries() {
-			bad(i, "%s power has passive settings (diceOverride, healingMultiplier, ...): only PASSIVE powers are queried", p.Timing)
 		}
 		if p.Phase.Declared() {
 			hasCharge = true
 		}
-		if p.Timing == OnShipCompleted && (p.Effect == BuildShip || p.Effect == Conditional && p.Logic.Condition != nil && (p.Logic.Condition.Then.Effect == BuildShip || p.Logic.Condition.Else.Effect == BuildShip)) {
-			bad(i, completionBuilds)
-		}
-		switch {
-		case p.Effect.Standard():
-			if p.BaseAmount == nil || *p.BaseAmount < 1 {
-				bad(i, "%s needs a baseAmount of at least 1", p.Effect)
-			}
-			if p.Effect == BuildShip && !exists(p.Logic.Ship) {
-				bad(i, "BUILD_SHIP builds ship %q, which is not in the catalog", p.Logic.Ship)
-			}
-			if p.Effect == DealDamage && p.Logic.Target != "" && p.Logic.Target != TargetOpponent && p.Logic.Target != TargetChosen {
-				bad(i, "DEAL_DAMAGE target %q must be %s or %s", p.Logic.Target, TargetOpponent, TargetChosen)
-			}
-			if p.Logic.Target == TargetChosen && !p.Phase.Declared() {
-				bad(i, "only charge powers (FIRST_STRIKE or SIMULTANEOUS_DECLARATION) choose their target")
-			}
-		case p.Effect == Conditional:
-			c := p.Logic.Condition
-			if c == nil {
-				bad(i, "CONDITIONAL needs specialLogic.condition")
-				break
-			}
-			if c.When != DiceAtLeast && c.When != HealthBelowOpponent {
-				bad(i, "condition %q must be %s or %s", c.When, DiceAtLeast, HealthBelowOpponent)
-			}
-			for _, o := range []Outcome{c.Then, c.Else} {
-				if !o.Effect.Standard() {
-					bad(i, "CONDITIONAL resolves into standard effects only, not %q", o.Effect)
-				} else if o.Effect == BuildShip && !exists(o.Ship) {
-					bad(i, "BUILD_SHIP builds ship %q, which is not in the catalog", o.Ship)
-				}
-			}
-		case p.Effect == Custom:
-			if !slices.Contains(custom, p.Logic.CustomID) {
-				bad(i, "CUSTOM logic %q has no handler (known: %v)", p.Logic.CustomID, custom)
-			}
-		default:
-			bad(i, "unknown effectType %q", p.Effect)
-		}
+		ps.checkActive(i, p, exists, custom)
 	}
 	if hasCharge && d.Charges < 1 {
-		bad(-1, "has a charge power (FIRST_STRIKE or SIMULTANEOUS_DECLARATION) but no charges")
+		ps.bad(-1, "has a charge power (FIRST_STRIKE or SIMULTANEOUS_DECLARATION) but no charges")
 	}
-	return errs
+	return ps.errs
+}
+
+// problems collects the problems of one definition, in the order found.
+type problems struct {
+	ship string
+	errs []*DefinitionError
+}
+
+// bad adds a problem of power (-1: of the ship itself).
+func (ps *problems) bad(power int, format string, args ...any) {
+	ps.errs = append(ps.errs, &DefinitionError{Ship: ps.ship, Power: power, Msg: fmt.Sprintf(format, args...)})
+}
+
+// checkShip checks what a definition says of the ship itself: its id, cost,
+// health, charges and what it upgrades.
+func (ps *problems) checkShip(d Definition, exists func(string) bool) {
+	if d.ID == "" {
+		ps.bad(-1, "missing id")
+	}
+	if d.Cost < 1 && !d.Token {
+		ps.bad(-1, "cost %d: a ship players build costs at least 1 line", d.Cost)
+	}
+	if d.Health < 1 {
+		ps.bad(-1, "health %d: a ship has at least 1 health", d.Health)
+	}
+	if d.Charges < 0 {
+		ps.bad(-1, "charges %d must not be negative", d.Charges)
+	}
+	switch {
+	case d.UpgradeOf == "":
+	case d.Token:
+		ps.bad(-1, "upgradeOf %q: a token is made by powers only, never upgraded into", d.UpgradeOf)
+	case d.UpgradeOf == d.ID:
+		ps.bad(-1, "upgradeOf itself")
+	case !exists(d.UpgradeOf):
+		ps.bad(-1, "upgradeOf %q, which is not in the catalog", d.UpgradeOf)
+	}
+}
+
+// checkPassive checks PASSIVE power i: a query of passive settings, with no
+// effect or baseAmount (Rule 10).
+func (ps *problems) checkPassive(i int, p Power) {
+	if p.BaseAmount != nil || p.BaseAmountSet {
+		ps.bad(i, PassiveBaseAmount)
+	}
+	if p.Effect != "" {
+		ps.bad(i, "PASSIVE powers have no effectType (they are queries, not effects); put what they change in specialLogic")
+	}
+	if !p.Logic.queries() {
+		ps.bad(i, "PASSIVE power changes nothing: set one of diceOverride, rerollAtOrBelow, healingMultiplier, protectsShips, costReduction, upgradesCount in specialLogic")
+	}
+	if p.Logic.DiceOverride != 0 && (p.Logic.DiceOverride < 1 || p.Logic.DiceOverride > 6) {
+		ps.bad(i, "diceOverride %d is not a die face (1 to 6)", p.Logic.DiceOverride)
+	}
+}
+
+// checkActive checks power i, which is not PASSIVE: an effect that is known
+// and fits its timing, without passive settings.
+func (ps *problems) checkActive(i int, p Power, exists func(string) bool, custom []string) {
+	if p.Logic.queries() {
+		ps.bad(i, "%s power has passive settings (diceOverride, healingMultiplier, ...): only PASSIVE powers are queried", p.Timing)
+	}
+	if p.Timing == OnShipCompleted && (p.Effect == BuildShip || p.Effect == Conditional && p.Logic.Condition != nil && (p.Logic.Condition.Then.Effect == BuildShip || p.Logic.Condition.Else.Effect == BuildShip)) {
+		ps.bad(i, completionBuilds)
+	}
+	switch {
+	case p.Effect.Standard():
+		ps.checkStandard(i, p, exists)
+	case p.Effect == Conditional:
+		ps.checkCondition(i, p.Logic.Condition, exists)
+	case p.Effect == Custom:
+		if !slices.Contains(custom, p.Logic.CustomID) {
+			ps.bad(i, "CUSTOM logic %q has no handler (known: %v)", p.Logic.CustomID, custom)
+		}
+	default:
+		ps.bad(i, "unknown effectType %q", p.Effect)
+	}
+}
+
+// checkStandard checks power i of a standard effect: its amount, the ship
+// it builds, the target it deals damage to.
+func (ps *problems) checkStandard(i int, p Power, exists func(string) bool) {
+	if p.BaseAmount == nil || *p.BaseAmount < 1 {
+		ps.bad(i, "%s needs a baseAmount of at least 1", p.Effect)
+	}
+	if p.Effect == BuildShip && !exists(p.Logic.Ship) {
+		ps.bad(i, "BUILD_SHIP builds ship %q, which is not in the catalog", p.Logic.Ship)
+	}
+	if p.Effect == DealDamage && p.Logic.Target != "" && p.Logic.Target != TargetOpponent && p.Logic.Target != TargetChosen {
+		ps.bad(i, "DEAL_DAMAGE target %q must be %s or %s", p.Logic.Target, TargetOpponent, TargetChosen)
+	}
+	if p.Logic.Target == TargetChosen && !p.Phase.Declared() {
+		ps.bad(i, "only charge powers (FIRST_STRIKE or SIMULTANEOUS_DECLARATION) choose their target")
+	}
+}
+
+// checkCondition checks the condition of CONDITIONAL power i: a known test
+// whose branches are standard effects.
+func (ps *problems) checkCondition(i int, c *Condition, exists func(string) bool) {
+	if c == nil {
+		ps.bad(i, "CONDITIONAL needs specialLogic.condition")
+		return
+	}
+	if c.When != DiceAtLeast && c.When != HealthBelowOpponent {
+		ps.bad(i, "condition %q must be %s or %s", c.When, DiceAtLeast, HealthBelowOpponent)
+	}
+	for _, o := range []Outcome{c.Then, c.Else} {
+		if !o.Effect.Standard() {
+			ps.bad(i, "CONDITIONAL resolves into standard effects only, not %q", o.Effect)
+		} else if o.Effect == BuildShip && !exists(o.Ship) {
+			ps.bad(i, "BUILD_SHIP builds ship %q, which is not in the catalog", o.Ship)
+		}
+	}
 }
