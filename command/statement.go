@@ -215,70 +215,16 @@ func (g *Grammar) itemStatement(spec *Spec, lines []line, i int, toks []token, p
 	head := lines[i]
 	st := Statement{Spec: spec, Line: head.n, EndLine: head.n}
 	texts := []string{head.text}
-	cmd := Command{Spec: spec, Line: head.n, Fields: map[string]string{}}
-	var errs []*Error
-
-	rest := phraseLen
-	if rest < len(toks) && toks[rest].sep {
-		rest++
-	}
-	switch {
-	case len(spec.Fields) > 0:
-		readings, err := read(spec, head.text, toks, phraseLen, head.n, budget)
-		if err != nil {
-			errs = append(errs, err)
-		} else {
-			cmd = readings[0]
-		}
-	case rest < len(toks): // "CREATE PALETTE YES: Magic exists" holds a first item
-		for _, text := range splitItems(spec.Items, head.text[toks[rest].start:]) {
-			item, err := parseItem(spec, text, head.n)
-			cmd.Items = append(cmd.Items, item)
-			if err != nil {
-				errs = append(errs, err)
-			}
-		}
-	}
-
-	j := i + 1
-	for j < len(lines) {
-		l := lines[j]
-		if l.blank {
-			k := j
-			for k < len(lines) && lines[k].blank {
-				k++
-			}
-			if k < len(lines) && !g.starts(lines[k]) && startsWithKind(spec.Items, lines[k]) {
-				j = k
-				continue
-			}
-			break
-		}
-		if g.starts(l) || !(l.bullet || startsWithKind(spec.Items, l) || itemShaped(l)) {
-			break
-		}
-		for _, text := range splitItems(spec.Items, l.text) {
-			item, err := parseItem(spec, text, l.n)
-			cmd.Items = append(cmd.Items, item)
-			if err != nil {
-				errs = append(errs, err)
-			}
-		}
+	cmd, errs := headItems(spec, head, toks, phraseLen, budget)
+	body, j := g.itemLines(spec.Items, lines, i+1)
+	for _, l := range body {
+		errs = append(errs, addItems(spec, &cmd, l.text, l.n)...)
 		texts = append(texts, l.text)
 		st.EndLine = l.n
-		j++
 	}
 	st.Text = strings.Join(texts, "\n")
-
-	// An item line further down, after other text and before the next
-	// command, would be dropped without a word: say where it is instead.
-	for k := j; k < len(lines) && !g.starts(lines[k]); k++ {
-		if lines[k].bullet && (startsWithKind(spec.Items, lines[k]) || itemShaped(lines[k])) || upperKind(spec.Items, lines[k]) {
-			errs = append(errs, &Error{Kind: Malformed, Line: lines[k].n, Reason: fmt.Sprintf(
-				"The %s on line %d is not under %s: other text comes between (put every %s directly below it)",
-				spec.Items.noun(), lines[k].n, strings.Join(spec.phrase, " "), spec.Items.noun())})
-			break
-		}
+	if err := g.strayItem(spec, lines, j); err != nil {
+		errs = append(errs, err)
 	}
 
 	switch {
@@ -291,6 +237,85 @@ func (g *Grammar) itemStatement(spec *Spec, lines []line, i int, toks []token, p
 		st.Readings = []Command{cmd}
 	}
 	return st, j
+}
+
+// headItems reads what the command's own line holds after its phrase: its
+// fields, or a first item ("CREATE PALETTE YES: Magic exists").
+func headItems(spec *Spec, head line, toks []token, phraseLen int, budget *int) (Command, []*Error) {
+	cmd := Command{Spec: spec, Line: head.n, Fields: map[string]string{}}
+	rest := phraseLen
+	if rest < len(toks) && toks[rest].sep {
+		rest++
+	}
+	switch {
+	case len(spec.Fields) > 0:
+		readings, err := read(spec, head.text, toks, phraseLen, head.n, budget)
+		if err != nil {
+			return cmd, []*Error{err}
+		}
+		return readings[0], nil
+	case rest < len(toks):
+		errs := addItems(spec, &cmd, head.text[toks[rest].start:], head.n)
+		return cmd, errs
+	}
+	return cmd, nil
+}
+
+// itemLines returns the item lines below a command, from lines[from] on:
+// those of its paragraph that have a bullet or look like an item, and after
+// blank lines more lines that start with an item kind; and the index of the
+// first line after them.
+func (g *Grammar) itemLines(it *Items, lines []line, from int) ([]line, int) {
+	var body []line
+	j := from
+	for j < len(lines) {
+		l := lines[j]
+		if l.blank {
+			k := j
+			for k < len(lines) && lines[k].blank {
+				k++
+			}
+			if k < len(lines) && !g.starts(lines[k]) && startsWithKind(it, lines[k]) {
+				j = k
+				continue
+			}
+			break
+		}
+		if g.starts(l) || !(l.bullet || startsWithKind(it, l) || itemShaped(l)) {
+			break
+		}
+		body = append(body, l)
+		j++
+	}
+	return body, j
+}
+
+// addItems adds the items of one line's text to cmd and returns their
+// problems.
+func addItems(spec *Spec, cmd *Command, text string, n int) []*Error {
+	var errs []*Error
+	for _, t := range splitItems(spec.Items, text) {
+		item, err := parseItem(spec, t, n)
+		cmd.Items = append(cmd.Items, item)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// strayItem reports the first item line from lines[from] on, after other
+// text and before the next command, which would otherwise be dropped without
+// a word: it says where the item is instead.
+func (g *Grammar) strayItem(spec *Spec, lines []line, from int) *Error {
+	for k := from; k < len(lines) && !g.starts(lines[k]); k++ {
+		if lines[k].bullet && (startsWithKind(spec.Items, lines[k]) || itemShaped(lines[k])) || upperKind(spec.Items, lines[k]) {
+			return &Error{Kind: Malformed, Line: lines[k].n, Reason: fmt.Sprintf(
+				"The %s on line %d is not under %s: other text comes between (put every %s directly below it)",
+				spec.Items.noun(), lines[k].n, strings.Join(spec.phrase, " "), spec.Items.noun())}
+		}
+	}
+	return nil
 }
 
 // itemShaped reports whether a line is written as an item, whatever its
