@@ -384,7 +384,7 @@ func serverEnv(env []string, addr, dir string) []string {
 		})
 	})
 	// One request at a time: on this model, parallel slots sharing one thread
-	// made each call 5-10 times slower than queueing them (measured).
+	// make each call slower than queueing them would.
 	if !slices.ContainsFunc(out, func(kv string) bool { return strings.HasPrefix(kv, "OLLAMA_NUM_PARALLEL=") }) {
 		out = append(out, "OLLAMA_NUM_PARALLEL=1")
 	}

@@ -6,18 +6,15 @@
 // default lets the process hold twice it. Govern sets the runtime's soft
 // memory limit to Headroom times the largest live heap the process has
 // had, read again after every collection: the heap may then grow past the
-// peak by half of it, not by all of it. Measured at 10,000 characters over
-// 20 ticks: peak RSS 352 -> 259 MB for 11 % more CPU per call
-// (BENCHMARKS.md; over 5 ticks GOGC=60 saved less, 324 -> 276 MB, where
-// this saved 324 -> 228 MB).
+// peak by half of it, not by all of it, for some more CPU spent collecting
+// (the figures are in BENCHMARKS.md, section Collector).
 //
 // Once the limit is over the Floor, it alone paces the collector (GOGC
 // off): the process may use the limit all through a tick, since it reaches
 // it at the peak anyway, and GOGC's pacing only added collections early in
-// each tick, when little was live (5 ticks of the main bench world: 0.318
-// -> 0.308 ms of CPU per call, peak RSS 220 -> 228 MB). The limit follows
-// the world: it is never a fixed size that a larger world would exceed,
-// and the runtime caps what its collector may spend to honour a limit.
+// each tick, when little was live. The limit follows the world: it is never
+// a fixed size that a larger world would exceed, and the runtime caps what
+// its collector may spend to honour a limit.
 package memlimit
 
 import (
