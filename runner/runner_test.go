@@ -139,8 +139,32 @@ func TestRunCommitsEveryTick(t *testing.T) {
 	if len(calls) != 6 {
 		t.Errorf("tick 2 has %d call records, want 6", len(calls))
 	}
-	// Each call's request, put in its stored form as soon as the call was
-	// over, reads back as the messages the server got.
+	checkStoredRequests(t, h, calls)
+	state := stateAt(t, r, st, 2)
+	if m := state.Characters["ada"].Memory; len(m) != 2 || m[0].Tick != 1 || m[1].Tick != 2 {
+		t.Errorf("ada's memory %+v, want entries of ticks 1 and 2", m)
+	}
+	events, err := st.Events(context.Background(), 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, e := range events {
+		if e.Tick == 1 {
+			lines = append(lines, e.Line)
+		}
+	}
+	want := []string{"EMIT: STATE_ENTRY state=INTENTION", "EMIT: STATE_ENTRY state=RESOLUTION", "EMIT: STATE_ENTRY state=APPLY", "EMIT: STATE_ENTRY state=COMMIT"}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("tick 1 events:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// checkStoredRequests checks that each call's request, put in its stored
+// form as soon as the call was over, reads back as the messages the server
+// got.
+func checkStoredRequests(t *testing.T, h *harness, calls []store.CallRecord) {
+	t.Helper()
 	sent := map[string]bool{}
 	for _, c := range h.srv.Calls() {
 		var msgs []store.Message
@@ -159,24 +183,6 @@ func TestRunCommitsEveryTick(t *testing.T) {
 		if !sent[string(b)] {
 			t.Errorf("stored request of %s was not sent: %s", c.EntityKey, b)
 		}
-	}
-	state := stateAt(t, r, st, 2)
-	if m := state.Characters["ada"].Memory; len(m) != 2 || m[0].Tick != 1 || m[1].Tick != 2 {
-		t.Errorf("ada's memory %+v, want entries of ticks 1 and 2", m)
-	}
-	events, err := st.Events(context.Background(), 1, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, e := range events {
-		if e.Tick == 1 {
-			lines = append(lines, e.Line)
-		}
-	}
-	want := []string{"EMIT: STATE_ENTRY state=INTENTION", "EMIT: STATE_ENTRY state=RESOLUTION", "EMIT: STATE_ENTRY state=APPLY", "EMIT: STATE_ENTRY state=COMMIT"}
-	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
-		t.Errorf("tick 1 events:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
 }
 
