@@ -7,21 +7,24 @@ import (
 	"testing"
 )
 
-// TestChecklist is the seed's implementation checklist, one subtest per
-// item.
-func TestChecklist(t *testing.T) {
-	t.Parallel()
-	gun := Definition{ID: "Gun", Cost: 1, Health: 4, Charges: 2, Powers: []Power{
+// The seed's implementation checklist, one test per section of it and one
+// subtest per item, in the seed's order; these ships serve several items.
+var (
+	gunDef = Definition{ID: "Gun", Cost: 1, Health: 4, Charges: 2, Powers: []Power{
 		{Phase: SimultaneousDeclaration, Timing: Continuous, Effect: DealDamage, BaseAmount: amt(4), Logic: Logic{Target: TargetChosen}}}}
-	fast := Definition{ID: "Fast", Cost: 1, Health: 4, Charges: 1, Powers: []Power{
+	fastDef = Definition{ID: "Fast", Cost: 1, Health: 4, Charges: 1, Powers: []Power{
 		{Phase: FirstStrike, Timing: Continuous, Effect: DealDamage, BaseAmount: amt(1)}}}
-	healer := ship("Healer", 1, 3, Power{Phase: Automatic, Timing: Continuous, Effect: Heal, BaseAmount: amt(3)})
-	lev := ship("Lev", 1, 5, Power{Phase: DiceRoll, Timing: Passive, Logic: Logic{DiceOverride: 6}})
-	bomb := ship("Bomb", 1, 3, Power{Phase: Event, Timing: UponDestruction, Effect: BuildShip, BaseAmount: amt(2), Logic: Logic{Ship: "Healer"}})
+	healerDef = ship("Healer", 1, 3, Power{Phase: Automatic, Timing: Continuous, Effect: Heal, BaseAmount: amt(3)})
+	levDef    = ship("Lev", 1, 5, Power{Phase: DiceRoll, Timing: Passive, Logic: Logic{DiceOverride: 6}})
+	bombDef   = ship("Bomb", 1, 3, Power{Phase: Event, Timing: UponDestruction, Effect: BuildShip, BaseAmount: amt(2), Logic: Logic{Ship: "Healer"}})
+)
 
-	// Phase engine
+// TestChecklistPhaseEngine is the checklist's phase engine: phases,
+// timings and queries.
+func TestChecklistPhaseEngine(t *testing.T) {
+	t.Parallel()
 	t.Run("only iterate scheduled phases", func(t *testing.T) {
-		r := newRig(t, bomb, healer)
+		r := newRig(t, bombDef, healerDef)
 		r.turn()
 		if got := phasesOf(r.trace); !slices.Equal(got, Scheduled) {
 			t.Errorf("phases %v, want %v", got, Scheduled)
@@ -37,7 +40,7 @@ func TestChecklist(t *testing.T) {
 		}
 	})
 	t.Run("query PassiveModifiers during DICE_ROLL", func(t *testing.T) {
-		r := newRig(t, lev)
+		r := newRig(t, levDef)
 		r.place("p1", "Lev", 0)
 		r.turn()
 		q := r.steps(StepQuery, "p1-1")
@@ -45,8 +48,14 @@ func TestChecklist(t *testing.T) {
 			t.Errorf("queries %+v, dice %d", q, r.s.Player("p1").Dice)
 		}
 	})
+}
+
+// TestChecklistCharges is the rest of the checklist's phase engine: the
+// players' charges, declared together or first.
+func TestChecklistCharges(t *testing.T) {
+	t.Parallel()
 	t.Run("buffer actions during SIMULTANEOUS_DECLARATION", func(t *testing.T) {
-		r := newRig(t, gun)
+		r := newRig(t, gunDef)
 		r.place("p1", "Gun", 0)
 		r.s.Turn = 1
 		b := r.e.NewBuffer(r.s, SimultaneousDeclaration)
@@ -64,8 +73,8 @@ func TestChecklist(t *testing.T) {
 		}
 	})
 	t.Run("wait for both players ready before executing", func(t *testing.T) {
-		g := gun
-		g.Powers = []Power{gun.Powers[0]}
+		g := gunDef
+		g.Powers = []Power{gunDef.Powers[0]}
 		g.Powers[0].Persists = true
 		r := newRig(t, g)
 		r.place("p1", "Gun", 0)
@@ -85,7 +94,7 @@ func TestChecklist(t *testing.T) {
 		}
 	})
 	t.Run("auto-ready players without FIRST_STRIKE charges", func(t *testing.T) {
-		r := newRig(t, fast)
+		r := newRig(t, fastDef)
 		r.place("p1", "Fast", 0)
 		r.d.declare = func(_ *State, _ Phase, _ string, opts []ChargeOption) []Declaration {
 			return []Declaration{{Ship: opts[0].Ship}}
@@ -102,8 +111,11 @@ func TestChecklist(t *testing.T) {
 			t.Errorf("p2 health %d, want 29", r.s.Player("p2").Health)
 		}
 	})
+}
 
-	// Power executor
+// TestChecklistPowerExecutor is the checklist's power executor.
+func TestChecklistPowerExecutor(t *testing.T) {
+	t.Parallel()
 	t.Run("check timing before executing", func(t *testing.T) {
 		r := newRig(t, onceLines(EndOfBuild))
 		r.place("p1", "Once", 0) // built before this turn
@@ -113,7 +125,7 @@ func TestChecklist(t *testing.T) {
 		}
 	})
 	t.Run("skip CONTINUOUS if ship destroyed", func(t *testing.T) {
-		r := newRig(t, healer)
+		r := newRig(t, healerDef)
 		sh := r.place("p1", "Healer", 0)
 		r.s.Player("p1").Health = 10
 		r.e.Destroy(r.s, sh.ID)
@@ -146,12 +158,12 @@ func TestChecklist(t *testing.T) {
 		}
 	})
 	t.Run("never execute PASSIVE", func(t *testing.T) {
-		r := newRig(t, lev)
+		r := newRig(t, levDef)
 		sh := r.place("p1", "Lev", 0)
 		for range 3 {
 			r.turn()
 		}
-		if _, err := r.e.fire(r.s, sh, 0, lev.Powers[0]); err == nil {
+		if _, err := r.e.fire(r.s, sh, 0, levDef.Powers[0]); err == nil {
 			t.Errorf("fire executed a PASSIVE power")
 		}
 		if r.fired(sh.ID) != 0 {
@@ -159,7 +171,7 @@ func TestChecklist(t *testing.T) {
 		}
 	})
 	t.Run("fire UPON_DESTRUCTION in handleShipDestroyed", func(t *testing.T) {
-		r := newRig(t, bomb, healer, gun)
+		r := newRig(t, bombDef, healerDef, gunDef)
 		r.place("p1", "Bomb", 0)
 		r.place("p2", "Gun", 0)
 		r.d.declare = func(_ *State, _ Phase, player string, opts []ChargeOption) []Declaration {
@@ -173,10 +185,13 @@ func TestChecklist(t *testing.T) {
 			t.Errorf("Bomb destroyed %v, p1 fleet %d; want the Bomb gone and 2 Healers", r.s.Ship("p1-1").Destroyed, len(r.s.Fleet("p1")))
 		}
 	})
+}
 
-	// Destruction handler
+// TestChecklistDestruction is the checklist's destruction handler.
+func TestChecklistDestruction(t *testing.T) {
+	t.Parallel()
 	t.Run("fire UPON_DESTRUCTION before marking destroyed", func(t *testing.T) {
-		r := newRig(t, bomb, healer)
+		r := newRig(t, bombDef, healerDef)
 		sh := r.place("p1", "Bomb", 0)
 		var destroyedWhenFired = true
 		r.e.Observer = func(tr Trace) {
@@ -194,7 +209,7 @@ func TestChecklist(t *testing.T) {
 		}
 	})
 	t.Run("queue effects before removing ship", func(t *testing.T) {
-		r := newRig(t, bomb, healer)
+		r := newRig(t, bombDef, healerDef)
 		sh := r.place("p1", "Bomb", 0)
 		built := 0
 		r.e.Observer = func(tr Trace) {
@@ -212,7 +227,7 @@ func TestChecklist(t *testing.T) {
 		}
 	})
 	t.Run("persist effects even after ship removed", func(t *testing.T) {
-		r := newRig(t, bomb, healer)
+		r := newRig(t, bombDef, healerDef)
 		sh := r.place("p1", "Bomb", 0)
 		r.e.Destroy(r.s, sh.ID)
 		r.s.Player("p1").Health = 10
@@ -223,8 +238,8 @@ func TestChecklist(t *testing.T) {
 	})
 	t.Run("check persistsIfSourceDestroyed flag", func(t *testing.T) {
 		for _, persists := range []bool{true, false} {
-			g := gun
-			g.Powers = []Power{gun.Powers[0]}
+			g := gunDef
+			g.Powers = []Power{gunDef.Powers[0]}
 			g.Powers[0].Persists = persists
 			r := newRig(t, g)
 			r.place("p1", "Gun", 0)
@@ -245,10 +260,13 @@ func TestChecklist(t *testing.T) {
 			}
 		}
 	})
+}
 
-	// Passive modifiers
+// TestChecklistPassiveModifiers is the checklist's passive modifiers.
+func TestChecklistPassiveModifiers(t *testing.T) {
+	t.Parallel()
 	t.Run("passives never execute effects", func(t *testing.T) {
-		r := newRig(t, lev)
+		r := newRig(t, levDef)
 		r.place("p1", "Lev", 0)
 		before := r.s.Clone()
 		m := r.e.Modifiers(r.s)
@@ -262,7 +280,7 @@ func TestChecklist(t *testing.T) {
 		}
 	})
 	t.Run("passives return query results only", func(t *testing.T) {
-		r := newRig(t, lev)
+		r := newRig(t, levDef)
 		r.place("p1", "Lev", 0)
 		m := r.e.Modifiers(r.s)
 		if v, ok := m.DiceOverride("p1"); v != 6 || !ok {
@@ -286,7 +304,7 @@ func TestChecklist(t *testing.T) {
 		}
 	})
 	t.Run("passives check the ship is alive", func(t *testing.T) {
-		r := newRig(t, lev)
+		r := newRig(t, levDef)
 		sh := r.place("p1", "Lev", 0)
 		r.e.Destroy(r.s, sh.ID)
 		r.dice = []int{2, 2}
@@ -295,8 +313,11 @@ func TestChecklist(t *testing.T) {
 			t.Errorf("a destroyed Leviathan forced dice %d", r.s.Player("p1").Dice)
 		}
 	})
+}
 
-	// Effects
+// TestChecklistEffects is the checklist's effects.
+func TestChecklistEffects(t *testing.T) {
+	t.Parallel()
 	t.Run("CONDITIONAL resolves into a standard effect", func(t *testing.T) {
 		r := newRig(t, ship("Swarm", 1, 3, Power{Phase: Automatic, Timing: Continuous, Effect: Conditional,
 			Logic: Logic{Condition: &Condition{When: HealthBelowOpponent, Then: Outcome{Effect: Heal, Amount: 7}, Else: Outcome{Effect: Heal, Amount: 3}}}}))
@@ -338,7 +359,7 @@ func TestChecklist(t *testing.T) {
 		}
 	})
 	t.Run("CONDITIONAL_RESPONSE runs only after charges", func(t *testing.T) {
-		r := newRig(t, fast, ship("Resp", 1, 3, Power{Phase: ConditionalResponse, Timing: Continuous, Effect: GainLines, BaseAmount: amt(1)}))
+		r := newRig(t, fastDef, ship("Resp", 1, 3, Power{Phase: ConditionalResponse, Timing: Continuous, Effect: GainLines, BaseAmount: amt(1)}))
 		r.place("p1", "Resp", 0)
 		r.turn()
 		if r.fired("p1-1") != 0 || len(r.steps(StepSkip, "")) != 1 {
