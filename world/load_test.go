@@ -133,13 +133,19 @@ func TestLoadValid(t *testing.T) {
 	}
 }
 
-func TestLoadProblems(t *testing.T) {
+// loadProblem is a simulation folder with changes to the valid one and
+// every problem Lint reports of it, paths relative to the folder.
+type loadProblem struct {
+	name    string
+	changes map[string]string
+	want    []string
+}
+
+// TestLoadProblemsSyntax: a file that is not well-formed YAML is
+// reported at the line the parser names.
+func TestLoadProblemsSyntax(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
-		changes map[string]string
-		want    []string // every problem Lint reports, paths relative to the folder
-	}{
+	checkLoadProblems(t, []loadProblem{
 		{
 			name: "malformed YAML",
 			changes: map[string]string{"characters/ada.yaml": `id: ada
@@ -172,6 +178,28 @@ description: Walled: high.
 			want: []string{"locations/yard.yaml:3: malformed YAML: mapping values are not allowed in this context"},
 		},
 		{
+			name:    "only character file unreadable",
+			changes: map[string]string{"characters/ada.yaml": "", "characters/bo.yaml": "id: [bo\n"},
+			want:    []string{`characters/bo.yaml:2: malformed YAML: did not find expected ',' or ']'`},
+		},
+		{
+			// The first document is still checked: both problems at once.
+			name:    "second document malformed, first has an unknown field",
+			changes: map[string]string{"characters/bo.yaml": "id: bo\nname: Bo\nmood: grim\ndescription: A cook.\nstate: {location: cellar}\n---\nid: [x\n"},
+			want: []string{
+				`characters/bo.yaml:3: unknown field "mood" (known fields: id, name, description, state)`,
+				`characters/bo.yaml:7: malformed YAML: did not find expected ',' or ']'`,
+			},
+		},
+	})
+}
+
+// TestLoadProblemsShape: a file is one object of known fields, each given
+// once.
+func TestLoadProblemsShape(t *testing.T) {
+	t.Parallel()
+	checkLoadProblems(t, []loadProblem{
+		{
 			name: "unknown field",
 			changes: map[string]string{"characters/bo.yaml": `id: bo
 nmae: Bo
@@ -195,6 +223,49 @@ state:
 `},
 			want: []string{`characters/bo.yaml:6: unknown field "state.mood" (known fields: location, internal_state, external_intent)`},
 		},
+		{
+			name:    "second document in a character file",
+			changes: map[string]string{"characters/bo.yaml": validFiles["characters/bo.yaml"] + "---\nid: x\n"},
+			want:    []string{`characters/bo.yaml:6: a second YAML document starts here: a character file holds one document; put each character in a file of its own in characters/`},
+		},
+		{
+			name:    "second document in a location file, after a comment",
+			changes: map[string]string{"locations/yard.yaml": "---\n" + validFiles["locations/yard.yaml"] + "# the kitchen\n---\nid: kitchen\nname: Kitchen\n"},
+			want:    []string{`locations/yard.yaml:6: a second YAML document starts here: a location file holds one document; put each location in a file of its own in locations/`},
+		},
+		{
+			name:    "second document in simulation.yaml",
+			changes: map[string]string{"simulation.yaml": validFiles["simulation.yaml"] + "--- {id: other}\n"},
+			want:    []string{`simulation.yaml:9: a second YAML document starts here: simulation.yaml holds one document, and a folder one simulation`},
+		},
+		{
+			name:    "empty second document",
+			changes: map[string]string{"characters/bo.yaml": validFiles["characters/bo.yaml"] + "---\n"},
+			want:    []string{`characters/bo.yaml:6: a second YAML document starts here: a character file holds one document; put each character in a file of its own in characters/`},
+		},
+		{
+			name:    "empty file",
+			changes: map[string]string{"characters/bo.yaml": "# nothing yet\n"},
+			want:    []string{`characters/bo.yaml: file is empty`},
+		},
+		{
+			name:    "list instead of fields",
+			changes: map[string]string{"characters/bo.yaml": "- id: bo\n"},
+			want:    []string{`characters/bo.yaml:1: expected fields (key: value), found a list`},
+		},
+		{
+			name:    "field given twice",
+			changes: map[string]string{"characters/bo.yaml": "id: bo\nname: Bo\nname: Bob\ndescription: A cook.\nstate: {location: cellar}\n"},
+			want:    []string{`characters/bo.yaml:3: field "name" is given twice (first at line 2)`},
+		},
+	})
+}
+
+// TestLoadProblemsFields: required fields are present and their values of
+// the right form.
+func TestLoadProblemsFields(t *testing.T) {
+	t.Parallel()
+	checkLoadProblems(t, []loadProblem{
 		{
 			name: "missing id and name",
 			changes: map[string]string{"characters/bo.yaml": `# a cook
@@ -241,6 +312,38 @@ state:
 `},
 			want: []string{`characters/ada.yaml:2: id "Ada!" must match [a-z0-9_-]+ (lower-case letters, digits, _ and -)`},
 		},
+		{
+			name:    "connections not a list",
+			changes: map[string]string{"locations/yard.yaml": "id: yard\nname: Yard\ndescription: Walled.\nconnections: hall\n"},
+			want:    []string{`locations/yard.yaml:4: field "connections" must be a list, found text "hall"`},
+		},
+		{
+			name:    "connection not an id",
+			changes: map[string]string{"locations/yard.yaml": "id: yard\nname: Yard\ndescription: Walled.\nconnections:\n  - [hall]\n"},
+			want:    []string{`locations/yard.yaml:5: connections[0] must be a location id, found a list`},
+		},
+		{
+			// The one character file is broken: that, not an empty cast, is the problem.
+			name:    "only character has no id",
+			changes: map[string]string{"characters/ada.yaml": "", "characters/bo.yaml": "name: Bo\ndescription: A cook.\nstate: {location: cellar}\n"},
+			want:    []string{`characters/bo.yaml:1: missing required field "id"`},
+		},
+		{
+			name:    "unknown kind and missing premise",
+			changes: map[string]string{"simulation.yaml": "id: test\nkind: narative\ntitle: Test\n"},
+			want: []string{
+				`simulation.yaml:1: missing required field "premise": a narrative simulation needs a world premise`,
+				`simulation.yaml:2: kind "narative" must be one of narrative, conquest, chronicle, duel`,
+			},
+		},
+	})
+}
+
+// TestLoadProblemsReferences: ids are unique and every id a file names
+// exists.
+func TestLoadProblemsReferences(t *testing.T) {
+	t.Parallel()
+	checkLoadProblems(t, []loadProblem{
 		{
 			name: "duplicate character id",
 			changes: map[string]string{"characters/bo2.yaml": `id: bo
@@ -296,15 +399,26 @@ connections:
 			},
 		},
 		{
-			name:    "connections not a list",
-			changes: map[string]string{"locations/yard.yaml": "id: yard\nname: Yard\ndescription: Walled.\nconnections: hall\n"},
-			want:    []string{`locations/yard.yaml:4: field "connections" must be a list, found text "hall"`},
+			name: "problems in several files, in file order",
+			changes: map[string]string{
+				"simulation.yaml":     "id: Test\ntitle: T\npremise: P\n",
+				"characters/ada.yaml": "id: ada\nname: Ada\ndescription: D\nstate: {location: attic}\n",
+				"locations/yard.yaml": "id: yard\nname: Yard\ndescription: Walled.\nconnections: [moon]\n",
+			},
+			want: []string{
+				`simulation.yaml:1: id "Test" must match [a-z0-9_-]+ (lower-case letters, digits, _ and -)`,
+				`characters/ada.yaml:4: state.location "attic" is not a location (locations: cellar, hall, yard)`,
+				`locations/yard.yaml:4: connections: "moon" is not a location (locations: cellar, hall, yard)`,
+			},
 		},
-		{
-			name:    "connection not an id",
-			changes: map[string]string{"locations/yard.yaml": "id: yard\nname: Yard\ndescription: Walled.\nconnections:\n  - [hall]\n"},
-			want:    []string{`locations/yard.yaml:5: connections[0] must be a location id, found a list`},
-		},
+	})
+}
+
+// TestLoadProblemsFolder: the simulation folder has its file and the
+// folders its kind reads, with at least one file each.
+func TestLoadProblemsFolder(t *testing.T) {
+	t.Parallel()
+	checkLoadProblems(t, []loadProblem{
 		{
 			name: "no locations",
 			changes: map[string]string{
@@ -329,17 +443,6 @@ connections:
 			},
 		},
 		{
-			// The one character file is broken: that, not an empty cast, is the problem.
-			name:    "only character has no id",
-			changes: map[string]string{"characters/ada.yaml": "", "characters/bo.yaml": "name: Bo\ndescription: A cook.\nstate: {location: cellar}\n"},
-			want:    []string{`characters/bo.yaml:1: missing required field "id"`},
-		},
-		{
-			name:    "only character file unreadable",
-			changes: map[string]string{"characters/ada.yaml": "", "characters/bo.yaml": "id: [bo\n"},
-			want:    []string{`characters/bo.yaml:2: malformed YAML: did not find expected ',' or ']'`},
-		},
-		{
 			name:    "characters is not a folder",
 			changes: map[string]string{"characters/ada.yaml": "", "characters/bo.yaml": "", "characters": "ada\n"},
 			want:    []string{`characters: cannot read folder: not a directory`},
@@ -354,86 +457,23 @@ connections:
 			want: []string{`locations: cannot read folder: not a directory`},
 		},
 		{
-			name:    "second document in a character file",
-			changes: map[string]string{"characters/bo.yaml": validFiles["characters/bo.yaml"] + "---\nid: x\n"},
-			want:    []string{`characters/bo.yaml:6: a second YAML document starts here: a character file holds one document; put each character in a file of its own in characters/`},
-		},
-		{
-			name:    "second document in a location file, after a comment",
-			changes: map[string]string{"locations/yard.yaml": "---\n" + validFiles["locations/yard.yaml"] + "# the kitchen\n---\nid: kitchen\nname: Kitchen\n"},
-			want:    []string{`locations/yard.yaml:6: a second YAML document starts here: a location file holds one document; put each location in a file of its own in locations/`},
-		},
-		{
-			name:    "second document in simulation.yaml",
-			changes: map[string]string{"simulation.yaml": validFiles["simulation.yaml"] + "--- {id: other}\n"},
-			want:    []string{`simulation.yaml:9: a second YAML document starts here: simulation.yaml holds one document, and a folder one simulation`},
-		},
-		{
-			name:    "empty second document",
-			changes: map[string]string{"characters/bo.yaml": validFiles["characters/bo.yaml"] + "---\n"},
-			want:    []string{`characters/bo.yaml:6: a second YAML document starts here: a character file holds one document; put each character in a file of its own in characters/`},
-		},
-		{
-			// The first document is still checked: both problems at once.
-			name:    "second document malformed, first has an unknown field",
-			changes: map[string]string{"characters/bo.yaml": "id: bo\nname: Bo\nmood: grim\ndescription: A cook.\nstate: {location: cellar}\n---\nid: [x\n"},
-			want: []string{
-				`characters/bo.yaml:3: unknown field "mood" (known fields: id, name, description, state)`,
-				`characters/bo.yaml:7: malformed YAML: did not find expected ',' or ']'`,
-			},
-		},
-		{
 			name:    "missing simulation.yaml",
 			changes: map[string]string{"simulation.yaml": ""},
 			want:    []string{`simulation.yaml: missing: every simulation folder needs a simulation.yaml`},
 		},
-		{
-			name:    "unknown kind and missing premise",
-			changes: map[string]string{"simulation.yaml": "id: test\nkind: narative\ntitle: Test\n"},
-			want: []string{
-				`simulation.yaml:1: missing required field "premise": a narrative simulation needs a world premise`,
-				`simulation.yaml:2: kind "narative" must be one of narrative, conquest, chronicle, duel`,
-			},
-		},
-		{
-			name:    "empty file",
-			changes: map[string]string{"characters/bo.yaml": "# nothing yet\n"},
-			want:    []string{`characters/bo.yaml: file is empty`},
-		},
-		{
-			name:    "list instead of fields",
-			changes: map[string]string{"characters/bo.yaml": "- id: bo\n"},
-			want:    []string{`characters/bo.yaml:1: expected fields (key: value), found a list`},
-		},
-		{
-			name:    "field given twice",
-			changes: map[string]string{"characters/bo.yaml": "id: bo\nname: Bo\nname: Bob\ndescription: A cook.\nstate: {location: cellar}\n"},
-			want:    []string{`characters/bo.yaml:3: field "name" is given twice (first at line 2)`},
-		},
-		{
-			name: "problems in several files, in file order",
-			changes: map[string]string{
-				"simulation.yaml":     "id: Test\ntitle: T\npremise: P\n",
-				"characters/ada.yaml": "id: ada\nname: Ada\ndescription: D\nstate: {location: attic}\n",
-				"locations/yard.yaml": "id: yard\nname: Yard\ndescription: Walled.\nconnections: [moon]\n",
-			},
-			want: []string{
-				`simulation.yaml:1: id "Test" must match [a-z0-9_-]+ (lower-case letters, digits, _ and -)`,
-				`characters/ada.yaml:4: state.location "attic" is not a location (locations: cellar, hall, yard)`,
-				`locations/yard.yaml:4: connections: "moon" is not a location (locations: cellar, hall, yard)`,
-			},
-		},
-	}
+	})
+}
+
+// checkLoadProblems checks that Lint reports exactly each case's problems,
+// and that Load fails with the first of them as a *LoadError.
+func checkLoadProblems(t *testing.T, tests []loadProblem) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := writeSim(t, tt.changes)
-			var got []string
 			problems, _ := Lint(dir)
-			for _, p := range problems {
-				got = append(got, strings.ReplaceAll(p.Error(), dir+string(filepath.Separator), ""))
-			}
-			if !slices.Equal(got, tt.want) {
+			if got := relative(dir, problems); !slices.Equal(got, tt.want) {
 				t.Errorf("Lint:\n got  %q\n want %q", got, tt.want)
 			}
 
@@ -450,6 +490,15 @@ connections:
 			}
 		})
 	}
+}
+
+// relative is the messages of errs with the paths in dir made relative to it.
+func relative(dir string, errs []error) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, strings.ReplaceAll(e.Error(), dir+string(filepath.Separator), ""))
+	}
+	return out
 }
 
 func TestLoadErrorFields(t *testing.T) {
@@ -557,23 +606,16 @@ func TestLoadIgnoredFolders(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			rel := func(errs []error) []string {
-				var out []string
-				for _, e := range errs {
-					out = append(out, strings.ReplaceAll(e.Error(), dir+string(filepath.Separator), ""))
-				}
-				return out
-			}
 			problems, warnings := Lint(dir)
-			if problems != nil || !slices.Equal(rel(warnings), tt.want) {
-				t.Errorf("Lint = %q, warnings\n got  %q\n want %q", rel(problems), rel(warnings), tt.want)
+			if problems != nil || !slices.Equal(relative(dir, warnings), tt.want) {
+				t.Errorf("Lint = %q, warnings\n got  %q\n want %q", relative(dir, problems), relative(dir, warnings), tt.want)
 			}
 			sim, err := Load(dir)
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
-			if sim.Kind != tt.kind || !slices.Equal(rel(sim.Warnings), tt.want) {
-				t.Errorf("Load: kind %q, warnings %q", sim.Kind, rel(sim.Warnings))
+			if sim.Kind != tt.kind || !slices.Equal(relative(dir, sim.Warnings), tt.want) {
+				t.Errorf("Load: kind %q, warnings %q", sim.Kind, relative(dir, sim.Warnings))
 			}
 			if tt.kind != KindNarrative && (sim.Characters != nil || sim.Locations != nil) {
 				t.Errorf("a %s read %d characters and %d locations", tt.kind, len(sim.Characters), len(sim.Locations))
