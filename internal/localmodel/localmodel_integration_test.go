@@ -101,55 +101,7 @@ func TestServer(t *testing.T) {
 		validate(t, schema, c.Message.Content)
 	})
 
-	t.Run("tool call round trip", func(t *testing.T) {
-		orders := map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"orders": map[string]any{"type": "array", "maxItems": 3,
-					"items": map[string]any{"type": "string", "maxLength": 24}},
-			},
-			"required":             []string{"orders"},
-			"additionalProperties": false,
-		}
-		empty := map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": false}
-		tools := []map[string]any{
-			{"type": "function", "function": map[string]any{"name": "propose_orders", "description": "Check orders before submitting them.", "parameters": orders}},
-			{"type": "function", "function": map[string]any{"name": "submit_orders", "description": "Submit the orders last proposed.", "parameters": empty}},
-		}
-		msgs := []map[string]any{
-			{"role": "system", "content": "You command the red army."},
-			{"role": "user", "content": "Your turn. Propose orders, then submit them."},
-		}
-
-		resp := chat(t, srv, map[string]any{
-			"messages": msgs, "tools": tools, "max_tokens": 200,
-			"response_format": forceTool("propose_orders", orders),
-		})
-		c := resp.Choices[0]
-		if c.FinishReason != "tool_calls" || len(c.Message.ToolCalls) != 1 {
-			t.Fatalf("finish_reason %q, tool_calls %+v, content %q; want one tool call", c.FinishReason, c.Message.ToolCalls, c.Message.Content)
-		}
-		tc := c.Message.ToolCalls[0]
-		if tc.ID == "" || tc.Type != "function" || tc.Function.Name != "propose_orders" {
-			t.Fatalf("tool call %+v, want a function call of propose_orders with an id", tc)
-		}
-		validate(t, orders, tc.Function.Arguments)
-		t.Logf("propose_orders(%s)", tc.Function.Arguments)
-
-		msgs = append(msgs,
-			map[string]any{"role": "assistant", "tool_calls": []any{tc}},
-			map[string]any{"role": "tool", "tool_call_id": tc.ID, "content": `{"valid": true, "problems": []}`},
-		)
-		resp = chat(t, srv, map[string]any{
-			"messages": msgs, "tools": tools, "max_tokens": 100,
-			"response_format": forceTool("submit_orders", empty),
-		})
-		c = resp.Choices[0]
-		if c.FinishReason != "tool_calls" || len(c.Message.ToolCalls) != 1 || c.Message.ToolCalls[0].Function.Name != "submit_orders" {
-			t.Fatalf("after the tool result: finish_reason %q, tool_calls %+v, content %q; want submit_orders", c.FinishReason, c.Message.ToolCalls, c.Message.Content)
-		}
-		validate(t, empty, c.Message.ToolCalls[0].Function.Arguments)
-	})
+	t.Run("tool call round trip", func(t *testing.T) { toolCallRoundTrip(t, srv) })
 
 	t.Run("throughput", func(t *testing.T) {
 		// Measured, not asserted beyond sanity: README quotes the figure.
@@ -170,6 +122,59 @@ func TestServer(t *testing.T) {
 		}
 		t.Logf("%d completion tokens in %s over 3 requests: %.0f tokens/s", tokens, wall.Round(time.Millisecond), float64(tokens)/wall.Seconds())
 	})
+}
+
+// toolCallRoundTrip checks a tool call, its result sent back, and the next
+// tool call, each the one the request forces and with arguments that match
+// its schema.
+func toolCallRoundTrip(t *testing.T, srv *Server) {
+	orders := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"orders": map[string]any{"type": "array", "maxItems": 3,
+				"items": map[string]any{"type": "string", "maxLength": 24}},
+		},
+		"required":             []string{"orders"},
+		"additionalProperties": false,
+	}
+	empty := map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": false}
+	tools := []map[string]any{
+		{"type": "function", "function": map[string]any{"name": "propose_orders", "description": "Check orders before submitting them.", "parameters": orders}},
+		{"type": "function", "function": map[string]any{"name": "submit_orders", "description": "Submit the orders last proposed.", "parameters": empty}},
+	}
+	msgs := []map[string]any{
+		{"role": "system", "content": "You command the red army."},
+		{"role": "user", "content": "Your turn. Propose orders, then submit them."},
+	}
+
+	resp := chat(t, srv, map[string]any{
+		"messages": msgs, "tools": tools, "max_tokens": 200,
+		"response_format": forceTool("propose_orders", orders),
+	})
+	c := resp.Choices[0]
+	if c.FinishReason != "tool_calls" || len(c.Message.ToolCalls) != 1 {
+		t.Fatalf("finish_reason %q, tool_calls %+v, content %q; want one tool call", c.FinishReason, c.Message.ToolCalls, c.Message.Content)
+	}
+	tc := c.Message.ToolCalls[0]
+	if tc.ID == "" || tc.Type != "function" || tc.Function.Name != "propose_orders" {
+		t.Fatalf("tool call %+v, want a function call of propose_orders with an id", tc)
+	}
+	validate(t, orders, tc.Function.Arguments)
+	t.Logf("propose_orders(%s)", tc.Function.Arguments)
+
+	msgs = append(msgs,
+		map[string]any{"role": "assistant", "tool_calls": []any{tc}},
+		map[string]any{"role": "tool", "tool_call_id": tc.ID, "content": `{"valid": true, "problems": []}`},
+	)
+	resp = chat(t, srv, map[string]any{
+		"messages": msgs, "tools": tools, "max_tokens": 100,
+		"response_format": forceTool("submit_orders", empty),
+	})
+	c = resp.Choices[0]
+	if c.FinishReason != "tool_calls" || len(c.Message.ToolCalls) != 1 || c.Message.ToolCalls[0].Function.Name != "submit_orders" {
+		t.Fatalf("after the tool result: finish_reason %q, tool_calls %+v, content %q; want submit_orders", c.FinishReason, c.Message.ToolCalls, c.Message.Content)
+	}
+	validate(t, empty, c.Message.ToolCalls[0].Function.Arguments)
 }
 
 // TestStop checks that Stop leaves nothing behind: no process of the group,
