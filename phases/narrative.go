@@ -210,15 +210,15 @@ func encodeState(st *world.State, ids []string, size int) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Request builds the request that phase (intention or resolution) sends for
+// Call builds the request that phase (intention or resolution) sends for
 // entity (a character or a location) at the tick after st. For resolution,
 // the characters' current external_intent stands in for that tick's
 // intentions. An unknown phase or entity is an error naming what exists.
-func (n *Narrative) Request(st *world.State, phase, entity string) (llm.Request, error) {
+func (n *Narrative) Call(st *world.State, phase, entity string) (llm.Request, error) {
 	return n.request(prompts.NewSnapshot(n.Sim, st), phase, entity)
 }
 
-// request is Request on a snapshot placed once, for callers that build many.
+// request is Call on a snapshot placed once, for callers that build many.
 func (n *Narrative) request(w *prompts.Snapshot, phase, entity string) (llm.Request, error) {
 	switch phase {
 	case PhaseIntention:

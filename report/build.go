@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/arbiter-sim/arbiter/games/chronicle"
-	"github.com/arbiter-sim/arbiter/games/conquest"
-	"github.com/arbiter-sim/arbiter/games/duel"
 	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
 	"github.com/arbiter-sim/arbiter/store"
@@ -29,42 +26,26 @@ func Build(ctx context.Context, s *session.Session) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Simulation: s.Sim.ID, Title: s.Sim.Title, Kind: s.Sim.Kind, LastTick: last, Figures: figures(s.Sim.Kind, status)}
+	part, err := s.Kind.Report(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Simulation: s.Sim.ID, Title: s.Sim.Title, Kind: s.Sim.Kind, Unit: part.Unit, LastTick: last,
+		Figures: figures(part.ApplyErrors, status), Timeline: part.Timeline, Turns: part.Turns, Players: part.Players, Chronicle: part.Outline}
 	if st := status.LastStop; st != nil {
 		r.Stopped = fmt.Sprintf("the last run stopped at tick %d without committing it (%s): %s", st.Tick, st.Reason, st.Error)
 	}
-	// Fallbacks per phase and tick: the narrative's story marks them.
-	fallbacks := map[string][]float64{}
-	switch s.Sim.Kind {
-	case world.KindNarrative:
-		story, err := s.Story(ctx, session.StoryQuery{})
-		if err != nil {
-			return nil, err
-		}
-		r.Timeline = story.Ticks
-		r.Paths = paths(s.Sim, story.Ticks)
-		fallbacks = narrativeFallbacks(story.Ticks, last)
-	case world.KindConquest, world.KindDuel:
-		if err := r.addGame(ctx, s); err != nil {
-			return nil, err
-		}
-	case world.KindChronicle:
-		st, ok := s.State().(*chronicle.State)
-		if !ok {
-			return nil, fmt.Errorf("report: a chronicle's state is a %T", s.State())
-		}
-		tl := st.Timeline.Clone()
-		r.Chronicle = &tl
-	default:
-		return nil, &session.InputError{Err: fmt.Errorf("%s: a %s simulation has no report", s.Dir, s.Sim.Kind)}
+	if part.Timeline != nil {
+		r.Paths = paths(s.Sim, part.Timeline)
 	}
-	r.Calls, r.Phases = callCharts(usage, fallbacks, last)
+	r.Calls, r.Phases = callCharts(usage, part.Fallbacks, last)
 	return r, nil
 }
 
-// figures are the run's headline numbers; what the apply step refused is
-// a narrative's skipped updates and conquest's order errors.
-func figures(kind string, st *session.Status) []runner.Field {
+// figures are the run's headline numbers; applyErrors names what the
+// rules refused (a narrative's skipped updates, conquest's order errors),
+// "" when the kind has none to show.
+func figures(applyErrors string, st *session.Status) []runner.Field {
 	t := st.Total
 	out := []runner.Field{
 		{Key: "model calls", Value: fmt.Sprint(t.Calls)},
@@ -72,11 +53,8 @@ func figures(kind string, st *session.Status) []runner.Field {
 		{Key: "fallbacks", Value: fmt.Sprint(st.Fallbacks)},
 		{Key: "repairs", Value: fmt.Sprint(t.Repairs)},
 	}
-	switch kind {
-	case world.KindNarrative:
-		out = append(out, runner.Field{Key: "skipped updates", Value: fmt.Sprint(st.ApplyErrors)})
-	case world.KindConquest:
-		out = append(out, runner.Field{Key: "order errors", Value: fmt.Sprint(st.ApplyErrors)})
+	if applyErrors != "" {
+		out = append(out, runner.Field{Key: applyErrors, Value: fmt.Sprint(st.ApplyErrors)})
 	}
 	return append(out, runner.Field{Key: "tokens", Value: fmt.Sprintf("%d prompt (%d cached) + %d completion", t.PromptTokens, t.CachedTokens, t.CompletionTokens)})
 }
@@ -107,25 +85,6 @@ func paths(sim *world.Simulation, ticks []session.StoryTick) *PathChart {
 		}
 	}
 	return pc
-}
-
-// narrativeFallbacks counts the calls that fell back per phase and tick:
-// intentions and the arbiter's locations.
-func narrativeFallbacks(ticks []session.StoryTick, last int) map[string][]float64 {
-	out := map[string][]float64{"intention": make([]float64, last), "resolution": make([]float64, last)}
-	for _, t := range ticks {
-		for _, l := range t.Locations {
-			if l.Fallback {
-				out["resolution"][t.Tick-1]++
-			}
-			for _, c := range l.Characters {
-				if c.IntentionFallback {
-					out["intention"][t.Tick-1]++
-				}
-			}
-		}
-	}
-	return out
 }
 
 // callCharts plots the calls of every phase per tick: tokens, mean latency,
@@ -190,82 +149,4 @@ func callCharts(rows []store.CallUsage, fallbacks map[string][]float64, last int
 		totals = append(totals, pt)
 	}
 	return []Chart{tokens, latency, failed}, totals
-}
-
-// addGame adds every turn of a conquest or duel game: its log, the board
-// after it, and each player's errors.
-func (r *Report) addGame(ctx context.Context, s *session.Session) error {
-	story, err := s.Story(ctx, session.StoryQuery{})
-	if err != nil {
-		return err
-	}
-	var players []string
-	seat := func(string) string { return "" }
-	switch g := s.Kind.(type) {
-	case *conquest.Game:
-		players, seat = g.Players(), g.Seat
-	case *duel.Game:
-		players, seat = g.Players(), g.Seat
-	default:
-		return fmt.Errorf("report: a %s game is a %T", s.Sim.Kind, s.Kind)
-	}
-	errs := map[string][]TurnError{}
-	for _, t := range story.Turns {
-		state, err := s.StateAt(ctx, t.Turn, false)
-		if err != nil {
-			return err
-		}
-		board, err := boardOf(ctx, s.Kind, state)
-		if err != nil {
-			return fmt.Errorf("board of turn %d: %w", t.Turn, err)
-		}
-		r.Turns = append(r.Turns, Turn{N: t.Turn, Lines: t.Lines, Errors: t.Errors, Board: board})
-		for _, e := range t.Errors {
-			errs[e.Player] = append(errs[e.Player], TurnError{Turn: t.Turn, Error: e.Error})
-		}
-	}
-	for _, p := range players {
-		r.Players = append(r.Players, PlayerErrors{Player: p, Seat: seat(p), Errors: errs[p]})
-	}
-	return nil
-}
-
-// boardOf is the board of a game's state: the kind's status lines (the
-// map's text left out: it is drawn) and its drawing.
-func boardOf(ctx context.Context, k session.Kind, state any) (Board, error) {
-	fields, err := k.Status(ctx, nil, state)
-	if err != nil {
-		return Board{}, err
-	}
-	var b Board
-	for _, f := range fields {
-		if f.Key != "map" {
-			b.Fields = append(b.Fields, f)
-		}
-	}
-	switch st := state.(type) {
-	case *conquest.State:
-		b.Map = starMap(st)
-	case *duel.State:
-		for _, p := range st.Board.Players {
-			b.Meters = append(b.Meters, Meter{Label: p.ID + " health", Value: p.Health, Max: p.MaxHealth})
-		}
-	}
-	return b, nil
-}
-
-func starMap(st *conquest.State) *StarMap {
-	m := &StarMap{Players: st.Players}
-	for _, s := range st.Stars {
-		m.Width, m.Height = max(m.Width, s.X+1), max(m.Height, s.Y+1)
-		ships := s.Garrison
-		for _, n := range s.Ships {
-			ships += n
-		}
-		m.Stars = append(m.Stars, Star{ID: s.ID, X: s.X, Y: s.Y, Owner: s.Owner, Production: s.Production, Ships: ships})
-	}
-	for _, f := range st.Fleets {
-		m.Fleets = append(m.Fleets, Fleet{Owner: f.Owner, From: f.From, To: f.To, Ships: f.Ships, Arrives: f.Arrives})
-	}
-	return m
 }

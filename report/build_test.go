@@ -164,8 +164,8 @@ func TestBuildConquestErrors(t *testing.T) {
 	for _, turn := range r.Turns {
 		for _, e := range turn.Errors {
 			fromTurns++
-			if !slices.ContainsFunc(r.Players, func(p report.PlayerErrors) bool {
-				return p.Player == e.Player && slices.Contains(p.Errors, report.TurnError{Turn: turn.N, Error: e.Error})
+			if !slices.ContainsFunc(r.Players, func(p session.PlayerErrors) bool {
+				return p.Player == e.Player && slices.Contains(p.Errors, session.TurnError{Turn: turn.N, Error: e.Error})
 			}) {
 				t.Errorf("turn %d's error of %s is not in the player's list: %s", turn.N, e.Player, e.Error)
 			}

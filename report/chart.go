@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 // The charts are SVG drawn here: each view below is a chart's geometry in
@@ -239,7 +241,7 @@ type fleetView struct {
 
 const cell = 44
 
-func (m *StarMap) view() mapView {
+func starMapView(m *session.StarMap) mapView {
 	v := mapView{Width: max(m.Width, 1) * cell, Height: max(m.Height, 1) * cell}
 	owner := map[string]string{"": neutral}
 	for i, p := range m.Players {
@@ -288,7 +290,7 @@ type meterView struct {
 	Color string
 }
 
-func meters(ms []Meter) []meterView {
+func meters(ms []session.Meter) []meterView {
 	var out []meterView
 	for i, m := range ms {
 		w := 240.0

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"slices"
+	"strings"
 
-	"github.com/arbiter-sim/arbiter/world"
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 //go:embed report.html.tmpl
@@ -16,7 +18,7 @@ var pageText string
 var page = template.Must(template.New("report").Option("missingkey=error").Funcs(template.FuncMap{
 	"chartView":   Chart.view,
 	"pathView":    (*PathChart).view,
-	"mapView":     (*StarMap).view,
+	"mapView":     starMapView,
 	"meters":      meters,
 	"meterHeight": func(n int) int { return 24*n + 4 },
 	"meterY":      func(i, dy int) int { return 24*i + dy },
@@ -42,11 +44,8 @@ func (r *Report) check() error {
 	if r == nil {
 		return errors.New("report: nothing to render (no report)")
 	}
-	switch r.Kind {
-	case world.KindNarrative, world.KindConquest, world.KindDuel, world.KindChronicle:
-	default:
-		return fmt.Errorf("report of %s: kind %q is none of %s, %s, %s, %s", r.Simulation, r.Kind,
-			world.KindNarrative, world.KindConquest, world.KindDuel, world.KindChronicle)
+	if kinds := session.Kinds(); !slices.Contains(kinds, r.Kind) {
+		return fmt.Errorf("report of %s: kind %q is none of %s", r.Simulation, r.Kind, strings.Join(kinds, ", "))
 	}
 	if r.LastTick < 1 {
 		return fmt.Errorf("report of %s: no tick committed (last tick %d); run it first", r.Simulation, r.LastTick)

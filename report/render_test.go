@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arbiter-sim/arbiter/games/chronicle"
 	"github.com/arbiter-sim/arbiter/report"
 	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
@@ -38,7 +37,7 @@ func remote(page string) string {
 
 func narrativeReport() *report.Report {
 	return &report.Report{
-		Simulation: "demo", Title: "Title " + evil, Kind: "narrative", LastTick: 2,
+		Simulation: "demo", Title: "Title " + evil, Kind: "narrative", Unit: "tick", LastTick: 2,
 		Figures: []runner.Field{{Key: "model calls", Value: "22"}},
 		Stopped: "stopped: " + evil,
 		Timeline: []session.StoryTick{
@@ -60,14 +59,14 @@ func narrativeReport() *report.Report {
 
 func gameReport() *report.Report {
 	return &report.Report{
-		Simulation: "war", Title: "War", Kind: "conquest", LastTick: 1,
-		Turns: []report.Turn{{N: 1, Lines: []string{"Log " + evil}, Errors: []session.PlayerError{{Player: "p1", Error: "Order 0: " + evil}},
-			Board: report.Board{Fields: []runner.Field{{Key: "p1", Value: "Field " + evil}},
-				Map: &report.StarMap{Width: 3, Height: 2, Players: []string{"p1", "p2"},
-					Stars:  []report.Star{{ID: "A", X: 0, Y: 0, Owner: "p1", Production: 3, Ships: 9}, {ID: "B", X: 2, Y: 1, Ships: 2}},
-					Fleets: []report.Fleet{{Owner: "p1", From: "A", To: "B", Ships: 4, Arrives: 3}}},
-				Meters: []report.Meter{{Label: "p1 health " + evil, Value: 7, Max: 10}}}}},
-		Players: []report.PlayerErrors{{Player: "p1", Seat: "model", Errors: []report.TurnError{{Turn: 1, Error: "Order 0: " + evil}}}, {Player: "p2", Seat: "bot"}},
+		Simulation: "war", Title: "War", Kind: "conquest", Unit: "turn", LastTick: 1,
+		Turns: []session.ReportTurn{{N: 1, Lines: []string{"Log " + evil}, Errors: []session.PlayerError{{Player: "p1", Error: "Order 0: " + evil}},
+			Board: session.Board{Fields: []runner.Field{{Key: "p1", Value: "Field " + evil}},
+				Map: &session.StarMap{Width: 3, Height: 2, Players: []string{"p1", "p2"},
+					Stars:  []session.Star{{ID: "A", X: 0, Y: 0, Owner: "p1", Production: 3, Ships: 9}, {ID: "B", X: 2, Y: 1, Ships: 2}},
+					Fleets: []session.Fleet{{Owner: "p1", From: "A", To: "B", Ships: 4, Arrives: 3}}},
+				Meters: []session.Meter{{Label: "p1 health " + evil, Value: 7, Max: 10}}}}},
+		Players: []session.PlayerErrors{{Player: "p1", Seat: "model", Errors: []session.TurnError{{Turn: 1, Error: "Order 0: " + evil}}}, {Player: "p2", Seat: "bot"}},
 	}
 }
 
@@ -170,12 +169,12 @@ func TestRenderGame(t *testing.T) {
 
 func TestRenderChronicle(t *testing.T) {
 	t.Parallel()
-	r := &report.Report{Simulation: "hist", Title: "History", Kind: "chronicle", LastTick: 3, Chronicle: &chronicle.Timeline{
-		BigPicture: "A river " + evil, Phase: chronicle.Play,
-		Palette: chronicle.Palette{Yes: []string{"boats"}, No: []string{"magic " + evil}},
-		Periods: []chronicle.Period{{Name: "Dusk", Tone: chronicle.Dark, Bookend: "last", Description: "The end.",
-			Events: []chronicle.Event{{Name: "The Flood", Tone: chronicle.Dark, Description: "Water " + evil}}}},
+	r := &report.Report{Simulation: "hist", Title: "History", Kind: "chronicle", Unit: "turn", LastTick: 3, Chronicle: &session.Outline{
+		BigPicture: "A river " + evil, Phase: "play",
+		Periods: []session.OutlinePeriod{{Name: "Dusk", Tone: "dark", Bookend: "last", Description: "The end.",
+			Events: []session.OutlineEvent{{Name: "The Flood", Tone: "dark", Description: "Water " + evil}}}},
 	}}
+	r.Chronicle.Palette.Yes, r.Chronicle.Palette.No = []string{"boats"}, []string{"magic " + evil}
 	page := render(t, r)
 	for _, want := range []string{`<section id="chronicle">`, "A river &lt;/div&gt;", "YES: boats", "NO: magic &lt;/div&gt;",
 		`<h3>Dusk <span class="id">dark, last bookend</span></h3>`, "<b>The Flood</b>", "Water &lt;/div&gt;", "3 turns committed"} {
@@ -200,7 +199,7 @@ func TestRenderRefuses(t *testing.T) {
 	}{
 		{"nil", func(*report.Report) *report.Report { return nil }, "no report"},
 		{"no tick", func(r *report.Report) *report.Report { r.LastTick = 0; return r }, "report of demo: no tick committed (last tick 0); run it first"},
-		{"kind", func(r *report.Report) *report.Report { r.Kind = "poker"; return r }, `kind "poker" is none of narrative, conquest, duel, chronicle`},
+		{"kind", func(r *report.Report) *report.Report { r.Kind = "poker"; return r }, `kind "poker" is none of chronicle, conquest, duel, narrative`},
 		{"series", func(r *report.Report) *report.Report {
 			r.Calls[1].Series[0].Values = []float64{1}
 			return r

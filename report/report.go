@@ -1,7 +1,6 @@
 package report
 
 import (
-	"github.com/arbiter-sim/arbiter/games/chronicle"
 	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
 )
@@ -12,7 +11,8 @@ type Report struct {
 	Simulation string
 	Title      string
 	Kind       string
-	LastTick   int // the last committed tick (a game's turn); at least 1
+	Unit       string // what a tick is called: tick, turn
+	LastTick   int    // the last committed tick (a game's turn); at least 1
 	// Figures are the run's headline numbers: calls, tokens, fallbacks.
 	Figures []runner.Field
 	// Stopped says why the last run stopped short, "" when it did not.
@@ -29,11 +29,11 @@ type Report struct {
 	Phases []PhaseTotal
 
 	// Games: every turn's log and board, and each player's errors.
-	Turns   []Turn
-	Players []PlayerErrors
+	Turns   []session.ReportTurn
+	Players []session.PlayerErrors
 
-	// Chronicle: the timeline built so far.
-	Chronicle *chronicle.Timeline
+	// Chronicle: the history built so far (a chronicle's timeline).
+	Chronicle *session.Outline
 }
 
 // PhaseTotal is the calls of one phase over the whole run.
@@ -43,64 +43,6 @@ type PhaseTotal struct {
 	PromptTokens, CompletionTokens int
 	MeanLatencyMS                  int64
 	Fallbacks                      int
-}
-
-// Turn is one turn of a game: what its log says and the board after it.
-type Turn struct {
-	N      int
-	Lines  []string
-	Errors []session.PlayerError
-	Board  Board
-}
-
-// Board is a game's board after a turn: the kind's status lines, and a
-// drawing (conquest's star map, the duel's health bars).
-type Board struct {
-	Fields []runner.Field
-	Map    *StarMap
-	Meters []Meter
-}
-
-// StarMap is conquest's map: stars on a grid, fleets in flight.
-type StarMap struct {
-	Width, Height int // grid cells
-	Players       []string
-	Stars         []Star
-	Fleets        []Fleet
-}
-
-// Star is one star of a StarMap; Owner is "" when neutral.
-type Star struct {
-	ID         string
-	X, Y       int
-	Owner      string
-	Production int
-	Ships      int // every side's ships there, neutral defenders included
-}
-
-// Fleet is a fleet in flight between two stars.
-type Fleet struct {
-	Owner, From, To string
-	Ships, Arrives  int
-}
-
-// Meter is a bar: Value of Max (a duel side's health).
-type Meter struct {
-	Label      string
-	Value, Max int
-}
-
-// PlayerErrors are one player's errors over the game, in turn order.
-type PlayerErrors struct {
-	Player string
-	Seat   string // model, bot or person
-	Errors []TurnError
-}
-
-// TurnError is one error of a player and the turn it happened in.
-type TurnError struct {
-	Turn  int
-	Error string
 }
 
 // Chart is a plot over ticks: a line or a bar per series at each tick.

@@ -6,12 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/arbiter-sim/arbiter/games/chronicle"
-	"github.com/arbiter-sim/arbiter/games/conquest"
-	"github.com/arbiter-sim/arbiter/games/duel"
 	"github.com/arbiter-sim/arbiter/manifest"
-	"github.com/arbiter-sim/arbiter/phases"
-	"github.com/arbiter-sim/arbiter/schemas"
 	"github.com/arbiter-sim/arbiter/store"
 )
 
@@ -21,44 +16,14 @@ import (
 // overrides of the simulation's prompts/ included), and a game's seed. The
 // caller adds the endpoint and the configuration, which are its own.
 func (s *Session) Manifest() (*manifest.Manifest, error) {
-	set := s.settings
 	m := &manifest.Manifest{Arbiter: manifest.ReadBuild(), Kind: s.Sim.Kind, Models: []manifest.PhaseModel{},
 		Templates: []manifest.File{}, Schemas: []manifest.File{}, Config: map[string]string{}}
-	var (
-		templates []string
-		named     []schemas.Named
-	)
-	model := func(phase, name string) {
-		if s.needsModel() {
-			m.Models = append(m.Models, manifest.PhaseModel{Phase: phase, Model: name})
-		}
+	part := s.Kind.Manifest()
+	if s.needsModel() {
+		m.Models = append(m.Models, part.Models...)
 	}
-	switch k := s.Kind.(type) {
-	case *phases.Narrative:
-		model(phases.PhaseIntention, set.Intention.Model)
-		model(phases.PhaseResolution, set.Resolution.Model)
-		templates = []string{phases.IntentionSystemTemplate, phases.IntentionUserTemplate, phases.ResolutionSystemTemplate, phases.ResolutionUserTemplate}
-		named = phases.Schemas()
-	case *chronicle.Game:
-		model(chronicle.PhaseChat, set.Chat.Model)
-		templates = []string{chronicle.PromptFile}
-	case *conquest.Game:
-		// A model seat's tools are built from the map of each turn; their
-		// shape is the arbiter revision's.
-		model(conquest.PhaseOrders, set.Game.Model)
-		templates = []string{conquest.PromptFile}
-		seed := k.Setup.Seed
-		m.Seed = &seed
-	case *duel.Game:
-		model(duel.PhaseBuild, set.Game.Model)
-		model(duel.PhaseCharges, set.Game.Model)
-		templates = []string{duel.SystemPrompt, duel.BuildPrompt, duel.ChargesPrompt}
-		named = duel.Schemas()
-		seed := k.Seed
-		m.Seed = &seed
-	default:
-		templates = s.prompts.Names()
-	}
+	m.Seed = part.Seed
+	templates, named := part.Templates, part.Schemas
 	for _, name := range templates {
 		digest := s.prompts.Digest(name)
 		if digest == "" {

@@ -19,32 +19,14 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/arbiter-sim/arbiter/games/chronicle"
-	"github.com/arbiter-sim/arbiter/games/conquest"
-	"github.com/arbiter-sim/arbiter/games/duel"
 	"github.com/arbiter-sim/arbiter/internal/filelock"
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/manifest"
-	"github.com/arbiter-sim/arbiter/phases"
 	"github.com/arbiter-sim/arbiter/prompts"
 	"github.com/arbiter-sim/arbiter/runner"
-	"github.com/arbiter-sim/arbiter/schemas"
 	"github.com/arbiter-sim/arbiter/store"
 	"github.com/arbiter-sim/arbiter/world"
 )
-
-// Kind is one kind of simulation: the runner's Game, and what the commands
-// show of it. Each kind (narrative, chronicle; conquest and duel next)
-// implements it.
-type Kind interface {
-	runner.Game
-	// Export is state as `arbiter export` prints it (JSON); st holds what
-	// the state in memory leaves out (a narrative's older memories).
-	Export(ctx context.Context, st *store.Store, state any) (any, error)
-	// Status is the kind's part of `arbiter status`; st is nil before the
-	// first commit.
-	Status(ctx context.Context, st *store.Store, state any) ([]runner.Field, error)
-}
 
 // Settings are what the commands' configuration decides for a session.
 type Settings struct {
@@ -52,9 +34,12 @@ type Settings struct {
 	// endpoint is configured); nil for commands that make no calls. Open
 	// calls it after the simulation's files check out.
 	LLM func() (llm.Config, error)
-	// Plays lists the kinds the command plays (run: narrative; chat:
-	// chronicle); Open refuses a simulation of another kind, naming the
-	// command for it. Empty: any kind.
+	// Command is the command the session is opened for (run, play, chat,
+	// arena): Open refuses a kind that it does not play, saying how the
+	// kind is played. Empty: any kind.
+	Command string
+	// Plays lists the kinds a caller plays; Open refuses another kind in
+	// the same way. Empty: any kind.
 	Plays []string
 	// Depth is how many past exchanges of an entity a call sends back
 	// (llm.depth), for commands that show requests without a client.
@@ -106,15 +91,15 @@ type Session struct {
 	client   *llm.Client
 	runner   *runner.Runner
 	unlock   func()
-	created  bool             // state.db was created by this session
-	saved    *chronicle.State // a chronicle.json not imported yet (read-only)
+	created  bool   // state.db was created by this session
+	saved    *Saved // a game saved by an earlier version, not imported yet (read-only)
 }
 
 // Load reads and checks the simulation in dir: its files, its prompt
 // templates and what its kind adds. Nothing is opened or written. Every
 // problem is an *InputError naming the file.
 func Load(dir string, set Settings) (*Session, error) {
-	sim, err := world.Load(dir)
+	sim, err := readers().Load(dir)
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
@@ -129,41 +114,15 @@ func Load(dir string, set Settings) (*Session, error) {
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
-	s := &Session{Dir: dir, Sim: sim, settings: set, prompts: pr}
-	switch sim.Kind {
-	case world.KindNarrative:
-		n := &phases.Narrative{Sim: sim, Prompts: pr, Intention: set.Intention, Resolution: set.Resolution, Logger: set.Logger, Context: set.Context}
-		// Build every request of a first tick now, so a missing key stops
-		// the command before any model call is paid for.
-		if errs := n.Lint(); len(errs) > 0 {
-			return nil, &InputError{Err: errors.Join(errs...)}
-		}
-		s.Kind = n
-	case world.KindChronicle:
-		g, err := chronicle.Open(sim, pr)
-		if err != nil {
-			return nil, &InputError{Err: err}
-		}
-		g.Window, g.Params = set.Window, set.Chat
-		s.Kind = g
-	case world.KindConquest:
-		g, err := conquest.Open(sim, pr)
-		if err != nil {
-			return nil, &InputError{Err: err}
-		}
-		g.Params, g.ForceShape = set.Game, set.ForceShape
-		s.Kind = g
-	case world.KindDuel:
-		g, err := duel.Open(sim, pr)
-		if err != nil {
-			return nil, &InputError{Err: err}
-		}
-		g.Params = set.Game
-		s.Kind = g
-	default:
-		return nil, inputErrorf("%s: kind %q cannot be played by this version of arbiter", filepath.Join(dir, "simulation.yaml"), sim.Kind)
+	o, ok := opener(sim.Kind)
+	if !ok {
+		return nil, unknownKind(dir, sim.Kind)
 	}
-	return s, nil
+	k, err := o.Open(sim, pr, set)
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	return &Session{Dir: dir, Sim: sim, Kind: k, settings: set, prompts: pr}, nil
 }
 
 // Validate lists every problem of the simulation in dir: its files, its
@@ -172,7 +131,7 @@ func Load(dir string, set Settings) (*Session, error) {
 // which stop nothing. Nothing is written.
 func Validate(dir string, set Settings) (sim *world.Simulation, problems, warnings []error) {
 	set.Logger = nil // the warnings are returned, not logged
-	if problems, warnings = world.Lint(dir); len(problems) > 0 {
+	if problems, warnings = readers().Lint(dir); len(problems) > 0 {
 		return nil, problems, warnings
 	}
 	s, err := Load(dir, set)
@@ -188,14 +147,8 @@ func Validate(dir string, set Settings) (sim *world.Simulation, problems, warnin
 		}
 		return nil, []error{err}, warnings
 	}
-	if g, ok := s.Kind.(*chronicle.Game); ok {
-		saved, err := readSaved(dir)
-		if err == nil && saved != nil {
-			_, err = g.Rebuild(saved)
-		}
-		if err != nil {
-			return s.Sim, []error{fmt.Errorf("%s: %w", filepath.Join(dir, chronicle.FileName), err)}, warnings
-		}
+	if _, err := s.Kind.Saved(dir); err != nil {
+		return s.Sim, []error{err}, warnings
 	}
 	return s.Sim, nil, warnings
 }
@@ -218,8 +171,12 @@ func Open(ctx context.Context, dir string, set Settings, access Access) (_ *Sess
 	if err != nil {
 		return nil, err
 	}
+	if err := s.plays(set.Command); err != nil {
+		return nil, err
+	}
 	if len(set.Plays) > 0 && !slices.Contains(set.Plays, s.Sim.Kind) {
-		return nil, inputErrorf("%s is a %s simulation: %s", dir, s.Sim.Kind, playedBy(s.Sim.Kind, dir))
+		_, how := s.Kind.Plays(dir)
+		return nil, inputErrorf("%s is a %s simulation: %s", dir, s.Sim.Kind, how)
 	}
 	// Opening is quick local I/O; it finishes even when ctx is already done,
 	// so an interrupted command still says where the simulation stands.
@@ -239,15 +196,10 @@ func Open(ctx context.Context, dir string, set Settings, access Access) (_ *Sess
 		default:
 			s.store = st
 		}
-		if s.Sim.Kind == world.KindChronicle && s.lastTick(ctx) == 0 {
-			saved, err := readSaved(dir)
-			if err == nil && saved != nil {
-				saved, err = s.Kind.(*chronicle.Game).Rebuild(saved)
+		if s.lastTick(ctx) == 0 {
+			if s.saved, err = s.Kind.Saved(dir); err != nil {
+				return nil, &InputError{Err: err}
 			}
-			if err != nil {
-				return nil, &InputError{Err: fmt.Errorf("%s: %w", filepath.Join(dir, chronicle.FileName), err)}
-			}
-			s.saved = saved
 		}
 		return s, s.openRunner(ctx)
 	}
@@ -275,36 +227,20 @@ func Open(ctx context.Context, dir string, set Settings, access Access) (_ *Sess
 			return nil, &InputError{Err: err}
 		}
 		s.store.SetScrub(s.client.Secrets().Scrub) // no credential reaches state.db
-		switch k := s.Kind.(type) {
-		case *phases.Narrative:
-			k.Model = s.client
-		case *chronicle.Game:
-			k.Client = s.client
-		case *conquest.Game:
-			k.Client = s.client
-		case *duel.Game:
-			k.Client = s.client
-		}
+		s.Kind.UseClient(s.client)
 	}
 	if err := s.openRunner(ctx); err != nil {
 		return nil, err
 	}
-	if s.Sim.Kind == world.KindChronicle {
-		if err := s.importSaved(ctx); err != nil {
-			return nil, err
-		}
+	if err := s.importSaved(ctx); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
 // needsModel reports whether the session's kind makes model calls: a game
 // only when a seat other than the person's is a model.
-func (s *Session) needsModel() bool {
-	if g, ok := s.Kind.(interface{ NeedsModel(people ...string) bool }); ok {
-		return g.NeedsModel(s.settings.People...)
-	}
-	return true
-}
+func (s *Session) needsModel() bool { return s.Kind.NeedsModel(s.settings.People...) }
 
 func (s *Session) openRunner(ctx context.Context) error {
 	if s.store == nil {
@@ -339,19 +275,6 @@ func (s *Session) Close() error {
 	return err
 }
 
-// playedBy names the commands for a kind.
-func playedBy(kind, dir string) string {
-	switch kind {
-	case world.KindNarrative:
-		return fmt.Sprintf("`arbiter run %s` runs its ticks", dir)
-	case world.KindChronicle:
-		return fmt.Sprintf("it is played in turns with a person: `arbiter chat %s`; `arbiter chronicle show %s` prints its timeline", dir, dir)
-	case world.KindConquest, world.KindDuel:
-		return fmt.Sprintf("`arbiter run %s` plays its model and bot seats; `arbiter play %s --seat p1` seats a person", dir, dir)
-	}
-	return "this version of arbiter cannot play it yet"
-}
-
 // StatePath is the run-state database of the simulation in dir.
 func StatePath(dir string) string { return store.Path(dir) }
 
@@ -381,7 +304,7 @@ func (s *Session) State() any {
 	case s.runner != nil && (s.runner.LastTick() > 0 || s.saved == nil):
 		return s.runner.State()
 	case s.saved != nil:
-		return s.saved
+		return s.saved.State
 	}
 	st, _ := s.Kind.Load(context.Background(), nil, 0)
 	return st
@@ -488,7 +411,8 @@ func (s *Session) Status(ctx context.Context) (*Status, error) {
 // chronicle.json not imported yet); the authored files are kept. It takes
 // the simulation's lock and returns the paths it deleted.
 func Reset(dir string) ([]string, error) {
-	if _, err := world.Load(dir); err != nil {
+	sim, err := readers().Load(dir)
+	if err != nil {
 		return nil, &InputError{Err: err}
 	}
 	unlock, err := filelock.TryLock(dir)
@@ -506,16 +430,15 @@ func Reset(dir string) ([]string, error) {
 		}
 		deleted = append(deleted, StatePath(dir))
 	}
-	saved := filepath.Join(dir, chronicle.FileName)
-	if _, err := os.Stat(saved); err == nil {
-		if err := os.Remove(saved); err != nil {
-			return deleted, err
+	o, _ := opener(sim.Kind)
+	for _, name := range o.RunFiles {
+		path := filepath.Join(dir, name)
+		if _, err := os.Stat(path); err == nil {
+			if err := os.Remove(path); err != nil {
+				return deleted, err
+			}
+			deleted = append(deleted, path)
 		}
-		deleted = append(deleted, saved)
 	}
 	return deleted, nil
 }
-
-// Schemas are the JSON Schemas of every kind's model outputs, for
-// `arbiter schemas generate|check`.
-func Schemas() []schemas.Named { return append(phases.Schemas(), duel.Schemas()...) }

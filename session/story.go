@@ -2,14 +2,9 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"slices"
-	"strings"
 
-	"github.com/arbiter-sim/arbiter/games/duel"
 	"github.com/arbiter-sim/arbiter/store"
-	"github.com/arbiter-sim/arbiter/world"
 )
 
 // StoryQuery selects what `arbiter story` tells: ticks From..To (From 0:
@@ -21,8 +16,9 @@ type StoryQuery struct {
 	Character string
 }
 
-// Story is what happened over a range of ticks. A narrative run fills Ticks;
-// a game (conquest, duel) fills Turns with its per-turn log.
+// Story is what happened over a range of ticks. The kind tells it: by
+// place and character in Ticks (a narrative), or in Turns, each turn's log
+// (a game).
 type Story struct {
 	Simulation string      `json:"simulation"`
 	Kind       string      `json:"kind"`
@@ -92,23 +88,13 @@ type PlayerError struct {
 
 // Story tells ticks q.From..q.To of the run. A tick outside the committed
 // range, an unknown location or character, or a kind without a per-tick
-// story (the chronicle) is an *InputError saying what there is.
+// story (the chronicle) is an *InputError saying what there is. The kind
+// tells the committed ticks; the session checks the range.
 func (s *Session) Story(ctx context.Context, q StoryQuery) (*Story, error) {
 	last := s.LastTick()
 	out := &Story{Simulation: s.Sim.ID, Kind: s.Sim.Kind}
-	switch s.Sim.Kind {
-	case world.KindNarrative:
-		if err := s.checkStoryFilters(q); err != nil {
-			return nil, err
-		}
-	case world.KindConquest, world.KindDuel:
-		if q.Location != "" || q.Character != "" {
-			return nil, inputErrorf("%s is a %s game: --location and --character are for narrative simulations; `arbiter status %s` shows each player", s.Dir, s.Sim.Kind, s.Dir)
-		}
-	case world.KindChronicle:
-		return nil, inputErrorf("%s is a chronicle: `arbiter chronicle show %s` prints its timeline, and `arbiter chat %s` then /history its conversation", s.Dir, s.Dir, s.Dir)
-	default:
-		return nil, inputErrorf("%s: a %s simulation has no story", s.Dir, s.Sim.Kind)
+	if err := s.Kind.CheckStory(s.Dir, q); err != nil {
+		return nil, err
 	}
 	if last == 0 {
 		if q.From != 0 || q.To != 0 {
@@ -127,13 +113,7 @@ func (s *Session) Story(ctx context.Context, q StoryQuery) (*Story, error) {
 		return nil, inputErrorf("ticks %s: not committed (committed ticks: 1..%d)", span(from, to), last)
 	}
 	out.From, out.To = from, to
-	var err error
-	if s.Sim.Kind == world.KindNarrative {
-		out.Ticks, err = s.narrativeStory(ctx, from, to, q)
-	} else {
-		out.Turns, err = s.gameStory(ctx, from, to)
-	}
-	if err != nil {
+	if err := s.Kind.Story(ctx, s.store, from, to, q, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -146,196 +126,6 @@ func span(from, to int) string {
 	return fmt.Sprintf("%d..%d", from, to)
 }
 
-func (s *Session) checkStoryFilters(q StoryQuery) error {
-	if q.Location != "" && s.Sim.Location(q.Location) == nil {
-		ids := make([]string, len(s.Sim.Locations))
-		for i, l := range s.Sim.Locations {
-			ids[i] = l.ID
-		}
-		return inputErrorf("--location %s: no such location in %s (locations: %s)", q.Location, s.Sim.ID, strings.Join(ids, ", "))
-	}
-	if q.Character != "" && s.Sim.Character(q.Character) == nil {
-		ids := make([]string, len(s.Sim.Characters))
-		for i, c := range s.Sim.Characters {
-			ids[i] = c.ID
-		}
-		return inputErrorf("--character %s: no such character in %s (characters: %s)", q.Character, s.Sim.ID, strings.Join(ids, ", "))
-	}
-	return nil
-}
-
-// worldAt is the stored state of tick (the authored one for 0), without
-// memories.
-func (s *Session) worldAt(ctx context.Context, tick int) (*world.State, error) {
-	if tick == 0 {
-		return s.Sim.InitialState(), nil
-	}
-	raw, err := s.store.State(ctx, tick)
-	if err != nil {
-		return nil, err
-	}
-	var st world.State
-	if err := json.Unmarshal(raw, &st); err != nil {
-		return nil, fmt.Errorf("read state of tick %d: %w", tick, err)
-	}
-	return &st, nil
-}
-
-func (s *Session) narrativeStory(ctx context.Context, from, to int, q StoryQuery) ([]StoryTick, error) {
-	rows, err := s.store.Story(ctx, from, to)
-	if err != nil {
-		return nil, err
-	}
-	type key struct {
-		tick int
-		id   string
-	}
-	intentions := map[key]store.TickIntention{}
-	for _, r := range rows.Intentions {
-		intentions[key{r.Tick, r.CharacterID}] = r
-	}
-	outputs := map[key]store.TickOutput{}
-	for _, r := range rows.Outputs {
-		outputs[key{r.Tick, r.LocationID}] = r
-	}
-	memories := map[key][]string{}
-	for _, r := range rows.Memories {
-		k := key{r.Tick, r.CharacterID}
-		memories[k] = append(memories[k], r.Entry)
-	}
-	skipped := map[key][]SkippedUpdate{}
-	for _, r := range rows.ApplyErrors {
-		k := key{r.Tick, r.LocationID}
-		skipped[k] = append(skipped[k], SkippedUpdate{Character: r.CharacterID, Reason: r.Reason})
-	}
-
-	before, err := s.worldAt(ctx, from-1)
-	if err != nil {
-		return nil, err
-	}
-	var ticks []StoryTick
-	for tick := from; tick <= to; tick++ {
-		after, err := s.worldAt(ctx, tick)
-		if err != nil {
-			return nil, err
-		}
-		st := StoryTick{Tick: tick, Locations: []StoryLocation{}}
-		at := before.Occupancy() // everyone placed once, not once per location
-		for _, l := range s.Sim.Locations {
-			if q.Location != "" && l.ID != q.Location {
-				continue
-			}
-			present := at[l.ID]
-			if q.Character != "" {
-				if !slices.Contains(present, q.Character) {
-					continue
-				}
-				present = []string{q.Character}
-			}
-			sl := StoryLocation{ID: l.ID, Name: l.Name, Moment: after.Locations[l.ID].Moment,
-				Fallback: outputs[key{tick, l.ID}].Fallback, Characters: []StoryCharacter{}, Skipped: []SkippedUpdate{}}
-			for _, id := range present {
-				c := StoryCharacter{ID: id, Intention: intentions[key{tick, id}].Intention,
-					IntentionFallback: intentions[key{tick, id}].Fallback, Memory: memories[key{tick, id}],
-					From: l.ID, To: after.Characters[id].Location}
-				if ch := s.Sim.Character(id); ch != nil {
-					c.Name = ch.Name
-				}
-				if c.Memory == nil {
-					c.Memory = []string{}
-				}
-				sl.Characters = append(sl.Characters, c)
-			}
-			for _, sk := range skipped[key{tick, l.ID}] {
-				if q.Character == "" || sk.Character == q.Character {
-					sl.Skipped = append(sl.Skipped, sk)
-				}
-			}
-			st.Locations = append(st.Locations, sl)
-		}
-		ticks = append(ticks, st)
-		before = after
-	}
-	return ticks, nil
-}
-
-// gameStory is each turn's log: conquest keeps it in the turn's state, the
-// duel in its stream of turn records.
-func (s *Session) gameStory(ctx context.Context, from, to int) ([]StoryTurn, error) {
-	var turns []StoryTurn
-	if s.Sim.Kind == world.KindDuel {
-		recs, err := s.store.Records(ctx, duel.Stream, to, to)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range recs {
-			if r.Tick < from {
-				continue
-			}
-			var l duel.TurnLog
-			if err := json.Unmarshal(r.Body, &l); err != nil {
-				return nil, fmt.Errorf("read turn %d: %w", r.Tick, err)
-			}
-			lines := slices.Clone(l.Events)
-			for _, c := range l.Choices {
-				lines = append(lines, "choice: "+c)
-			}
-			errs := []PlayerError{}
-			for _, c := range l.Rejected {
-				lines = append(lines, "refused: "+c)
-				// The duel records a refusal as "<seat>: <why>".
-				seat, why, _ := strings.Cut(c, ": ")
-				errs = append(errs, PlayerError{Player: seat, Error: why})
-			}
-			turns = append(turns, StoryTurn{Turn: r.Tick, Lines: nonNil(lines), Errors: errs})
-		}
-		return turns, nil
-	}
-	rows, err := s.store.Story(ctx, from, to)
-	if err != nil {
-		return nil, err
-	}
-	for tick := from; tick <= to; tick++ {
-		raw, err := s.store.State(ctx, tick)
-		if err != nil {
-			return nil, err
-		}
-		var st struct {
-			Log    []string `json:"log"`
-			Passed []struct {
-				Turn           int
-				Player, Reason string
-			} `json:"passed_turns"`
-		}
-		if err := json.Unmarshal(raw, &st); err != nil {
-			return nil, fmt.Errorf("read turn %d: %w", tick, err)
-		}
-		lines := st.Log
-		errs := []PlayerError{}
-		for _, e := range rows.ApplyErrors {
-			if e.Tick == tick {
-				lines = append(lines, "order error: "+e.CharacterID+": "+e.Reason)
-				errs = append(errs, PlayerError{Player: e.CharacterID, Error: e.Reason})
-			}
-		}
-		for _, p := range st.Passed {
-			if p.Turn == tick {
-				lines = append(lines, "passed: "+p.Player+": "+p.Reason)
-				errs = append(errs, PlayerError{Player: p.Player, Error: "turn passed: " + p.Reason})
-			}
-		}
-		turns = append(turns, StoryTurn{Turn: tick, Lines: nonNil(lines), Errors: errs})
-	}
-	return turns, nil
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 // Usage is the run's calls summed per tick, phase and entity (none before
 // the first commit).
 func (s *Session) Usage(ctx context.Context) ([]store.CallUsage, error) {
@@ -343,4 +133,22 @@ func (s *Session) Usage(ctx context.Context) ([]store.CallUsage, error) {
 		return []store.CallUsage{}, nil
 	}
 	return s.store.UsageRows(ctx)
+}
+
+// CheckTurnStory refuses the filters of a narrative's story (a location, a
+// character) for a game of kind, whose story is told by turns.
+func CheckTurnStory(dir, kind string, q StoryQuery) error {
+	if q.Location != "" || q.Character != "" {
+		return inputErrorf("%s is a %s game: --location and --character are for narrative simulations; `arbiter status %s` shows each player", dir, kind, dir)
+	}
+	return nil
+}
+
+// NonNil is s, or an empty slice for nil (a turn with no lines is [] in
+// JSON).
+func NonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

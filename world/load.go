@@ -22,7 +22,42 @@ const (
 	KindDuel      = "duel"
 )
 
-var kinds = []string{KindNarrative, KindConquest, KindChronicle, KindDuel}
+// Reads is what a kind of simulation reads beside simulation.yaml: its
+// files, and its folders (prompts/ for every kind). A folder it does not
+// read is warned about.
+type Reads struct{ Files, Folders []string }
+
+// Kinds are the kinds a loader accepts, each with what it reads. The
+// session layer builds them from its registry of kinds.
+type Kinds map[string]Reads
+
+// Builtin are the kinds of this module, for the callers that load a
+// simulation without the session layer (tests, tools).
+var Builtin = Kinds{
+	KindNarrative: {Folders: []string{"characters", "locations", "prompts"}},
+	KindConquest:  {Folders: []string{"prompts"}},
+	KindChronicle: {Folders: []string{"prompts"}},
+	KindDuel:      {Files: []string{"ships.yaml"}, Folders: []string{"prompts"}},
+}
+
+// names lists the kinds: those of Builtin in their order, then the others
+// sorted.
+func (ks Kinds) names() []string {
+	var out []string
+	for _, k := range []string{KindNarrative, KindConquest, KindChronicle, KindDuel} {
+		if _, ok := ks[k]; ok {
+			out = append(out, k)
+		}
+	}
+	var more []string
+	for k := range ks {
+		if !slices.Contains(out, k) {
+			more = append(more, k)
+		}
+	}
+	slices.Sort(more)
+	return append(out, more...)
+}
 
 // idPattern is what every simulation, character and location id must match:
 // ids end up in entity keys, file names and schema enums.
@@ -34,8 +69,11 @@ var idPattern = regexp.MustCompile(`^[a-z0-9_-]+$`)
 // problem it returns a nil Simulation and a Problems error listing all of
 // them, each a *LoadError naming file and line. Folders the simulation's
 // kind does not read are not problems: they are listed in its Warnings.
-func Load(dir string) (*Simulation, error) {
-	sim, problems, _ := load(dir)
+func Load(dir string) (*Simulation, error) { return Builtin.Load(dir) }
+
+// Load is Load for a simulation of one of the kinds ks.
+func (ks Kinds) Load(dir string) (*Simulation, error) {
+	sim, problems, _ := ks.load(dir)
 	if len(problems) > 0 {
 		return nil, Problems(problems)
 	}
@@ -47,13 +85,16 @@ func Load(dir string) (*Simulation, error) {
 // of dir that its kind does not read, which Load also puts in the
 // Simulation's Warnings. Prompt overrides are not checked here: which
 // templates exist is the prompts package's knowledge.
-func Lint(dir string) (problems, warnings []error) {
-	_, problems, warnings = load(dir)
+func Lint(dir string) (problems, warnings []error) { return Builtin.Lint(dir) }
+
+// Lint is Lint for a simulation of one of the kinds ks.
+func (ks Kinds) Lint(dir string) (problems, warnings []error) {
+	_, problems, warnings = ks.load(dir)
 	return problems, warnings
 }
 
-func load(dir string) (*Simulation, []error, []error) {
-	l := &loader{dir: dir, order: make(map[string]int)}
+func (ks Kinds) load(dir string) (*Simulation, []error, []error) {
+	l := &loader{dir: dir, order: make(map[string]int), kinds: ks}
 	sim := l.load()
 	var warnings []error
 	if sim != nil {
@@ -75,6 +116,7 @@ func load(dir string) (*Simulation, []error, []error) {
 // loader collects every problem found while reading one simulation folder.
 type loader struct {
 	dir      string
+	kinds    Kinds
 	problems []*LoadError
 	order    map[string]int // file -> order it was read in, to sort problems
 
@@ -142,23 +184,6 @@ func (l *loader) load() *Simulation {
 	return sim
 }
 
-// files are the files beside simulation.yaml that a kind reads (the duel:
-// its own ships, merged over the built-in catalog by games/duel).
-var files = map[string][]string{
-	KindDuel: {"ships.yaml"},
-}
-
-// folders are the folders of a simulation that each kind reads; a game
-// reads its settings from simulation.yaml and nothing else but prompt
-// overrides (the prompts package's OverrideDir, which imports this one),
-// and the files of files.
-var folders = map[string][]string{
-	KindNarrative: {"characters", "locations", "prompts"},
-	KindConquest:  {"prompts"},
-	KindChronicle: {"prompts"},
-	KindDuel:      {"prompts"},
-}
-
 // ignoredFolders returns a warning for each folder of the simulation that
 // a simulation of this kind does not read (a characters/ beside a conquest,
 // a misspelt locaitons/), in name order. Hidden folders (.git) are left
@@ -168,7 +193,7 @@ func (l *loader) ignoredFolders(kind string) []error {
 	if err != nil {
 		return nil
 	}
-	read := folders[kind]
+	read := l.kinds[kind].Folders
 	var warnings []error
 	for _, e := range entries {
 		name := e.Name()
@@ -176,7 +201,7 @@ func (l *loader) ignoredFolders(kind string) []error {
 			continue
 		}
 		warnings = append(warnings, &LoadError{File: filepath.Join(l.dir, name),
-			Msg: fmt.Sprintf("folder ignored: a %s simulation reads only %s", kind, readList(files[kind], read))})
+			Msg: fmt.Sprintf("folder ignored: a %s simulation reads only %s", kind, readList(l.kinds[kind].Files, read))})
 	}
 	return warnings
 }
@@ -209,11 +234,11 @@ func (l *loader) loadSimulation(sim *Simulation) {
 		l.badID(f, sim.ID)
 	}
 	if k := f.text("kind"); k != "" {
-		if slices.Contains(kinds, k) {
+		if _, ok := l.kinds[k]; ok {
 			sim.Kind = k
 		} else {
 			l.add(&LoadError{File: path, Line: f.lineOf("kind"), Field: "kind",
-				Msg: fmt.Sprintf("kind %q must be one of %s", k, strings.Join(kinds, ", "))})
+				Msg: fmt.Sprintf("kind %q must be one of %s", k, strings.Join(l.kinds.names(), ", "))})
 		}
 	}
 	if sim.Kind == KindNarrative && sim.Premise == "" {

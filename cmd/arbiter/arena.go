@@ -75,7 +75,7 @@ func runArena(ctx context.Context, opts *ArenaOptions) error {
 	if (dir == "conquest" || dir == "duel") && !isDir(dir) {
 		dir = filepath.Join("simulations", dir+"-demo")
 	}
-	set, err := opts.Config.settings(false, "conquest", "duel")
+	set, err := opts.Config.settings(false, "arena")
 	if err != nil {
 		return err
 	}

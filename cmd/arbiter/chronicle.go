@@ -80,7 +80,7 @@ made; a chronicle.json saved by an earlier version is imported the first time.`,
 }
 
 func runChat(ctx context.Context, opts *ChatOptions) (err error) {
-	set, err := opts.Config.settings(true, "chronicle")
+	set, err := opts.Config.settings(true, "chat")
 	if err != nil {
 		return err
 	}

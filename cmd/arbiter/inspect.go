@@ -19,7 +19,7 @@ func openRead(ctx context.Context, g *globals, dir string) (*session.Session, er
 	if err != nil {
 		return nil, err
 	}
-	set, err := cfg.settings(false)
+	set, err := cfg.settings(false, "")
 	if err != nil {
 		return nil, err
 	}

@@ -10,8 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/arbiter-sim/arbiter/games/conquest"
-	"github.com/arbiter-sim/arbiter/games/duel"
 	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
 )
@@ -64,17 +62,11 @@ is that of an interruption (130). /quit leaves with exit 0.`,
 	return cmd
 }
 
-// table is a game's loop at the terminal: it plays turns with the people
-// at the keyboard until the game ends or they leave.
-type table interface {
-	run(ctx context.Context, k *keyboard) error
-}
-
 // runPlay seats the people and plays turns until the game ends, the input
 // ends, or a person quits. Every turn commits to state.db.
 func runPlay(ctx context.Context, opts *PlayOptions) (err error) {
 	io, g := opts.IO, opts.Globals
-	set, err := opts.Config.settings(true, "conquest", "duel")
+	set, err := opts.Config.settings(true, "play")
 	if err != nil {
 		return err
 	}
@@ -88,22 +80,11 @@ func runPlay(ctx context.Context, opts *PlayOptions) (err error) {
 		return err
 	}
 	defer keepFirst(&err, closeRun)
-	var (
-		players []string
-		people  []string // the seats configured as a person
-		t       table
-	)
-	switch k := s.Kind.(type) {
-	case *conquest.Game:
-		players, t = k.Setup.Players, &conquestPlay{s: s, color: io.OutColor}
-		people = seatsOf(k.Setup.Seats, conquest.SeatPerson)
-	case *duel.Game:
-		players, t = []string{duel.P1, duel.P2}, &duelPlay{s: s, g: k}
-		people = seatsOf(k.Seats, duel.SeatPerson)
-	default:
+	t := s.Kind.Table(io.OutColor)
+	if t == nil {
 		return usageErrorf("%s is a %s simulation: only games are played with `arbiter play`", opts.Dir, s.Sim.Kind)
 	}
-	at, err := seatPeople(opts.Dir, players, people, opts.Seats)
+	at, err := seatPeople(opts.Dir, t.Players, t.People, opts.Seats)
 	if err != nil {
 		return err
 	}
@@ -112,19 +93,42 @@ func runPlay(ctx context.Context, opts *PlayOptions) (err error) {
 	if k.hotSeat() {
 		fmt.Fprintf(k.out, "%s play at this terminal, hot-seat: each turn the keyboard passes from one to the next.\n", strings.Join(at, " and "))
 	}
-	return playEnded(s, t.run(ctx, k), k.out)
+	return playEnded(s, playTurns(ctx, s, t, k), k.out)
 }
 
-// seatsOf lists the players whose seat is seat, sorted.
-func seatsOf(seats map[string]string, seat string) []string {
-	var out []string
-	for p, s := range seats {
-		if s == seat {
-			out = append(out, p)
+// playTurns plays the game's turns with the people at the keyboard until
+// the game ends or they leave. A turn the rules refuse is said and played
+// again from its start.
+func playTurns(ctx context.Context, s *session.Session, t *session.Table, k *keyboard) error {
+	fmt.Fprint(k.out, t.Intro(k.people))
+	for {
+		if over, text := t.Over(s.State()); over {
+			fmt.Fprint(k.out, text)
+			return nil
+		}
+		read := k.read
+		move, err := t.Move(ctx, s.State(), k.people, k)
+		if err != nil {
+			return err
+		}
+		_, err = s.Turn(ctx, move)
+		if errors.Is(err, runner.ErrRefused) && !errors.Is(err, errQuit) && !errors.Is(err, errInputEnd) {
+			if err := k.refused(ctx, err, read); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		lines, err := t.Told(ctx, s.State())
+		if err != nil {
+			return err
+		}
+		if err := k.tell(ctx, lines); err != nil {
+			return err
 		}
 	}
-	slices.Sort(out)
-	return out
 }
 
 // seatPeople returns the players people play at this terminal, in player
@@ -261,99 +265,77 @@ func (k *keyboard) refused(ctx context.Context, err error, readBefore int) error
 	return nil
 }
 
-// conquestPlay is a conquest at the terminal; color paints its error
-// display (stdout is a terminal and NO_COLOR is not set).
-type conquestPlay struct {
-	s     *session.Session
-	color bool
-}
-
-func (p *conquestPlay) state() *conquest.State { return p.s.State().(*conquest.State) }
-
-func (p *conquestPlay) run(ctx context.Context, k *keyboard) error {
-	fmt.Fprintf(k.out, "You play %s. Each turn, type your orders one per line (SEND 7 FROM A TO B),\nthen an empty line to submit them; /pass submits none, /map shows the map, /quit leaves.\n", strings.Join(k.people, " and "))
+// Ask is the keyboard's answer to a kind's question: the keyboard goes to
+// q.Seat, q.Screen is shown, and answers are read until one reads (and,
+// with warnings, is confirmed).
+func (k *keyboard) Ask(ctx context.Context, q session.Question) (any, error) {
+	if err := k.handTo(ctx, q.Seat); err != nil {
+		return nil, err
+	}
+	fmt.Fprint(k.out, q.Screen)
 	for {
-		st := p.state()
-		if st.Over() {
-			fmt.Fprint(k.out, conquest.Summary(st, p.color))
-			return nil
+		text, v, done, err := k.answer(ctx, q)
+		if err != nil || done {
+			return v, err
 		}
-		read := k.read
-		orders := map[string][]conquest.Order{}
-		for _, seat := range k.people {
-			if err := k.handTo(ctx, seat); err != nil {
-				return err
-			}
-			fmt.Fprint(k.out, conquest.ErrorBlock(st, seat, p.color))
-			fmt.Fprintf(k.out, "\n%s\nTurn %d: your orders, %s?\n", conquest.MapText(st), st.Turn+1, seat)
-			o, err := p.orders(ctx, k, st, seat)
-			if err != nil {
-				return err
-			}
-			orders[seat] = o
-		}
-		_, err := p.s.Turn(ctx, conquest.Move{Orders: orders})
-		if errors.Is(err, runner.ErrRefused) {
-			if err := k.refused(ctx, err, read); err != nil {
-				return err
-			}
+		v, problem := q.Read(text)
+		if problem != "" {
+			fmt.Fprintln(k.out, problem)
 			continue
 		}
-		if err != nil {
-			return err
-		}
-		if err := k.tell(ctx, p.state().Log); err != nil {
-			return err
+		if ok, err := k.confirm(ctx, q, v); err != nil || ok {
+			return v, err
 		}
 	}
 }
 
-// orders reads one seat's orders for a turn: lines until an empty one, read
-// whole by the shared command parser; then the seed's warnings and
-// "Submit anyway? (y/n):". A list with an unreadable line is asked again.
-func (p *conquestPlay) orders(ctx context.Context, k *keyboard, st *conquest.State, seat string) ([]conquest.Order, error) {
+// answer reads the text of one answer to q: a line, or with q.Lines the
+// lines typed until an empty one. A shortcut's answer is the answer (done).
+func (k *keyboard) answer(ctx context.Context, q session.Question) (text string, v any, done bool, err error) {
+	var lines []string
 	for {
-		var text []string
-	collect:
-		for {
-			line, err := k.ask(ctx, "order> ")
-			if err != nil {
-				return nil, err
-			}
-			switch strings.ToLower(line) {
-			case "/pass":
-				return []conquest.Order{}, nil
-			case "/map":
-				fmt.Fprint(k.out, conquest.MapText(st))
-				continue
-			case "":
-				break collect
-			}
-			text = append(text, line)
-		}
-		orders, err := conquest.ParseOrderText(strings.Join(text, "\n"))
+		line, err := k.ask(ctx, q.Prompt)
 		if err != nil {
-			fmt.Fprintf(k.out, "Not read: %v. Type the turn's orders again.\n", err)
+			return "", nil, false, err
+		}
+		if i := slices.IndexFunc(q.Shortcuts, func(s session.Shortcut) bool { return strings.EqualFold(s.Line, line) }); i >= 0 {
+			sc := q.Shortcuts[i]
+			if sc.Show == "" {
+				return "", sc.Answer, true, nil
+			}
+			fmt.Fprint(k.out, sc.Show)
 			continue
 		}
-		if len(orders) == 0 {
-			fmt.Fprintln(k.out, "No orders typed: /pass submits none.")
-			continue
+		if !q.Lines {
+			return line, nil, false, nil
 		}
-		if warnings := conquest.Warnings(st, seat, orders); len(warnings) > 0 {
-			fmt.Fprintln(k.out, "\nWARNINGS:")
-			for _, w := range warnings {
-				fmt.Fprintf(k.out, "  - %s\n", w)
-			}
-			answer, err := k.ask(ctx, "\nSubmit anyway? (y/n): ")
-			if err != nil {
-				return nil, err
-			}
-			if a := strings.ToLower(answer); a != "y" && a != "yes" {
-				fmt.Fprintln(k.out, "Type the turn's orders again.")
-				continue
-			}
+		if line == "" {
+			return strings.Join(lines, "\n"), nil, false, nil
 		}
-		return orders, nil
+		lines = append(lines, line)
 	}
+}
+
+// confirm shows the warnings of v, if any, and asks "Submit anyway?".
+func (k *keyboard) confirm(ctx context.Context, q session.Question, v any) (bool, error) {
+	if q.Warnings == nil {
+		return true, nil
+	}
+	warnings := q.Warnings(v)
+	if len(warnings) == 0 {
+		return true, nil
+	}
+	fmt.Fprintln(k.out, "\nWARNINGS:")
+	for _, w := range warnings {
+		fmt.Fprintf(k.out, "  - %s\n", w)
+	}
+	answer, err := k.ask(ctx, "\nSubmit anyway? (y/n): ")
+	if err != nil {
+		return false, err
+	}
+	if a := strings.ToLower(answer); a != "y" && a != "yes" {
+		fmt.Fprintln(k.out, q.Again)
+		return false, nil
+	}
+	return true, nil
 }

@@ -73,7 +73,7 @@ all (the default) prints every message and the schema.`,
 }
 
 func runRender(ctx context.Context, opts *RenderOptions) error {
-	set, err := opts.Config.settings(false)
+	set, err := opts.Config.settings(false, "")
 	if err != nil {
 		return err
 	}

@@ -82,7 +82,7 @@ func newRunCmd(io *IOStreams, g *globals, runF func(context.Context, *RunOptions
 // a closing line (or the report as JSON).
 func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	io, g := opts.IO, opts.Globals
-	set, err := opts.Config.settings(true, "narrative", "conquest", "duel")
+	set, err := opts.Config.settings(true, "run")
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,9 @@ import (
 
 // settings is what the configuration decides for a session. withClient
 // gives the model client's configuration, which needs an endpoint (else
-// the error says how to get one); plays lists the kinds the command plays.
-func (c *Config) settings(withClient bool, plays ...string) (session.Settings, error) {
+// the error says how to get one); command names the command, which the
+// session checks plays the simulation's kind ("": any kind).
+func (c *Config) settings(withClient bool, command string) (session.Settings, error) {
 	s := session.Settings{
 		Depth:      c.LLM.Depth,
 		Intention:  c.params(c.Phases.Intention),
@@ -18,7 +19,7 @@ func (c *Config) settings(withClient bool, plays ...string) (session.Settings, e
 		Context:    c.LLM.ContextTokens,
 		Game:       c.params(c.Games.PhaseConfig),
 		ForceShape: c.Games.ForceToolShape,
-		Plays:      plays,
+		Command:    command,
 		Run: runner.Config{PhaseTimeout: c.Run.PhaseTimeout, TokenBudget: c.Run.TokenBudget,
 			MaxCost: c.Run.MaxCost, Prices: c.prices(), PhaseModel: c.phaseModel},
 	}

@@ -80,7 +80,7 @@ type UsageLine struct {
 }
 
 func runUsage(ctx context.Context, opts *UsageOptions) error {
-	set, err := opts.Config.settings(false)
+	set, err := opts.Config.settings(false, "")
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ func newValidateCmd(io *IOStreams, g *globals, runF func(context.Context, *Valid
 
 func runValidate(opts *ValidateOptions) error {
 	io, dir := opts.IO, opts.Dir
-	set, err := opts.Config.settings(false)
+	set, err := opts.Config.settings(false, "")
 	if err != nil {
 		return err
 	}

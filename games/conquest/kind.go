@@ -1,0 +1,158 @@
+package conquest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/manifest"
+	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/session"
+	"github.com/arbiter-sim/arbiter/store"
+	"github.com/arbiter-sim/arbiter/world"
+)
+
+func init() {
+	session.Register(world.KindConquest, session.Opener{Reads: world.Reads{Folders: []string{"prompts"}}, Open: open})
+}
+
+func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (session.Kind, error) {
+	g, err := Open(sim, pr)
+	if err != nil {
+		return nil, err
+	}
+	g.Params, g.ForceShape = set.Game, set.ForceShape
+	return g, nil
+}
+
+// UseClient makes c the client of the model seats.
+func (g *Game) UseClient(c *llm.Client) { g.Client = c }
+
+// Plays: `arbiter run` plays the model and bot seats, `arbiter play` seats
+// people, `arbiter arena` plays many games.
+func (g *Game) Plays(dir string) ([]string, string) {
+	return []string{"run", "play", "arena"}, fmt.Sprintf("`arbiter run %s` plays its model and bot seats; `arbiter play %s --seat p1` seats a person", dir, dir)
+}
+
+// Manifest: the model seats' model, their system prompt, and the seed.
+// A model seat's tools are built from the map of each turn; their shape is
+// the arbiter revision's.
+func (g *Game) Manifest() session.ManifestPart {
+	seed := g.Setup.Seed
+	return session.ManifestPart{Models: []manifest.PhaseModel{{Phase: PhaseOrders, Model: g.Params.Model}},
+		Templates: []string{PromptFile}, Seed: &seed}
+}
+
+// Request is a model seat's first call of the turn after the state q
+// holds (q.Entity: the player), its tools as the schema.
+func (g *Game) Request(_ context.Context, q session.RequestQuery) (*session.Request, error) {
+	if q.Phase != PhaseOrders {
+		return nil, &session.InputError{Err: fmt.Errorf("--phase %q: a conquest's model seats have one phase, %s (--entity: the player)", q.Phase, PhaseOrders)}
+	}
+	st := q.State.(*State)
+	if !st.HasPlayer(q.Entity) {
+		return nil, &session.InputError{Err: fmt.Errorf("--entity %q: not a player (players: %s)", q.Entity, strings.Join(st.Players, ", "))}
+	}
+	tr := g.OpeningRequest(st, q.Entity, q.Tick+1)
+	tools, err := json.Marshal(tr.Tools)
+	if err != nil {
+		return nil, err
+	}
+	return &session.Request{Phase: q.Phase, EntityKey: tr.EntityKey, Tick: tr.Tick, Model: tr.Params.Model, MaxTokens: tr.Params.MaxTokens,
+		Messages: tr.Messages, SchemaName: "tools", Schema: tools}, nil
+}
+
+// CheckStory refuses a narrative's filters: the story is told by turns.
+func (g *Game) CheckStory(dir string, q session.StoryQuery) error {
+	return session.CheckTurnStory(dir, world.KindConquest, q)
+}
+
+// Story is each turn's log, kept in the turn's state, with the order
+// errors and passed turns of the turn.
+func (g *Game) Story(ctx context.Context, st *store.Store, from, to int, _ session.StoryQuery, out *session.Story) error {
+	rows, err := st.Story(ctx, from, to)
+	if err != nil {
+		return err
+	}
+	for tick := from; tick <= to; tick++ {
+		raw, err := st.State(ctx, tick)
+		if err != nil {
+			return err
+		}
+		var s struct {
+			Log    []string `json:"log"`
+			Passed []struct {
+				Turn           int
+				Player, Reason string
+			} `json:"passed_turns"`
+		}
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return fmt.Errorf("read turn %d: %w", tick, err)
+		}
+		lines := s.Log
+		errs := []session.PlayerError{}
+		for _, e := range rows.ApplyErrors {
+			if e.Tick == tick {
+				lines = append(lines, "order error: "+e.CharacterID+": "+e.Reason)
+				errs = append(errs, session.PlayerError{Player: e.CharacterID, Error: e.Reason})
+			}
+		}
+		for _, p := range s.Passed {
+			if p.Turn == tick {
+				lines = append(lines, "passed: "+p.Player+": "+p.Reason)
+				errs = append(errs, session.PlayerError{Player: p.Player, Error: "turn passed: " + p.Reason})
+			}
+		}
+		out.Turns = append(out.Turns, session.StoryTurn{Turn: tick, Lines: session.NonNil(lines), Errors: errs})
+	}
+	return nil
+}
+
+// Report is every turn with the star map after it, and each player's
+// errors.
+func (g *Game) Report(ctx context.Context, s *session.Session) (*session.ReportPart, error) {
+	part, err := s.GameReport(ctx, g.Players(), g.Seat, g.board)
+	if err != nil {
+		return nil, err
+	}
+	part.ApplyErrors = "order errors"
+	return part, nil
+}
+
+// board is the status of a turn's state (the map's text left out: it is
+// drawn) and its star map.
+func (g *Game) board(ctx context.Context, state any) (session.Board, error) {
+	fields, err := g.Status(ctx, nil, state)
+	if err != nil {
+		return session.Board{}, err
+	}
+	var b session.Board
+	for _, f := range fields {
+		if f.Key != "map" {
+			b.Fields = append(b.Fields, f)
+		}
+	}
+	b.Map = starMap(state.(*State))
+	return b, nil
+}
+
+func starMap(st *State) *session.StarMap {
+	m := &session.StarMap{Players: st.Players}
+	for _, s := range st.Stars {
+		m.Width, m.Height = max(m.Width, s.X+1), max(m.Height, s.Y+1)
+		ships := s.Garrison
+		for _, n := range s.Ships {
+			ships += n
+		}
+		m.Stars = append(m.Stars, session.Star{ID: s.ID, X: s.X, Y: s.Y, Owner: s.Owner, Production: s.Production, Ships: ships})
+	}
+	for _, f := range st.Fleets {
+		m.Fleets = append(m.Fleets, session.Fleet{Owner: f.Owner, From: f.From, To: f.To, Ships: f.Ships, Arrives: f.Arrives})
+	}
+	return m
+}
+
+// Saved is nil: a conquest keeps its game in state.db only.
+func (g *Game) Saved(string) (*session.Saved, error) { return nil, nil }

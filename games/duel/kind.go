@@ -1,0 +1,117 @@
+package duel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/manifest"
+	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/session"
+	"github.com/arbiter-sim/arbiter/store"
+	"github.com/arbiter-sim/arbiter/world"
+)
+
+func init() {
+	session.Register(world.KindDuel, session.Opener{
+		Reads:   world.Reads{Files: []string{"ships.yaml"}, Folders: []string{"prompts"}},
+		Open:    open,
+		Schemas: Schemas,
+	})
+}
+
+func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (session.Kind, error) {
+	g, err := Open(sim, pr)
+	if err != nil {
+		return nil, err
+	}
+	g.Params = set.Game
+	return g, nil
+}
+
+// UseClient makes c the client of the model seats.
+func (g *Game) UseClient(c *llm.Client) { g.Client = c }
+
+// Plays: `arbiter run` plays the model and bot seats, `arbiter play` seats
+// people, `arbiter arena` plays many games.
+func (g *Game) Plays(dir string) ([]string, string) {
+	return []string{"run", "play", "arena"}, fmt.Sprintf("`arbiter run %s` plays its model and bot seats; `arbiter play %s --seat p1` seats a person", dir, dir)
+}
+
+// Manifest: the model seats' model for both phases, their three templates,
+// the schemas of their answers, and the seed.
+func (g *Game) Manifest() session.ManifestPart {
+	seed := g.Seed
+	return session.ManifestPart{
+		Models:    []manifest.PhaseModel{{Phase: PhaseBuild, Model: g.Params.Model}, {Phase: PhaseCharges, Model: g.Params.Model}},
+		Templates: []string{SystemPrompt, BuildPrompt, ChargesPrompt},
+		Schemas:   Schemas(),
+		Seed:      &seed,
+	}
+}
+
+// Request refuses: a duel's requests depend on the turn's dice.
+func (g *Game) Request(context.Context, session.RequestQuery) (*session.Request, error) {
+	return nil, &session.InputError{Err: errors.New("a duel's requests depend on the turn's dice and options, so they are not rendered ahead; each one sent is stored with its call in state.db")}
+}
+
+// CheckStory refuses a narrative's filters: the story is told by turns.
+func (g *Game) CheckStory(dir string, q session.StoryQuery) error {
+	return session.CheckTurnStory(dir, world.KindDuel, q)
+}
+
+// Story is each turn's record: its events, the choices made, and the
+// choices refused, which are the players' errors.
+func (g *Game) Story(ctx context.Context, st *store.Store, from, to int, _ session.StoryQuery, out *session.Story) error {
+	recs, err := st.Records(ctx, Stream, to, to)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if r.Tick < from {
+			continue
+		}
+		var l TurnLog
+		if err := json.Unmarshal(r.Body, &l); err != nil {
+			return fmt.Errorf("read turn %d: %w", r.Tick, err)
+		}
+		lines := slices.Clone(l.Events)
+		for _, c := range l.Choices {
+			lines = append(lines, "choice: "+c)
+		}
+		errs := []session.PlayerError{}
+		for _, c := range l.Rejected {
+			lines = append(lines, "refused: "+c)
+			// A refusal is recorded as "<seat>: <why>".
+			seat, why, _ := strings.Cut(c, ": ")
+			errs = append(errs, session.PlayerError{Player: seat, Error: why})
+		}
+		out.Turns = append(out.Turns, session.StoryTurn{Turn: r.Tick, Lines: session.NonNil(lines), Errors: errs})
+	}
+	return nil
+}
+
+// Report is every turn with each side's health after it, and each
+// player's refused choices.
+func (g *Game) Report(ctx context.Context, s *session.Session) (*session.ReportPart, error) {
+	return s.GameReport(ctx, g.Players(), g.Seat, g.board)
+}
+
+func (g *Game) board(ctx context.Context, state any) (session.Board, error) {
+	fields, err := g.Status(ctx, nil, state)
+	if err != nil {
+		return session.Board{}, err
+	}
+	b := session.Board{Fields: fields}
+	for _, p := range state.(*State).Board.Players {
+		b.Meters = append(b.Meters, session.Meter{Label: p.ID + " health", Value: p.Health, Max: p.MaxHealth})
+	}
+	return b, nil
+}
+
+// Saved is nil: a duel keeps its game in state.db only.
+func (g *Game) Saved(string) (*session.Saved, error) { return nil, nil }

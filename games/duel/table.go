@@ -1,0 +1,182 @@
+package duel
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/arbiter-sim/arbiter/engine"
+	"github.com/arbiter-sim/arbiter/session"
+)
+
+// Table is a duel at the terminal: each person's seat is a Chooser that
+// asks its build and its charges as the turn reaches them; after a turn,
+// the table sees the board.
+func (g *Game) Table(bool) *session.Table {
+	return &session.Table{
+		Players: g.Players(),
+		People:  session.SeatsOf(g.Seats, SeatPerson),
+		Intro: func(people []string) string {
+			return fmt.Sprintf("You play %s of the duel. When asked, type a ship to build (or none), and the\ncharges to spend as <ship> <target> pairs separated by commas (empty: none). /quit leaves.\n", strings.Join(people, " and "))
+		},
+		Over: func(state any) (bool, string) {
+			over, how := g.Over(state)
+			return over, fmt.Sprintf("Game over: %s\n", how)
+		},
+		Move: func(_ context.Context, _ any, people []string, p session.Person) (any, error) {
+			seats := Seats{}
+			for _, seat := range people {
+				seats[seat] = &personSeat{p: p, seat: seat}
+			}
+			return seats, nil
+		},
+		Told: func(ctx context.Context, state any) ([]string, error) {
+			fields, err := g.Status(ctx, nil, state)
+			if err != nil {
+				return nil, err
+			}
+			lines := make([]string, len(fields))
+			for i, f := range fields {
+				lines[i] = fmt.Sprintf("%-8s %s", f.Key+":", f.Value)
+			}
+			return lines, nil
+		},
+	}
+}
+
+// personSeat is a person's seat: the Chooser that asks them.
+type personSeat struct {
+	p    session.Person
+	seat string
+}
+
+func sides(you, opp PlayerView) string {
+	var b strings.Builder
+	for _, v := range []PlayerView{you, opp} {
+		ships := make([]string, len(v.Fleet))
+		for i, sh := range v.Fleet {
+			ships[i] = fmt.Sprintf("%s %s (%d hp, %d charges)", sh.ID, sh.Ship, sh.Health, sh.Charges)
+		}
+		fmt.Fprintf(&b, "  %s: health %d/%d, %d lines, die %d; fleet: %s\n", v.ID, v.Health, v.MaxHealth, v.Lines, v.Dice, strings.Join(ships, ", "))
+	}
+	return b.String()
+}
+
+// Build asks which ship to build, or which of the seat's ships to upgrade;
+// an answer that is not one of the options is said and asked again.
+func (p *personSeat) Build(ctx context.Context, v BuildView) (BuildChoice, error) {
+	var screen strings.Builder
+	fmt.Fprintf(&screen, "\nTurn %d of %d · %s builds or upgrades\n%s", v.Turn, v.MaxTurns, p.seat, sides(v.You, v.Opponent))
+	names := make([]string, len(v.Options))
+	for i, o := range v.Options {
+		names[i] = optionName(o)
+		what := names[i]
+		if i := slices.IndexFunc(v.You.Fleet, func(sh ShipView) bool { return sh.ID == o.Upgrade }); i >= 0 {
+			what += fmt.Sprintf(" (upgrades your %s %s)", o.Upgrade, v.You.Fleet[i].Ship)
+		}
+		fmt.Fprintf(&screen, "  - %s: cost %d, health %d. %s\n", what, o.Cost, o.Health, o.Text)
+	}
+	c, err := p.p.Ask(ctx, session.Question{Seat: p.seat, Screen: screen.String(),
+		Prompt: "build (a ship above, \"<ship> <your ship>\" to upgrade, or none)> ",
+		Read: func(line string) (any, string) {
+			if strings.EqualFold(line, "none") || line == "" {
+				return BuildChoice{}, ""
+			}
+			c, problem := readBuild(line, v.Options)
+			if problem != "" {
+				return nil, fmt.Sprintf("%s: type one of %s, or none.", problem, strings.Join(names, ", "))
+			}
+			return c, ""
+		}})
+	if err != nil {
+		return BuildChoice{}, err
+	}
+	return c.(BuildChoice), nil
+}
+
+// optionName is how a build option is shown and typed: "Fighter", or
+// "Dreadnought p1-3" for the upgrade of ship p1-3 into a Dreadnought.
+func optionName(o ShipOption) string {
+	if o.Upgrade == "" {
+		return o.Ship
+	}
+	return o.Ship + " " + o.Upgrade
+}
+
+// readBuild reads "<ship>" (a new ship) or "<ship> <id>" (an upgrade of the
+// seat's ship id into ship) against the options: the choice, or what is
+// wrong. A ship offered only as an upgrade of one ship may be named alone.
+func readBuild(line string, options []ShipOption) (BuildChoice, string) {
+	line = strings.Join(strings.Fields(line), " ")
+	var upgrades []ShipOption
+	for _, o := range options {
+		switch {
+		case strings.EqualFold(line, optionName(o)):
+			return BuildChoice{Ship: o.Ship, Upgrade: o.Upgrade}, ""
+		case strings.EqualFold(line, o.Ship):
+			upgrades = append(upgrades, o)
+		}
+	}
+	switch len(upgrades) {
+	case 0:
+		return BuildChoice{}, fmt.Sprintf("%q is not a ship you can build or upgrade into now", line)
+	case 1:
+		return BuildChoice{Ship: upgrades[0].Ship, Upgrade: upgrades[0].Upgrade}, ""
+	}
+	return BuildChoice{}, fmt.Sprintf("%s is offered as an upgrade of several of your ships: say which", line)
+}
+
+// Charges asks which charges to spend in this phase; a pair naming a ship or
+// a target the phase does not offer is said and asked again.
+func (p *personSeat) Charges(ctx context.Context, v ChargeView) (ChargeChoice, error) {
+	var screen strings.Builder
+	fmt.Fprintf(&screen, "\nTurn %d · %s · %s's charges\n%s", v.Turn, v.Phase, p.seat, sides(v.You, v.Opponent))
+	for _, o := range v.Options {
+		fmt.Fprintf(&screen, "  - %s %s: %d damage, %d charges; targets %s\n", o.Ship, o.Name, o.Damage, o.Charges, strings.Join(o.Targets, ", "))
+	}
+	c, err := p.p.Ask(ctx, session.Question{Seat: p.seat, Screen: screen.String(),
+		Prompt: "charges (<ship> <target>, ...; empty: none)> ",
+		Read: func(line string) (any, string) {
+			c, problem := readCharges(line, v.Options)
+			if problem != "" {
+				return nil, problem
+			}
+			return c, ""
+		}})
+	if err != nil {
+		return ChargeChoice{}, err
+	}
+	return c.(ChargeChoice), nil
+}
+
+// readCharges reads "<ship> <target>, ..." against the phase's options: ""
+// and the choice, or what is wrong with the line.
+func readCharges(line string, options []ChargeOption) (ChargeChoice, string) {
+	var c ChargeChoice
+	for _, part := range strings.Split(line, ",") {
+		f := strings.Fields(part)
+		switch len(f) {
+		case 0:
+			continue
+		case 2:
+		default:
+			return ChargeChoice{}, fmt.Sprintf("%q: write <ship> <target> pairs, e.g. p1-2 opponent.", strings.TrimSpace(part))
+		}
+		i := slices.IndexFunc(options, func(o ChargeOption) bool { return strings.EqualFold(o.Ship, f[0]) })
+		if i < 0 {
+			ships := make([]string, len(options))
+			for j, o := range options {
+				ships[j] = o.Ship
+			}
+			return ChargeChoice{}, fmt.Sprintf("%s cannot spend a charge now: the ships that can are %s.", f[0], strings.Join(ships, ", "))
+		}
+		o := options[i]
+		j := slices.IndexFunc(o.Targets, func(t string) bool { return strings.EqualFold(t, f[1]) })
+		if j < 0 {
+			return ChargeChoice{}, fmt.Sprintf("%s cannot target %q: its targets are %s.", o.Ship, f[1], strings.Join(o.Targets, ", "))
+		}
+		c.Fire = append(c.Fire, engine.Declaration{Ship: o.Ship, Target: o.Targets[j]})
+	}
+	return c, ""
+}

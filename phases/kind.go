@@ -1,0 +1,112 @@
+package phases
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/manifest"
+	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/session"
+	"github.com/arbiter-sim/arbiter/world"
+)
+
+func init() {
+	session.Register(world.KindNarrative, session.Opener{
+		Reads:   world.Reads{Folders: []string{"characters", "locations", "prompts"}},
+		Open:    open,
+		Schemas: Schemas,
+	})
+}
+
+// open builds the narrative of sim, and every request of its first tick
+// now, so that a missing key stops the command before any model call is
+// paid for.
+func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (session.Kind, error) {
+	n := &Narrative{Sim: sim, Prompts: pr, Intention: set.Intention, Resolution: set.Resolution, Logger: set.Logger, Context: set.Context}
+	if errs := n.Lint(); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return n, nil
+}
+
+// NeedsModel is true: every character and location is played by a model.
+func (n *Narrative) NeedsModel(...string) bool { return true }
+
+// UseClient makes c the model of the phases' calls.
+func (n *Narrative) UseClient(c *llm.Client) { n.Model = c }
+
+// Plays: `arbiter run` runs a narrative's ticks.
+func (n *Narrative) Plays(dir string) ([]string, string) {
+	return []string{"run"}, fmt.Sprintf("`arbiter run %s` runs its ticks", dir)
+}
+
+// Manifest: the two phases' models, their four templates and schemas.
+func (n *Narrative) Manifest() session.ManifestPart {
+	return session.ManifestPart{
+		Models:    []manifest.PhaseModel{{Phase: PhaseIntention, Model: n.Intention.Model}, {Phase: PhaseResolution, Model: n.Resolution.Model}},
+		Templates: []string{IntentionSystemTemplate, IntentionUserTemplate, ResolutionSystemTemplate, ResolutionUserTemplate},
+		Schemas:   Schemas(),
+	}
+}
+
+// Request is the call of phase intention (entity: a character) or
+// resolution (a location; the characters' current external_intent stands
+// in for that tick's intentions) after the state q holds, with the
+// entity's past exchanges as of that tick.
+func (n *Narrative) Request(ctx context.Context, q session.RequestQuery) (*session.Request, error) {
+	st := q.State.(*world.State)
+	req, err := n.Call(st, q.Phase, q.Entity)
+	if err != nil {
+		return nil, &session.InputError{Err: err}
+	}
+	var hist []llm.Exchange
+	if q.Store != nil {
+		recs, err := q.Store.History(ctx, q.Depth, st.Tick)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range recs[req.EntityKey] {
+			hist = append(hist, llm.Exchange{User: h.User, Assistant: h.Assistant})
+		}
+	}
+	return &session.Request{Phase: req.Phase, EntityKey: req.EntityKey, Tick: req.Tick, Model: req.Params.Model, MaxTokens: req.Params.MaxTokens,
+		Messages: llm.Messages(req, hist, q.Depth), SchemaName: req.SchemaName, Schema: req.Schema}, nil
+}
+
+// Report is the story of every tick, from which the page draws each
+// character's path, and the calls that fell back.
+func (n *Narrative) Report(ctx context.Context, s *session.Session) (*session.ReportPart, error) {
+	story, err := s.Story(ctx, session.StoryQuery{})
+	if err != nil {
+		return nil, err
+	}
+	return &session.ReportPart{Unit: "tick", ApplyErrors: "skipped updates", Timeline: story.Ticks,
+		Fallbacks: fallbacksPerTick(story.Ticks, s.LastTick())}, nil
+}
+
+// fallbacksPerTick counts the calls that fell back per phase and tick:
+// intentions and the arbiter's locations.
+func fallbacksPerTick(ticks []session.StoryTick, last int) map[string][]float64 {
+	out := map[string][]float64{PhaseIntention: make([]float64, last), PhaseResolution: make([]float64, last)}
+	for _, t := range ticks {
+		for _, l := range t.Locations {
+			if l.Fallback {
+				out[PhaseResolution][t.Tick-1]++
+			}
+			for _, c := range l.Characters {
+				if c.IntentionFallback {
+					out[PhaseIntention][t.Tick-1]++
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Table is nil: no person plays a narrative at the terminal.
+func (n *Narrative) Table(bool) *session.Table { return nil }
+
+// Saved is nil: a narrative keeps its run in state.db only.
+func (n *Narrative) Saved(string) (*session.Saved, error) { return nil, nil }

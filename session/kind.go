@@ -1,0 +1,187 @@
+package session
+
+import (
+	"context"
+	"maps"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/manifest"
+	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/schemas"
+	"github.com/arbiter-sim/arbiter/store"
+	"github.com/arbiter-sim/arbiter/world"
+)
+
+// Kind is one kind of simulation, as the session and the commands see it.
+// A kind is one package that implements it and registers an Opener for it
+// (Register); the session, the report and the CLI know nothing else of it.
+type Kind interface {
+	// runner.Game is the kind's state and its tick: Kind, Load, Step,
+	// Encode.
+	runner.Game
+	// Export is state as `arbiter export` prints it (JSON); st holds what
+	// the state in memory leaves out (a narrative's older memories).
+	Export(ctx context.Context, st *store.Store, state any) (any, error)
+	// Status is the kind's part of `arbiter status`; st is nil before the
+	// first commit.
+	Status(ctx context.Context, st *store.Store, state any) ([]runner.Field, error)
+	// NeedsModel reports whether the kind makes model calls when people
+	// play these seats at the terminal (a game of bots and people makes
+	// none).
+	NeedsModel(people ...string) bool
+	// UseClient hands the kind the model client its calls go through; it
+	// is called once, when the session has one.
+	UseClient(c *llm.Client)
+	// Plays tells which commands play the kind (run, play, chat, arena) and
+	// how a person plays it, for a command that does not: "`arbiter run
+	// <dir>` runs its ticks".
+	Plays(dir string) (commands []string, how string)
+	// Manifest is what the kind runs with: the model of each phase, its
+	// prompt templates and schemas, its seed.
+	Manifest() ManifestPart
+	// Request is the call that q asks for, as a run builds it, for
+	// `prompts render`. What the kind cannot render ahead is an
+	// *InputError saying why.
+	Request(ctx context.Context, q RequestQuery) (*Request, error)
+	// CheckStory refuses a story query the kind cannot tell (a filter it
+	// does not have) with an *InputError; Story then tells ticks from..to
+	// of a committed run into out (its Ticks or its Turns).
+	CheckStory(dir string, q StoryQuery) error
+	Story(ctx context.Context, st *store.Store, from, to int, q StoryQuery, out *Story) error
+	// Report is the kind's part of `arbiter report`'s page, read from the
+	// committed run of s (at least one tick).
+	Report(ctx context.Context, s *Session) (*ReportPart, error)
+	// Table is how people play the kind at the terminal (`arbiter play`);
+	// nil when people do not play it that way. color: the terminal shows
+	// colour.
+	Table(color bool) *Table
+	// Saved is a game an earlier version saved beside the authored files
+	// in dir (a chronicle's chronicle.json), not in state.db yet; nil when
+	// there is none.
+	Saved(dir string) (*Saved, error)
+}
+
+// Saved is a kind's game saved in a file by an earlier version of arbiter.
+type Saved struct {
+	Path  string // the file, removed by Reset, renamed once imported
+	State any    // the state it holds, shown until it is imported
+	Move  any    // the move that imports it as the first turn
+}
+
+// ManifestPart is what a kind adds to a run's manifest.
+type ManifestPart struct {
+	Models    []manifest.PhaseModel // the model of each phase that calls one
+	Templates []string              // the prompt templates it renders
+	Schemas   []schemas.Named       // the schemas it sends
+	Seed      *uint64               // a game's seed
+}
+
+// RequestQuery asks a kind for the request of one model call, as `arbiter
+// prompts render` shows it.
+type RequestQuery struct {
+	Phase, Entity string
+	// Tick is the committed tick the state is of; the call belongs to the
+	// next one.
+	Tick  int
+	State any
+	// Store holds the entities' past exchanges (nil before the first
+	// commit); Depth is how many a call sends back.
+	Store *store.Store
+	Depth int
+}
+
+// Opener builds a kind for a simulation whose simulation.yaml names it.
+type Opener struct {
+	// Reads lists the files and folders beside simulation.yaml that the
+	// kind reads; the others are warned about.
+	Reads world.Reads
+	// Open builds the kind of sim with the session's settings, checking
+	// what the kind adds to the authored files (every request of a first
+	// tick, the settings of simulation.yaml). A problem is an error naming
+	// the file; the session makes it an *InputError.
+	Open func(sim *world.Simulation, pr *prompts.Renderer, set Settings) (Kind, error)
+	// RunFiles are files beside simulation.yaml that hold run state of
+	// the kind (a game an earlier version saved): Reset deletes them.
+	RunFiles []string
+	// Schemas are the JSON Schemas of the kind's model outputs, for
+	// `arbiter schemas generate|check` (nil: none).
+	Schemas func() []schemas.Named
+}
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Opener{}
+)
+
+// Register makes the kind name known: a simulation.yaml naming it is opened
+// by o. A kind calls it from an init function of its package, as
+// database/sql drivers do; a command imports the package for that effect.
+// Registering a name twice, or without Open, panics.
+func Register(name string, o Opener) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if o.Open == nil {
+		panic("session: Register of kind " + name + " without Open")
+	}
+	if _, dup := registry[name]; dup {
+		panic("session: Register called twice for kind " + name)
+	}
+	registry[name] = o
+}
+
+// Kinds lists the registered kinds, sorted.
+func Kinds() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	return slices.Sorted(maps.Keys(registry))
+}
+
+func opener(name string) (Opener, bool) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	o, ok := registry[name]
+	return o, ok
+}
+
+// readers is what world.Load needs to know of the registered kinds.
+func readers() world.Kinds {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	out := world.Kinds{}
+	for name, o := range registry {
+		out[name] = o.Reads
+	}
+	return out
+}
+
+// Schemas are the JSON Schemas of every registered kind's model outputs,
+// for `arbiter schemas generate|check`, in kind order.
+func Schemas() []schemas.Named {
+	var out []schemas.Named
+	for _, name := range Kinds() {
+		if o, _ := opener(name); o.Schemas != nil {
+			out = append(out, o.Schemas()...)
+		}
+	}
+	return out
+}
+
+// plays checks that command plays the session's kind ("" plays any).
+func (s *Session) plays(command string) error {
+	commands, how := s.Kind.Plays(s.Dir)
+	if command == "" || slices.Contains(commands, command) {
+		return nil
+	}
+	return inputErrorf("%s is a %s simulation: %s", s.Dir, s.Sim.Kind, how)
+}
+
+// Plays reports whether command plays the session's kind.
+func (s *Session) Plays(command string) bool { return s.plays(command) == nil }
+
+func unknownKind(dir, kind string) error {
+	return inputErrorf("%s: kind %q cannot be played by this version of arbiter", filepath.Join(dir, "simulation.yaml"), kind)
+}

@@ -1,0 +1,106 @@
+package session
+
+import "github.com/arbiter-sim/arbiter/runner"
+
+// ReportPart is a kind's part of `arbiter report`'s page, as data that the
+// report draws: the kind fills what it has, the rest stays empty.
+type ReportPart struct {
+	// Unit is what the page calls a tick: "tick", or "turn" for a game.
+	Unit string
+	// ApplyErrors names the headline figure of the updates or orders that
+	// the rules refused ("skipped updates", "order errors"); "": none.
+	ApplyErrors string
+	// Fallbacks counts the calls that fell back per phase and tick (tick
+	// t at index t-1), plotted beside the failed calls.
+	Fallbacks map[string][]float64
+
+	// Timeline is a story told place by place and character by
+	// character (a narrative); the page draws each character's path from
+	// it.
+	Timeline []StoryTick
+
+	// Turns are a game's turns, each with its log and its board;
+	// Players its players with their errors over the game.
+	Turns   []ReportTurn
+	Players []PlayerErrors
+
+	// Outline is a history built so far (a chronicle's timeline).
+	Outline *Outline
+}
+
+// ReportTurn is one turn of a game: what its log says and the board after
+// it.
+type ReportTurn struct {
+	N      int
+	Lines  []string
+	Errors []PlayerError
+	Board  Board
+}
+
+// Board is a game's board after a turn: the kind's status lines, and a
+// drawing (a map of stars and fleets, health bars).
+type Board struct {
+	Fields []runner.Field
+	Map    *StarMap
+	Meters []Meter
+}
+
+// StarMap is a map of stars on a grid and fleets in flight (conquest's).
+type StarMap struct {
+	Width, Height int // grid cells
+	Players       []string
+	Stars         []Star
+	Fleets        []Fleet
+}
+
+// Star is one star of a StarMap; Owner is "" when neutral.
+type Star struct {
+	ID         string
+	X, Y       int
+	Owner      string
+	Production int
+	Ships      int // every side's ships there, neutral defenders included
+}
+
+// Fleet is a fleet in flight between two stars.
+type Fleet struct {
+	Owner, From, To string
+	Ships, Arrives  int
+}
+
+// Meter is a bar: Value of Max (a duel side's health).
+type Meter struct {
+	Label      string
+	Value, Max int
+}
+
+// PlayerErrors are one player's errors over the game, in turn order.
+type PlayerErrors struct {
+	Player string
+	Seat   string // model, bot or person
+	Errors []TurnError
+}
+
+// TurnError is one error of a player and the turn it happened in.
+type TurnError struct {
+	Turn  int
+	Error string
+}
+
+// Outline is a history as a list of periods, each with its events: the big
+// picture, the phase of play, and the palette of what is in and out.
+type Outline struct {
+	BigPicture string
+	Phase      string // "" in setup
+	Palette    struct{ Yes, No []string }
+	Periods    []OutlinePeriod
+}
+
+// OutlinePeriod is one period of an Outline and its events.
+type OutlinePeriod struct {
+	Name, Tone, Bookend, Description string
+	Events                           []OutlineEvent
+}
+
+// OutlineEvent is one event of a period.
+type OutlineEvent struct{ Name, Tone, Description string }

@@ -1,0 +1,36 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"os"
+)
+
+// ImportedSuffix is added to a saved game's file (a chronicle.json) once
+// the game is imported into state.db; the file is kept, renamed, as a
+// backup.
+const ImportedSuffix = ".imported"
+
+// importSaved makes a game that an earlier version saved in a file the
+// first turn of a simulation that has none, then renames the file so it
+// is imported once. A simulation that already has turns leaves the file
+// alone (and says so in the log).
+func (s *Session) importSaved(ctx context.Context) error {
+	saved, err := s.Kind.Saved(s.Dir)
+	if err != nil {
+		return &InputError{Err: err}
+	}
+	if saved == nil {
+		return nil
+	}
+	if s.LastTick() > 0 {
+		if s.settings.Logger != nil {
+			s.settings.Logger.Warn(fmt.Sprintf("%s was not imported: the %s already has %d turns in state.db", saved.Path, s.Sim.Kind, s.LastTick()))
+		}
+		return nil
+	}
+	if _, err := s.runner.Turn(ctx, saved.Move); err != nil {
+		return &InputError{Err: fmt.Errorf("importing %s: %w", saved.Path, err)}
+	}
+	return os.Rename(saved.Path, saved.Path+ImportedSuffix)
+}
