@@ -1,11 +1,14 @@
 // Package session opens a simulation folder for the commands: it loads and
-// checks the authored files and prompts, builds the simulation's kind (the
-// runner's Game), takes the per-simulation lock, opens state.db, builds the
-// model client, and hands back what the commands need: run ticks, play a
-// turn, the state at a tick, status, export, reset.
+// checks the authored files and prompts, builds the simulation's kind from
+// the registry of kinds, takes the per-simulation lock, opens state.db,
+// builds the model client, and hands back what the commands need: run
+// ticks, play a turn, the state at a tick, status, export, story, reset.
 //
-// Data flows one way: cmd/arbiter -> session -> runner -> the kinds
-// (phases for narrative, games/chronicle, ...) -> llm, prompts, store, world.
+// It holds every kind through one interface, Kind, and knows none: each
+// kind's package registers itself (Register) from its init, as database/sql
+// drivers do, and a command imports the kinds it plays for that effect.
+// Calls go cmd/arbiter -> session -> the kind -> runner -> llm, prompts,
+// store, world.
 package session
 
 import (
