@@ -9,8 +9,9 @@
 // error's kind as detail, then RECOVERY_ATTEMPT strategy=retry|repair|
 // fallback success=...), and the ERROR states are seed 002's handlers
 // (STATE_ENTRY state=ERROR error_type=...): a phase deadline uses the
-// partial results (timeout); a tick in which no model call succeeded stops
-// with the last committed tick kept (quorum_failure); a request schema that
+// partial results (timeout); a tick in which no model call succeeded, or
+// any phase of which found the endpoint unusable on every call, stops with
+// the last committed tick kept (quorum_failure); a request schema that
 // cannot be built or is refused stops the run (schema_invalid); a token
 // budget that the next phase would pass stops cleanly before it
 // (budget_exhausted); an interrupt stops between ticks or rolls back the

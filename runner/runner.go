@@ -219,8 +219,9 @@ var ErrStateMismatch = errors.New("run state does not fit the simulation files")
 // between ticks or rolled back the tick in flight.
 var ErrInterrupted = errors.New("interrupted")
 
-// QuorumError stops a run when no model call of a tick succeeded. The tick is
-// not committed; Cause is the first call's error.
+// QuorumError stops a run when no model call of a tick succeeded, or every
+// call of one of its phases found the endpoint unusable (unreachable, 401,
+// out of quota). The tick is not committed; Cause is the first call's error.
 type QuorumError struct {
 	Tick   int
 	Calls  int

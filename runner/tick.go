@@ -37,8 +37,8 @@ type Phase struct {
 	Strategy string
 	// Final is set on the last phase of model calls of the tick: when no
 	// call of the whole tick succeeded by its end, the tick is dropped
-	// (quorum_failure). An earlier phase drops the tick only when all its
-	// calls failed in a way that says the endpoint is unusable.
+	// (quorum_failure). Any phase, the last included, drops the tick when
+	// all its calls failed in a way that says the endpoint is unusable.
 	Final bool
 }
 
@@ -146,6 +146,10 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 
 	var down error // why the tick is dropped
 	reason := "no model call of the tick succeeded"
+	var unusable error
+	if failed > 0 && failed == len(calls) {
+		unusable = endpointFailure(calls)
+	}
 	switch miss := cassetteFailure(calls); {
 	case miss != nil:
 		// The cassette stands in for the endpoint: without its answer the
@@ -153,13 +157,13 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 		// failure, the last committed tick kept.
 		down = miss.Result.Err
 		reason = "the cassette failed the call of " + miss.Result.Request.EntityKey
-	case p.Final:
-		if allFailed(t.calls) {
-			down = firstError(t.calls)
-		}
-	case failed > 0 && failed == len(calls):
-		down = endpointFailure(calls)
+	case unusable != nil:
+		// Any phase, the last too: a tick whose every resolution fell
+		// back because the endpoint refused the key is no tick.
+		down = unusable
 		reason = fmt.Sprintf("every %s call failed and the endpoint is unusable", p.Name)
+	case p.Final && allFailed(t.calls):
+		down = firstError(t.calls)
 	}
 	// A fallback holds only if the tick commits: those of an earlier phase
 	// are told when the tick's fate is known (settle), with this phase's.
