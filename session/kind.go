@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"maps"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -133,12 +132,10 @@ func Register(name string, o Opener) {
 	registry[name] = o
 }
 
-// Kinds lists the registered kinds, sorted.
-func Kinds() []string {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	return slices.Sorted(maps.Keys(registry))
-}
+// Kinds lists the registered kinds: this module's in the order world
+// names them (narrative, conquest, chronicle, duel), then any other,
+// sorted.
+func Kinds() []string { return readers().Names() }
 
 func opener(name string) (Opener, bool) {
 	registryMu.RLock()

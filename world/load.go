@@ -40,9 +40,9 @@ var Builtin = Kinds{
 	KindDuel:      {Files: []string{"ships.yaml"}, Folders: []string{"prompts"}},
 }
 
-// names lists the kinds: those of Builtin in their order, then the others
+// Names lists the kinds: those of Builtin in their order, then the others
 // sorted.
-func (ks Kinds) names() []string {
+func (ks Kinds) Names() []string {
 	var out []string
 	for _, k := range []string{KindNarrative, KindConquest, KindChronicle, KindDuel} {
 		if _, ok := ks[k]; ok {
@@ -238,7 +238,7 @@ func (l *loader) loadSimulation(sim *Simulation) {
 			sim.Kind = k
 		} else {
 			l.add(&LoadError{File: path, Line: f.lineOf("kind"), Field: "kind",
-				Msg: fmt.Sprintf("kind %q must be one of %s", k, strings.Join(l.kinds.names(), ", "))})
+				Msg: fmt.Sprintf("kind %q must be one of %s", k, strings.Join(l.kinds.Names(), ", "))})
 		}
 	}
 	if sim.Kind == KindNarrative && sim.Premise == "" {
