@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 // TestResetJSON: reset --json lists what it deleted, [] when nothing.
@@ -35,9 +37,9 @@ func TestSchemasJSON(t *testing.T) {
 	cleanEnv(t)
 	dir := t.TempDir()
 	type report struct {
-		Dir      string       `json:"dir"`
-		UpToDate *bool        `json:"up_to_date"`
-		Files    []SchemaFile `json:"files"`
+		Dir      string               `json:"dir"`
+		UpToDate *bool                `json:"up_to_date"`
+		Files    []session.SchemaFile `json:"files"`
 	}
 	var gen, check report
 	code, out, _ := arbiter(t, "schemas", "generate", "--dir", dir, "--json")

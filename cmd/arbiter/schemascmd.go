@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/arbiter-sim/arbiter/schemas"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -46,21 +44,10 @@ func newSchemasCmd(io *IOStreams, g *globals, runF func(context.Context, string,
 	return cmd
 }
 
-// SchemaFile is one schema file as `schemas generate|check --json` reports it.
-type SchemaFile struct {
-	Path string `json:"path"`
-	// Status is written (generate), or up_to_date, stale or missing (check).
-	Status string `json:"status"`
-}
-
 func runSchemasGenerate(opts *SchemasOptions) error {
-	named := session.Schemas()
-	if err := schemas.Write(opts.Dir, named); err != nil {
+	files, err := session.WriteSchemas(opts.Dir)
+	if err != nil {
 		return err
-	}
-	files := make([]SchemaFile, len(named))
-	for i, n := range named {
-		files[i] = SchemaFile{Path: filepath.Join(opts.Dir, n.FileName()), Status: "written"}
 	}
 	if opts.Globals.json {
 		return writeJSON(opts.IO, map[string]any{"dir": opts.Dir, "files": files})
@@ -72,32 +59,10 @@ func runSchemasGenerate(opts *SchemasOptions) error {
 }
 
 func runSchemasCheck(opts *SchemasOptions) error {
-	named := session.Schemas()
-	err := schemas.Check(opts.Dir, named)
+	files, err := session.CheckSchemas(opts.Dir)
 	if opts.Globals.json {
-		status := map[string]string{}
-		var other []error
-		for _, e := range unjoin(err) {
-			var se *schemas.StaleError
-			switch {
-			case errors.As(e, &se) && se.Missing:
-				status[se.Path] = "missing"
-			case errors.As(e, &se):
-				status[se.Path] = "stale"
-			case e != nil:
-				other = append(other, e)
-			}
-		}
-		if len(other) > 0 {
-			return errors.Join(other...)
-		}
-		files := make([]SchemaFile, len(named))
-		for i, n := range named {
-			p := filepath.Join(opts.Dir, n.FileName())
-			files[i] = SchemaFile{Path: p, Status: "up_to_date"}
-			if s, ok := status[p]; ok {
-				files[i].Status = s
-			}
+		if err != nil && !errors.Is(err, session.ErrSchemasStale) {
+			return err
 		}
 		if werr := writeJSON(opts.IO, map[string]any{"dir": opts.Dir, "up_to_date": err == nil, "files": files}); werr != nil {
 			return werr
