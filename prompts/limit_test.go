@@ -16,7 +16,8 @@ func TestRenderStopsPastLimit(t *testing.T) {
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, OverrideDir), 0o755)
 	path := filepath.Join(dir, OverrideDir, "phase1_intention_system.md")
-	os.WriteFile(path, []byte("{{range 2000000000}}0123456789abcdef{{end}}"), 0o644)
+	// 10,000 x 128 bytes: past the limit within MaxRepeat.
+	os.WriteFile(path, []byte("{{range 10000}}"+strings.Repeat("0123456789abcdef", 8)+"{{end}}"), 0o644)
 	r, err := New(dir)
 	if err != nil {
 		t.Fatal(err)

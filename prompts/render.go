@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"text/template"
+	"time"
 
 	"github.com/arbiter-sim/arbiter/world"
 )
@@ -51,6 +52,9 @@ type Renderer struct {
 	// the next one starts with (a tick renders the same template thousands
 	// of times at about the same length).
 	sizes map[string]*atomic.Int64
+	// halted holds, for a template whose rendering was stopped at
+	// MaxSteps or MaxRenderTime, the error every later rendering returns.
+	halted map[string]*atomic.Pointer[TemplateError]
 }
 
 // TemplateError is a template that failed to parse or to render.
@@ -72,7 +76,7 @@ func (e *TemplateError) Unwrap() error { return e.Err }
 // is an error naming the file.
 func New(simDir string) (*Renderer, error) {
 	r := &Renderer{templates: map[string]*template.Template{}, sources: map[string]string{},
-		digests: map[string]string{}, sizes: map[string]*atomic.Int64{}}
+		digests: map[string]string{}, sizes: map[string]*atomic.Int64{}, halted: map[string]*atomic.Pointer[TemplateError]{}}
 	names, err := fs.Glob(defaults, "*.md")
 	if err != nil {
 		return nil, err
@@ -122,13 +126,18 @@ func New(simDir string) (*Renderer, error) {
 
 func (r *Renderer) parse(name, source, text string) error {
 	t, err := template.New(name).Option("missingkey=error").Funcs(funcs).Parse(text)
+	if err == nil {
+		err = bounded(t, source, text)
+	}
 	if err != nil {
 		return &TemplateError{Name: name, Source: source, Err: err}
 	}
+	guard(t)
 	r.templates[name] = t
 	r.sources[name] = source
 	if r.sizes[name] == nil {
 		r.sizes[name] = new(atomic.Int64)
+		r.halted[name] = new(atomic.Pointer[TemplateError])
 	}
 	sum := sha256.Sum256([]byte(text))
 	r.digests[name] = hex.EncodeToString(sum[:])
@@ -138,17 +147,26 @@ func (r *Renderer) parse(name, source, text string) error {
 // Render executes template name on data and returns the text, trimmed of
 // leading and trailing white space. A key missing from a map, a field missing
 // from a struct, or any other execution error is a *TemplateError naming the
-// template, its source and the key.
+// template, its source and the key. A rendering is bounded by
+// MaxRenderedSize, MaxSteps and MaxRenderTime (guard.go); a template stopped
+// by the last two fails every later rendering at once.
 func (r *Renderer) Render(name string, data any) (string, error) {
 	t, ok := r.templates[name]
 	if !ok {
 		return "", fmt.Errorf("unknown prompt template %q; known: %s", name, strings.Join(r.Names(), ", "))
 	}
-	b := limitedBuffer{limit: MaxRenderedSize}
+	if te := r.halted[name].Load(); te != nil {
+		return "", te
+	}
+	b := limitedBuffer{limit: MaxRenderedSize, start: time.Now()}
 	size := r.sizes[name]
 	b.text.Grow(int(size.Load()) + 256)
 	if err := t.Execute(&b, data); err != nil {
-		return "", &TemplateError{Name: name, Source: r.sources[name], Err: err}
+		te := &TemplateError{Name: name, Source: r.sources[name], Err: err}
+		if errors.Is(err, ErrTooManySteps) || errors.Is(err, ErrTooSlow) {
+			r.halted[name].Store(te)
+		}
+		return "", te
 	}
 	size.Store(int64(b.text.Len()))
 	return strings.TrimSpace(b.text.String()), nil
