@@ -55,15 +55,11 @@ func (n *Narrative) Load(ctx context.Context, st *store.Store, tick int) (any, e
 	if tick == 0 {
 		return n.Sim.InitialState(), nil
 	}
-	raw, err := st.State(ctx, tick)
+	s, err := n.worldAt(ctx, st, tick)
 	if err != nil {
 		return nil, err
 	}
-	var s world.State
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fmt.Errorf("read state of tick %d: %w", tick, err)
-	}
-	if err := withMemories(ctx, st, &s, prompts.MemoryDepth); err != nil {
+	if err := withMemories(ctx, st, s, prompts.MemoryDepth); err != nil {
 		return nil, err
 	}
 	out := s.Clone() // non-nil maps and memories even if the JSON had nulls
