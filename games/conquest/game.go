@@ -137,9 +137,12 @@ func (g *Game) Load(ctx context.Context, st *store.Store, tick int) (any, error)
 	}
 	var row stored
 	if err := json.Unmarshal(raw, &row); err != nil {
-		return nil, fmt.Errorf("read game of turn %d: %w", tick, err)
+		return nil, damaged(tick, err)
 	}
 	s := row.State
+	if err := s.check(); err != nil {
+		return nil, damaged(tick, err)
+	}
 	if !slices.Equal(s.Players, g.Setup.Players) {
 		return nil, fmt.Errorf("%w: the stored game's players are %s, simulation.yaml seats %s (`arbiter reset` starts over)",
 			runner.ErrStateMismatch, strings.Join(s.Players, ", "), strings.Join(g.Setup.Players, ", "))
@@ -163,6 +166,12 @@ func (g *Game) Load(ctx context.Context, st *store.Store, tick int) (any, error)
 		}
 	}
 	return &s, nil
+}
+
+// damaged is the error of a stored turn that no game could reach (edited
+// or broken since): a run must not play on from it.
+func damaged(tick int, err error) error {
+	return fmt.Errorf("%w: state.db tick %d: %w; `arbiter reset` starts over", store.ErrDamaged, tick, err)
 }
 
 // Encode writes the state after a turn and the order errors it added.

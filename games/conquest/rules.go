@@ -18,6 +18,15 @@ const (
 	neutral = ""
 )
 
+// MaxShips is the most ships a player keeps at one star, a fleet carries,
+// or a garrison holds: an order's largest count. A sum that would pass it
+// (a fleet landing, production, rebels joining) stops there, so no count
+// wraps; a stored state holding more is damaged.
+const MaxShips = math.MaxInt32
+
+// addShips is a + b for counts of at least 0, at most MaxShips.
+func addShips(a, b int) int { return min(MaxShips, max(0, a)+max(0, min(b, MaxShips))) }
+
 // travelTurns is how many turns a fleet takes from a to b: the distance
 // divided by Speed, rounded up, at least 1.
 func travelTurns(a, b *Star) int {
@@ -57,7 +66,7 @@ func (s *State) move() {
 			continue
 		}
 		st := s.Star(f.To)
-		st.Ships[f.Owner] += f.Ships
+		st.Ships[f.Owner] = addShips(st.Ships[f.Owner], f.Ships)
 		s.logf("%s's fleet of %d from %s arrived at %s", f.Owner, f.Ships, f.From, f.To)
 	}
 	s.Fleets = kept
@@ -126,6 +135,8 @@ func (s *State) lose(st *Star, party string, n int) {
 // a round every ship rolls a die and hits on 4 or more; a party's hits all
 // fall on its strongest enemy (the first in order on a tie), and all hits of
 // a round land at once. The star's owner defends: its ships hit on 3 or more.
+// A party of more than exactDice ships draws its hits at once (Rand.hits),
+// so a round takes bounded time whatever the counts.
 func (s *State) battle(st *Star, parties []string) {
 	before := make([]string, len(parties))
 	for i, p := range parties {
@@ -138,11 +149,7 @@ func (s *State) battle(st *Star, parties []string) {
 			if p == st.Owner {
 				need = 3
 			}
-			for range s.forces(st, p) {
-				if s.Rand.d6() >= need {
-					hits[i]++
-				}
-			}
+			hits[i] = s.Rand.hits(s.forces(st, p), need)
 		}
 		targets := make([]string, len(parties))
 		for i, p := range parties {
@@ -187,7 +194,7 @@ func (s *State) rebellion() {
 			continue
 		}
 		owner := st.Owner
-		st.Garrison += st.Ships[owner] + st.Production
+		st.Garrison = addShips(st.Garrison, addShips(st.Ships[owner], st.Production))
 		delete(st.Ships, owner)
 		st.Owner = ""
 		s.logf("Rebellion at %s: %s lost it; %d rebels hold it", st.ID, owner, st.Garrison)
@@ -198,7 +205,7 @@ func (s *State) rebellion() {
 func (s *State) produce() {
 	for i := range s.Stars {
 		if st := &s.Stars[i]; st.Owner != "" {
-			st.Ships[st.Owner] += st.Production
+			st.Ships[st.Owner] = addShips(st.Ships[st.Owner], st.Production)
 		}
 	}
 }

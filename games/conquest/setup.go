@@ -212,47 +212,24 @@ func homes(stars []Star, n int) []int {
 // conquest. A file with only turn, players and stars (id, owner, x, y,
 // production, ships) is enough: the rest defaults. Star ids must be unique,
 // owners must be players, ship counts, production and garrisons whole
-// numbers of at least 0, and fleets a player's, between stars of the map.
-// Every problem names the star or fleet.
+// numbers from 0 to MaxShips, and fleets a player's, between stars of the
+// map (State.check). Every problem names the star or fleet.
 func ReadState(data []byte) (*State, error) {
 	var s State
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("not a conquest game state: %w", err)
 	}
-	if len(s.Players) == 0 {
-		return nil, errors.New(`not a conquest game state: "players" lists no player ids`)
-	}
-	var errs []error
-	seen := map[string]bool{}
-	for i := range s.Stars {
-		st := &s.Stars[i]
-		switch {
-		case st.ID == "" || seen[st.ID]:
-			errs = append(errs, fmt.Errorf("stars[%d]: id %q is empty or repeated", i, st.ID))
-		case st.Owner != "" && !s.HasPlayer(st.Owner):
-			errs = append(errs, fmt.Errorf("stars[%d] (%s): owner %q is not one of the players (%s)", i, st.ID, st.Owner, strings.Join(s.Players, ", ")))
+	if err := s.check(); err != nil {
+		if len(s.Players) == 0 {
+			return nil, fmt.Errorf("not a conquest game state: %w", err)
 		}
-		seen[st.ID] = true
-		if st.Production < 0 || st.Garrison < 0 {
-			errs = append(errs, fmt.Errorf("stars[%d] (%s): production %d and garrison %d must be at least 0", i, st.ID, st.Production, st.Garrison))
-		}
-		if st.Ships == nil {
-			st.Ships = map[string]int{}
-		}
-		for p, n := range st.Ships {
-			if n < 0 || !s.HasPlayer(p) {
-				errs = append(errs, fmt.Errorf("stars[%d] (%s): ships[%q] = %d: want a player id and a count of at least 0", i, st.ID, p, n))
-			}
-		}
-	}
-	for i, f := range s.Fleets {
-		if !s.HasPlayer(f.Owner) || !seen[f.From] || !seen[f.To] || f.Ships < 1 {
-			errs = append(errs, fmt.Errorf("fleets[%d] (%s %s -> %s, %d ships): want a player's fleet of at least 1 ship between stars of the map", i, f.Owner, f.From, f.To, f.Ships))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	for i := range s.Stars {
+		if s.Stars[i].Ships == nil {
+			s.Stars[i].Ships = map[string]int{}
+		}
 	}
 	if s.Fleets == nil {
 		s.Fleets = []Fleet{}
