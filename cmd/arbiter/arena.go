@@ -111,8 +111,8 @@ func runArena(ctx context.Context, opts *ArenaOptions) error {
 	if err != nil {
 		return err
 	}
-	if g.json {
-		return writeJSON(io, t)
+	if ex := g.exporter(); ex != nil {
+		return ex.Write(io, t)
 	}
 	writeArena(io, s.Sim.ID, t)
 	return nil

@@ -247,8 +247,8 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 	if err := bench.WriteMarkdown(&md, rep); err != nil {
 		return err
 	}
-	if g.json {
-		err = writeJSON(io, rep)
+	if ex := g.exporter(); ex != nil {
+		err = ex.Write(io, rep)
 	} else {
 		_, err = io.Out.Write(md.Bytes())
 	}

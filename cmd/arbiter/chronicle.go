@@ -151,8 +151,8 @@ func newChronicleShowCmd(ios *IOStreams, g *globals) *cobra.Command {
 				return usageErrorf("%s is a %s simulation, not a chronicle", args[0], s.Sim.Kind)
 			}
 			tl := s.State().(*chronicle.State).Timeline
-			if g.json {
-				return writeJSON(ios, tl)
+			if ex := g.exporter(); ex != nil {
+				return ex.Write(ios, tl)
 			}
 			_, err = fmt.Fprintf(ios.Out, "%s\nBig picture: %s\n%s", game.Title, game.BigPicture, tl.Tree())
 			return err
@@ -221,12 +221,12 @@ unknown fields are errors):
 			}
 			cmds, _, err := chronicle.Interpret(tl, string(msg))
 			if err != nil {
-				return writeJSON(ios, parseFailed{Error: err.Error()})
+				return exportJSON.Write(ios, parseFailed{Error: err.Error()})
 			}
 			if cmds == nil {
 				cmds = []chronicle.Command{}
 			}
-			return writeJSON(ios, parseOK{OK: true, Commands: cmds})
+			return exportJSON.Write(ios, parseOK{OK: true, Commands: cmds})
 		},
 	}
 	cmd.Flags().StringVar(&phase, "phase", "setup", "phase to check the message in: setup or play")

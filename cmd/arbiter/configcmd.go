@@ -29,8 +29,8 @@ func newConfigCmd(io *IOStreams, g *globals) *cobra.Command {
 			if errors.Is(err, ErrNoEndpoint) {
 				endpoint = "(none configured: set OPENAI_API_KEY or OPENAI_BASE_URL)"
 			}
-			if g.json {
-				return writeJSON(io, map[string]any{"config": shown, "endpoint": endpoint})
+			if ex := g.exporter(); ex != nil {
+				return ex.Write(io, map[string]any{"config": shown, "endpoint": endpoint})
 			}
 			enc := yaml.NewEncoder(io.Out)
 			enc.SetIndent(2)

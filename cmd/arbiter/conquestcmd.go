@@ -81,5 +81,5 @@ func runCheckOrders(opts *CheckOrdersOptions) error {
 	if err != nil {
 		return usageErrorf("stdin: %v", err)
 	}
-	return writeJSON(opts.IO, conquest.Propose(st, opts.Player, orders))
+	return exportJSON.Write(opts.IO, conquest.Propose(st, opts.Player, orders))
 }

@@ -164,8 +164,8 @@ func runDiffRuns(ctx context.Context, opts *DiffRunsOptions) error {
 	if d.Changes == nil {
 		d.Changes = []manifest.Change{}
 	}
-	if opts.Globals.json {
-		return writeJSON(opts.IO, d)
+	if ex := opts.Globals.exporter(); ex != nil {
+		return ex.Write(opts.IO, d)
 	}
 	return writeRunsDiff(opts.IO, d)
 }

@@ -56,8 +56,8 @@ tool_calls?). Exit 0 when the endpoint can run simulations, 3 when it cannot.`,
 				return usageError(err)
 			}
 			rep := runDoctor(cmd.Context(), client, llm.RedactURL(ccfg.BaseURL), cfg.params(cfg.Phases.Resolution))
-			if g.json {
-				if err := writeJSON(io, rep); err != nil {
+			if ex := g.exporter(); ex != nil {
+				if err := ex.Write(io, rep); err != nil {
 					return err
 				}
 			} else {

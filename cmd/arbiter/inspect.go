@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"text/tabwriter"
@@ -59,8 +58,8 @@ func runStatus(ctx context.Context, opts *StatusOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Globals.json {
-		return writeJSON(opts.IO, st)
+	if ex := opts.Globals.exporter(); ex != nil {
+		return ex.Write(opts.IO, st)
 	}
 	return writeStatus(opts.IO, st)
 }
@@ -138,7 +137,7 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(opts.IO, v)
+	return exportJSON.Write(opts.IO, v)
 }
 
 // ResetOptions are the inputs of `arbiter reset`.
@@ -166,12 +165,12 @@ func newResetCmd(io *IOStreams, g *globals, runF func(context.Context, *ResetOpt
 
 func runReset(opts *ResetOptions) error {
 	deleted, err := session.Reset(opts.Dir)
-	if opts.Globals.json {
+	if ex := opts.Globals.exporter(); ex != nil {
 		// What was deleted is said even when a later deletion failed.
 		if deleted == nil {
 			deleted = []string{}
 		}
-		if werr := writeJSON(opts.IO, map[string]any{"simulation": opts.Dir, "deleted": deleted}); err == nil {
+		if werr := ex.Write(opts.IO, map[string]any{"simulation": opts.Dir, "deleted": deleted}); err == nil {
 			err = werr
 		}
 		return err
@@ -186,13 +185,4 @@ func runReset(opts *ResetOptions) error {
 		fmt.Fprintf(opts.IO.Out, "%s: no run state to delete\n", opts.Dir)
 	}
 	return nil
-}
-
-// writeJSON prints v as indented JSON, with <, > and & as they are (model
-// text and chronicle names are not HTML).
-func writeJSON(io *IOStreams, v any) error {
-	enc := json.NewEncoder(io.Out)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/arbiter-sim/arbiter/session"
@@ -59,5 +62,82 @@ func TestSchemasJSON(t *testing.T) {
 	}
 	if check.Files[0].Status != "missing" || check.Files[1].Status != "stale" || check.Files[2].Status != "up_to_date" {
 		t.Errorf("statuses: %+v", check.Files)
+	}
+}
+
+// TestEveryCommandExportsOneJSONDocument runs every command that prints
+// data with --json, offline (the in-process model server, bots, files), and
+// checks that stdout is exactly one JSON document and that stderr holds no
+// JSON: machine output goes through the one exporter, and nothing else
+// reaches stdout.
+func TestEveryCommandExportsOneJSONDocument(t *testing.T) {
+	cleanEnv(t)
+	fakeModel(t, nil)
+	t.Setenv("ARBITER_TEST_MAIN", "1") // bench's stand-in server is this binary's `bench serve`
+	sim, other := demoCopy(t), demoCopy(t)
+	for _, dir := range []string{sim, sim, other} {
+		if code, _, errOut := arbiter(t, "run", dir); code != 0 {
+			t.Fatalf("run %s: exit %d\n%s", dir, code, errOut)
+		}
+	}
+	chron, conq := gameCopy(t, "chronicle-demo"), gameCopy(t, "conquest-demo")
+	_, game, _ := arbiter(t, "export", conq, "--tick", "0")
+	gameFile := filepath.Join(t.TempDir(), "game.json")
+	os.WriteFile(gameFile, []byte(game), 0o644)
+	schemaDir := t.TempDir()
+	tests := []struct {
+		name string
+		in   string
+		args []string
+	}{
+		{"run", "", []string{"run", sim}},
+		{"status", "", []string{"status", sim}},
+		{"export", "", []string{"export", sim}},
+		{"story", "", []string{"story", sim}},
+		{"usage", "", []string{"usage", sim}},
+		{"diff-runs", "", []string{"diff-runs", sim}},
+		{"diff-runs two simulations", "", []string{"diff-runs", sim, other}},
+		{"prompts render", "", []string{"prompts", "render", sim, "--phase", "resolution", "--entity", "lock"}},
+		{"validate", "", []string{"validate", sim}},
+		{"validate a game", "", []string{"validate", conq}},
+		{"reset", "", []string{"reset", other}},
+		{"schemas generate", "", []string{"schemas", "generate", "--dir", schemaDir}},
+		{"schemas check", "", []string{"schemas", "check", "--dir", schemaDir}},
+		{"config show", "", []string{"config", "show"}},
+		{"doctor", "", []string{"doctor"}},
+		{"chronicle show", "", []string{"chronicle", "show", chron}},
+		{"chronicle parse", "CREATE PERIOD The Flood (dark): the rivers rise. FIRST", []string{"chronicle", "parse", "--phase", "setup"}},
+		{"conquest check-orders", `[{"from": "x", "to": "y", "ships": 1}]`, []string{"conquest", "check-orders", "--game", gameFile, "--player", "p1"}},
+		{"arena", "", []string{"arena", conq, "--games", "2", "--seats", "bot,bot"}},
+		{"bench", "", []string{"bench", "--characters", "6", "--locations", "2", "--ticks", "1", "--latency", "1ms",
+			"--server-concurrency", "4", "--size-ticks", "1", "--sequential-ticks", "0"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			io, out, errOut := TestStreams(tc.in)
+			code := Execute(context.Background(), io, append(tc.args, "--json"))
+			if code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+			checkOneJSONDocument(t, out.String())
+			for line := range strings.Lines(errOut.String()) {
+				if l := strings.TrimSpace(line); strings.HasPrefix(l, "{") || strings.HasPrefix(l, "[") || json.Valid([]byte(l)) && l != "" {
+					t.Errorf("stderr holds JSON: %s", line)
+				}
+			}
+		})
+	}
+}
+
+// checkOneJSONDocument fails unless out is exactly one JSON document.
+func checkOneJSONDocument(t *testing.T, out string) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(out))
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		t.Errorf("stdout holds more than one JSON document (next: %v):\n%s", err, out)
 	}
 }

@@ -86,8 +86,8 @@ func runRender(ctx context.Context, opts *RenderOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Globals.json {
-		return writeJSON(opts.IO, req)
+	if ex := opts.Globals.exporter(); ex != nil {
+		return ex.Write(opts.IO, req)
 	}
 	out := opts.IO.Out
 	system, user := "", ""

@@ -93,7 +93,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	if io.ErrTTY {
 		set.OnPhase = progressLine(io)
 	}
-	if !g.json {
+	if g.exporter() == nil {
 		set.OnTick = func(t runner.TickReport) { writeTickLine(io, t) }
 	}
 	s, closeRun, err := openRun(ctx, opts.Dir, opts.Config, opts.Cassette, set)
@@ -122,8 +122,8 @@ func progressLine(io *IOStreams) func(runner.PhaseProgress) {
 }
 
 func writeReport(io *IOStreams, g *globals, id string, rep *runner.Report) error {
-	if g.json {
-		return writeJSON(io, rep)
+	if ex := g.exporter(); ex != nil {
+		return ex.Write(io, rep)
 	}
 	fmt.Fprintf(io.Out, "%s: %s; last committed tick %d (%s this run, %s)\n", id, rep.Stop, rep.LastTick, plural(len(rep.Ticks), "tick"), plural(rep.Usage.Total(), "token"))
 	if rep.Ended != "" {

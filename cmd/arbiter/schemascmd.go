@@ -49,8 +49,8 @@ func runSchemasGenerate(opts *SchemasOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Globals.json {
-		return writeJSON(opts.IO, map[string]any{"dir": opts.Dir, "files": files})
+	if ex := opts.Globals.exporter(); ex != nil {
+		return ex.Write(opts.IO, map[string]any{"dir": opts.Dir, "files": files})
 	}
 	for _, f := range files {
 		fmt.Fprintf(opts.IO.Out, "wrote %s\n", f.Path)
@@ -60,18 +60,19 @@ func runSchemasGenerate(opts *SchemasOptions) error {
 
 func runSchemasCheck(opts *SchemasOptions) error {
 	files, err := session.CheckSchemas(opts.Dir)
-	if opts.Globals.json {
+	ex := opts.Globals.exporter()
+	if ex != nil {
 		if err != nil && !errors.Is(err, session.ErrSchemasStale) {
 			return err
 		}
-		if werr := writeJSON(opts.IO, map[string]any{"dir": opts.Dir, "up_to_date": err == nil, "files": files}); werr != nil {
+		if werr := ex.Write(opts.IO, map[string]any{"dir": opts.Dir, "up_to_date": err == nil, "files": files}); werr != nil {
 			return werr
 		}
 	}
 	if err != nil {
 		return usageError(err)
 	}
-	if !opts.Globals.json {
+	if ex == nil {
 		fmt.Fprintf(opts.IO.Out, "schemas in %s are up to date\n", opts.Dir)
 	}
 	return nil

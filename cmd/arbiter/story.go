@@ -66,8 +66,8 @@ func runStory(ctx context.Context, opts *StoryOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Globals.json {
-		return writeJSON(opts.IO, st)
+	if ex := opts.Globals.exporter(); ex != nil {
+		return ex.Write(opts.IO, st)
 	}
 	writeStory(opts.IO, st)
 	return nil

@@ -94,8 +94,8 @@ func runUsage(ctx context.Context, opts *UsageOptions) error {
 		return err
 	}
 	rep := buildUsage(s.Sim.ID, rows, opts.Config.phaseModel, opts.Config.prices())
-	if opts.Globals.json {
-		return writeJSON(opts.IO, rep)
+	if ex := opts.Globals.exporter(); ex != nil {
+		return ex.Write(opts.IO, rep)
 	}
 	return writeUsage(opts.IO, rep)
 }

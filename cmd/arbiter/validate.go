@@ -47,8 +47,8 @@ func runValidate(opts *ValidateOptions) error {
 	// Warnings (folders the kind does not read) are listed after the
 	// problems, prefixed "warning: ", and do not fail the check.
 	sim, problems, warnings := session.Validate(dir, set)
-	if opts.Globals.json {
-		if err := writeJSON(io, map[string]any{"ok": len(problems) == 0, "problems": messages(problems), "warnings": messages(warnings)}); err != nil {
+	if ex := opts.Globals.exporter(); ex != nil {
+		if err := ex.Write(io, map[string]any{"ok": len(problems) == 0, "problems": messages(problems), "warnings": messages(warnings)}); err != nil {
 			return err
 		}
 	} else {
@@ -62,7 +62,7 @@ func runValidate(opts *ValidateOptions) error {
 	if len(problems) > 0 {
 		return usageErrorf("%s: %d problem(s)", dir, len(problems))
 	}
-	if !opts.Globals.json {
+	if opts.Globals.exporter() == nil {
 		what := []string{sim.Kind}
 		if sim.Kind == "narrative" {
 			what = []string{plural(len(sim.Characters), "character"), plural(len(sim.Locations), "location")}
