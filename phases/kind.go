@@ -108,5 +108,8 @@ func fallbacksPerTick(ticks []session.StoryTick, last int) map[string][]float64 
 // Table is nil: no person plays a narrative at the terminal.
 func (n *Narrative) Table(bool) *session.Table { return nil }
 
+// Chat is nil: nobody chats with a narrative.
+func (n *Narrative) Chat() session.Chat { return nil }
+
 // Saved is nil: a narrative keeps its run in state.db only.
 func (n *Narrative) Saved(string) (*session.Saved, error) { return nil, nil }

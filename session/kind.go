@@ -58,6 +58,9 @@ type Kind interface {
 	// nil when people do not play it that way. color: the terminal shows
 	// colour.
 	Table(color bool) *Table
+	// Chat is how a person plays the kind in conversation with the model
+	// (`arbiter chat`); nil when people do not play it that way.
+	Chat() Chat
 	// Saved is a game an earlier version saved beside the authored files
 	// in dir (a chronicle's chronicle.json), not in state.db yet; nil when
 	// there is none.
@@ -109,6 +112,8 @@ type Opener struct {
 	// Schemas are the JSON Schemas of the kind's model outputs, for
 	// `arbiter schemas generate|check` (nil: none).
 	Schemas func() []schemas.Named
+	// Tools are the kind's own commands, `arbiter <kind> <tool>`.
+	Tools Tools
 }
 
 var (

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arbiter-sim/arbiter/games/chronicle"
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
@@ -20,10 +19,10 @@ import (
 // slash commands on in, the conversation is written to out, and every move
 // is a turn of the session, committed to state.db.
 type chat struct {
-	s   *session.Session
-	g   *chronicle.Game
-	in  io.Reader
-	out io.Writer
+	s    *session.Session
+	conv session.Chat
+	in   io.Reader
+	out  io.Writer
 	// clipboard is set when the terminal takes OSC 52: /copy then puts the
 	// text on the clipboard; otherwise /copy prints it plain.
 	clipboard bool
@@ -49,7 +48,8 @@ When your own commands are rejected, the model is not asked: fix them, or write 
   /quit         leave (Ctrl-D works too); every message is saved as it is made
 `
 
-func (c *chat) state() *chronicle.State { return c.s.State().(*chronicle.State) }
+// view is the conversation as the session's state holds it now.
+func (c *chat) view() session.ChatView { return c.conv.View(c.s.State()) }
 
 // run reads the person's input until it ends, /quit, or ctx ends (its error
 // is then returned). Model failures and refused moves are shown and the chat
@@ -62,7 +62,7 @@ func (c *chat) run(ctx context.Context) error {
 	for {
 		// The prompt numbers the message about to be typed, as /raw N and
 		// the messages on screen count.
-		fmt.Fprintf(c.out, "[%d] you> ", len(c.state().Messages)+1)
+		fmt.Fprintf(c.out, "[%d] you> ", len(c.view().Messages)+1)
 		line, ok, err := next()
 		if err != nil {
 			return err
@@ -99,11 +99,11 @@ func (c *chat) run(ctx context.Context) error {
 // handle acts on one input; it reports whether the chat should end.
 func (c *chat) handle(ctx context.Context, line string) (bool, error) {
 	if !strings.HasPrefix(line, "/") {
-		first := len(c.state().Messages) + 1
-		if err := c.move(ctx, chronicle.Say{Text: line}); err != nil {
+		first := len(c.view().Messages) + 1
+		if err := c.move(ctx, c.conv.Say(line)); err != nil {
 			return true, err
 		}
-		msgs := c.state().Messages
+		msgs := c.view().Messages
 		c.print(first+1, msgs[first:]...) // the person's own message is on screen already
 		if msgs[first-1].Rejected {
 			return false, nil // the person fixes their commands first
@@ -120,9 +120,9 @@ func (c *chat) handle(ctx context.Context, line string) (bool, error) {
 	case "/timeline", "/t":
 		c.timeline()
 	case "/history":
-		c.print(1, c.state().Messages...)
+		c.print(1, c.view().Messages...)
 	case "/play":
-		return false, c.moveAndShow(ctx, chronicle.StartPlay{}, len(c.state().Messages)+1)
+		return false, c.moveAndShow(ctx, c.conv.StartPlay(), len(c.view().Messages)+1)
 	case "/raw", "/reparse", "/copy":
 		n, ok := c.number(name, args)
 		if !ok {
@@ -130,7 +130,7 @@ func (c *chat) handle(ctx context.Context, line string) (bool, error) {
 		}
 		return false, c.action(ctx, name, n)
 	case "/restart":
-		n := c.state().LastModelMessage() // 0: just ask for an answer
+		n := c.view().LastModel // 0: just ask for an answer
 		if len(args) > 0 {
 			var ok bool
 			if n, ok = c.number(name, args); !ok {
@@ -166,7 +166,7 @@ func (c *chat) moveAndShow(ctx context.Context, m any, first int) error {
 		}
 		return err
 	}
-	c.print(first, c.state().Messages[first-1:]...)
+	c.print(first, c.view().Messages[first-1:]...)
 	return nil
 }
 
@@ -174,24 +174,24 @@ func (c *chat) moveAndShow(ctx context.Context, m any, first int) error {
 func (c *chat) action(ctx context.Context, name string, n int) error {
 	switch name {
 	case "/raw":
-		text, err := c.state().Raw(n)
+		text, err := c.conv.Raw(c.s.State(), n)
 		if err != nil {
 			fmt.Fprintf(c.out, "! %v\n", err)
 			return nil
 		}
 		fmt.Fprintf(c.out, "[%d] model, as written:\n%s\n", n, text)
 	case "/reparse":
-		return c.moveAndShow(ctx, chronicle.Reparse{N: n}, len(c.state().Messages)+1)
+		return c.moveAndShow(ctx, c.conv.Reparse(n), len(c.view().Messages)+1)
 	case "/copy":
-		m, err := c.state().Message(n)
+		text, err := c.conv.Copy(c.s.State(), n)
 		if err != nil {
 			fmt.Fprintf(c.out, "! %v\n", err)
 			return nil
 		}
 		if c.clipboard {
-			fmt.Fprintf(c.out, "%sCopied message %d to the clipboard (%s).\n", osc52(m.Text), n, plural(len(m.Text), "character"))
+			fmt.Fprintf(c.out, "%sCopied message %d to the clipboard (%s).\n", osc52(text), n, plural(len(text), "character"))
 		} else {
-			fmt.Fprintln(c.out, m.Text)
+			fmt.Fprintln(c.out, text)
 		}
 	}
 	return nil
@@ -202,11 +202,11 @@ func (c *chat) action(ctx context.Context, name string, n int) error {
 // and changes nothing.
 func (c *chat) reply(ctx context.Context, n int) error {
 	var (
-		move  any = chronicle.Reply{}
-		first     = len(c.state().Messages) + 1
+		move  = c.conv.Reply()
+		first = len(c.view().Messages) + 1
 	)
 	if n > 0 {
-		move, first = chronicle.Restart{N: n}, n
+		move, first = c.conv.Restart(n), n
 	}
 	stop := c.working()
 	err := c.move(ctx, move)
@@ -214,7 +214,7 @@ func (c *chat) reply(ctx context.Context, n int) error {
 	var qe *runner.QuorumError
 	switch {
 	case err == nil:
-		c.print(first, c.state().Messages[first-1:]...)
+		c.print(first, c.view().Messages[first-1:]...)
 		return nil
 	case errors.Is(err, errRefused):
 		return nil
@@ -275,14 +275,14 @@ func (c *chat) number(name string, args []string) (int, bool) {
 }
 
 // print shows messages numbered from first.
-func (c *chat) print(first int, msgs ...chronicle.Message) {
+func (c *chat) print(first int, msgs ...session.ChatMessage) {
 	for i, m := range msgs {
 		n := first + i
 		switch m.Role {
-		case chronicle.Model:
-			fmt.Fprintf(c.out, "[%d] model:\n%s\n", n, indent(chronicle.Display(m)))
-		case chronicle.Person:
-			fmt.Fprintf(c.out, "[%d] you:\n%s\n", n, indent(chronicle.Display(m)))
+		case session.ChatModel:
+			fmt.Fprintf(c.out, "[%d] model:\n%s\n", n, indent(m.Shown))
+		case session.ChatPerson:
+			fmt.Fprintf(c.out, "[%d] you:\n%s\n", n, indent(m.Shown))
 		default:
 			fmt.Fprintf(c.out, "[%d] %s\n", n, m.Text)
 		}
@@ -292,10 +292,11 @@ func (c *chat) print(first int, msgs ...chronicle.Message) {
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
 
 func (c *chat) banner() {
-	st := c.state()
-	fmt.Fprintf(c.out, "%s\n%s\n\n", c.g.Title, c.g.BigPicture)
+	st := c.view()
+	title, picture := c.conv.Heading()
+	fmt.Fprintf(c.out, "%s\n%s\n\n", title, picture)
 	fmt.Fprintf(c.out, "Phase: %s. %s so far, saved in %s. /help lists the commands.\n",
-		st.Timeline.Phase, plural(len(st.Messages), "message"), session.StatePath(c.s.Dir))
+		st.Phase, plural(len(st.Messages), "message"), session.StatePath(c.s.Dir))
 	if k := len(st.Messages); k > 0 {
 		from := max(0, k-3)
 		c.print(from+1, st.Messages[from:]...)
@@ -303,7 +304,8 @@ func (c *chat) banner() {
 }
 
 func (c *chat) timeline() {
-	fmt.Fprintf(c.out, "%s\nBig picture: %s\n%s", c.g.Title, c.g.BigPicture, c.state().Timeline.Tree())
+	title, picture := c.conv.Heading()
+	fmt.Fprintf(c.out, "%s\nBig picture: %s\n%s", title, picture, c.view().Timeline)
 }
 
 // osc52 is the terminal escape sequence that puts text on the system

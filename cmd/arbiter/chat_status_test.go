@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arbiter-sim/arbiter/games/chronicle"
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"github.com/arbiter-sim/arbiter/internal/texttest"
 )
@@ -21,7 +20,7 @@ func TestChatShowsTheModelWorking(t *testing.T) {
 	s, _ := g.open(t.Context(), openaitest.Always(openaitest.Content("The glass hums.").WithDelay(700*time.Millisecond)))
 	defer s.Close()
 	var out, status bytes.Buffer
-	c := &chat{s: s, g: s.Kind.(*chronicle.Game), in: strings.NewReader("Begin.\n/raw 2\n"), out: &out, status: &status}
+	c := &chat{s: s, conv: s.Kind.Chat(), in: strings.NewReader("Begin.\n/raw 2\n"), out: &out, status: &status}
 	if err := c.run(t.Context()); err != nil {
 		t.Fatal(err)
 	}

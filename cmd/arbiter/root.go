@@ -93,10 +93,11 @@ turn commits whole to the simulation's state.db, or not at all.`,
 		newPromptsCmd(io, g, nil),
 		newSchemasCmd(io, g, nil),
 		newConfigCmd(io, g),
-		newChatCmd(io, g, nil), newChronicleCmd(io, g),
-		newPlayCmd(io, g, nil), newConquestCmd(io, g), newArenaCmd(io, g, nil),
+		newChatCmd(io, g, nil),
+		newPlayCmd(io, g, nil), newArenaCmd(io, g, nil),
 		newDoctorCmd(io, g), newBenchCmd(io, g, nil),
 	)
+	root.AddCommand(newKindCmds(io, g)...)
 	for _, c := range root.Commands() {
 		if c.HasSubCommands() && c.RunE == nil {
 			// A group run alone shows its help; with a word that is none of

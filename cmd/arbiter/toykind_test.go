@@ -156,6 +156,8 @@ func (g *toy) Report(ctx context.Context, s *session.Session) (*session.ReportPa
 		})
 }
 
+func (g *toy) Chat() session.Chat { return nil }
+
 func (g *toy) Table(bool) *session.Table {
 	return &session.Table{
 		Players: []string{"p1", "p2"},

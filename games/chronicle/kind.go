@@ -20,6 +20,7 @@ func init() {
 		Reads:    world.Reads{Folders: []string{"prompts"}},
 		Open:     open,
 		RunFiles: []string{FileName},
+		Tools:    tools,
 	})
 }
 

@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	session.Register(world.KindConquest, session.Opener{Reads: world.Reads{Folders: []string{"prompts"}}, Open: open})
+	session.Register(world.KindConquest, session.Opener{Reads: world.Reads{Folders: []string{"prompts"}}, Open: open, Tools: commands})
 }
 
 func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (session.Kind, error) {

@@ -73,3 +73,6 @@ func ordersQuestion(st *State, seat string, color bool) session.Question {
 		Again:    "Type the turn's orders again.",
 	}
 }
+
+// Chat is nil: a conquest is played at a table, not in a chat.
+func (g *Game) Chat() session.Chat { return nil }

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/arbiter-sim/arbiter/runner"
+)
+
+// chatFlags maps the model flags of chat to config keys.
+var chatFlags = map[string]string{
+	"base-url":     "llm.base_url",
+	"model":        "llm.model",
+	"timeout":      "llm.timeout",
+	"max-attempts": "llm.max_attempts",
+	"chat-model":   "chronicle.model",
+	"temperature":  "chronicle.temperature",
+	"max-tokens":   "chronicle.max_tokens",
+	"window":       "chronicle.window",
+}
+
+// ChatOptions are the inputs of `arbiter chat`.
+type ChatOptions struct {
+	IO      *IOStreams
+	Globals *globals
+	Config  *Config
+	Dir     string
+	// Cassette records the chat's model calls, or answers them from a
+	// recording (--record, --replay).
+	Cassette CassetteOptions
+}
+
+func newChatCmd(ios *IOStreams, g *globals, runF func(context.Context, *ChatOptions) error) *cobra.Command {
+	opts := &ChatOptions{IO: ios, Globals: g}
+	cmd := &cobra.Command{
+		Use:   "chat <simulation-dir>",
+		Short: "Build a chronicle's history with a model, in an interactive terminal chat",
+		Long: `chat opens a chronicle simulation (kind: chronicle) and lets you and the model
+build its history together: bookends and palette in setup, then periods and
+events in play. Commands in messages (CREATE PERIOD, CREATE EVENT, CREATE
+PALETTE) change the timeline, a whole message or nothing of it. Type /help in
+the chat for its commands (/raw, /reparse, /restart, /copy, /timeline, /play).
+Every message is one turn, committed to the simulation's state.db as it is
+made; a chronicle.json saved by an earlier version is imported the first time.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.Cassette.check(); err != nil {
+				return err
+			}
+			cfg, err := loadConfig(g.configFile, cmd.Flags(), chatFlags)
+			if err != nil {
+				return err
+			}
+			opts.Config, opts.Dir = cfg, args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runChat(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.String("base-url", "", "OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (llm.base_url)")
+	f.String("model", "", "model to chat with (llm.model)")
+	f.Duration("timeout", 0, "timeout of one model call attempt (llm.timeout)")
+	f.Int("max-attempts", 0, "attempts per call for transient errors (llm.max_attempts)")
+	f.String("chat-model", "", "model of the chat when it differs from llm.model (chronicle.model)")
+	f.Float32("temperature", 0, "sampling temperature of the model's messages (chronicle.temperature, default 0.8)")
+	f.Int("max-tokens", 0, "longest model message, in tokens (chronicle.max_tokens, default 1000)")
+	f.Int("window", 0, "latest messages sent to the model each turn, 0 for all (chronicle.window, default 0: the whole conversation)")
+	addCassetteFlags(cmd, &opts.Cassette)
+	return cmd
+}
+
+func runChat(ctx context.Context, opts *ChatOptions) (err error) {
+	set, err := opts.Config.settings(true, "chat")
+	if err != nil {
+		return err
+	}
+	set.Logger = opts.Globals.logger(opts.IO)
+	if opts.Globals.verbose > 0 {
+		set.OnEvent = func(ev runner.Event) { fmt.Fprintln(opts.IO.ErrOut, ev.String()) }
+	}
+	s, closeRun, err := openRun(ctx, opts.Dir, opts.Config, opts.Cassette, set)
+	if err != nil {
+		return err
+	}
+	defer keepFirst(&err, closeRun)
+	conv := s.Kind.Chat()
+	if conv == nil {
+		return usageErrorf("%s is a %s simulation, not one played in a chat; see `arbiter run %s`", opts.Dir, s.Sim.Kind, opts.Dir)
+	}
+	c := &chat{s: s, conv: conv, in: opts.IO.In, out: opts.IO.Out, clipboard: takesOSC52(opts.IO.Out)}
+	if opts.IO.ErrTTY {
+		c.status = opts.IO.ErrOut
+	}
+	err = c.run(ctx)
+	if errors.Is(err, context.Canceled) || errors.Is(err, runner.ErrInterrupted) {
+		return &exitError{code: ExitInterrupted, err: errors.New("chat interrupted; everything up to the last message is saved")}
+	}
+	return err
+}
+
+// takesOSC52 reports whether w is a terminal that can be asked to set the
+// clipboard with OSC 52: a TTY with a real TERM, and not GNU screen, which
+// would need the sequence wrapped (tmux passes it on).
+func takesOSC52(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return false
+	}
+	t := os.Getenv("TERM")
+	return t != "" && t != "dumb" && (!strings.HasPrefix(t, "screen") || os.Getenv("TMUX") != "")
+}
