@@ -41,26 +41,26 @@ func (e *Engine) applyTogether(s *State, effs []Effect) {
 		t := Trace{Step: StepApplied, Turn: s.Turn, Phase: e.phase, Player: ef.Owner, Ship: ef.Source, Power: ef.Power, Timing: ef.Timing, Effect: ef.Type, Amount: ef.Amount}
 		switch ef.Type {
 		case Heal:
-			t.Amount = ef.Amount * m.HealingMultiplier(ef.Owner)
-			health[ef.Owner] += t.Amount
+			t.Amount = mulSat(ef.Amount, m.HealingMultiplier(ef.Owner))
+			health[ef.Owner] = addSat(health[ef.Owner], t.Amount)
 		case GainLines:
-			lines[ef.Owner] += ef.Amount
+			lines[ef.Owner] = addSat(lines[ef.Owner], ef.Amount)
 		case SetDice:
 			dice[ef.Owner] = max(dice[ef.Owner], ef.Amount)
 		case BuildShip:
 			if builds[ef.Owner] == nil {
 				builds[ef.Owner] = map[string]int{}
 			}
-			builds[ef.Owner][ef.Ship] += ef.Amount
+			builds[ef.Owner][ef.Ship] = addSat(builds[ef.Owner][ef.Ship], ef.Amount)
 			continue // traced as each ship comes into play
 		case DealDamage:
 			if ef.Target != "" && ef.Target != TargetOpponent {
-				hits[ef.Target] += ef.Amount
+				hits[ef.Target] = addSat(hits[ef.Target], ef.Amount)
 				t.Target = ef.Target
 				break
 			}
 			if them := s.Opponent(ef.Owner); them != nil {
-				health[them.ID] -= ef.Amount
+				health[them.ID] = subSat(health[them.ID], ef.Amount)
 			}
 		}
 		e.trace(t)
@@ -68,10 +68,10 @@ func (e *Engine) applyTogether(s *State, effs []Effect) {
 	for _, pl := range s.Players {
 		if d, ok := health[pl.ID]; ok {
 			before := pl.Health
-			pl.Health = min(pl.MaxHealth, max(0, pl.Health+d))
+			pl.Health = min(pl.MaxHealth, max(0, addSat(pl.Health, d)))
 			e.trace(Trace{Step: StepSettled, Turn: s.Turn, Phase: e.phase, Player: pl.ID, Power: -1, Amount: pl.Health - before})
 		}
-		pl.Lines += lines[pl.ID]
+		pl.Lines = addSat(pl.Lines, lines[pl.ID])
 		if v, ok := dice[pl.ID]; ok {
 			if _, forced := m.DiceOverride(pl.ID); !forced {
 				pl.Dice = v
@@ -104,12 +104,12 @@ func (e *Engine) applyOne(s *State, ef Effect) {
 	t := Trace{Step: StepApplied, Turn: s.Turn, Phase: e.phase, Player: ef.Owner, Ship: ef.Source, Power: ef.Power, Timing: ef.Timing, Effect: ef.Type}
 	switch ef.Type {
 	case Heal:
-		healed := ef.Amount * e.Modifiers(s).HealingMultiplier(ef.Owner)
+		healed := mulSat(ef.Amount, e.Modifiers(s).HealingMultiplier(ef.Owner))
 		before := owner.Health
-		owner.Health = min(owner.MaxHealth, owner.Health+healed)
+		owner.Health = min(owner.MaxHealth, addSat(owner.Health, healed))
 		t.Amount = owner.Health - before
 	case GainLines:
-		owner.Lines += ef.Amount
+		owner.Lines = addSat(owner.Lines, ef.Amount)
 		t.Amount = ef.Amount
 	case SetDice:
 		if _, forced := e.Modifiers(s).DiceOverride(ef.Owner); !forced {
@@ -129,7 +129,7 @@ func (e *Engine) applyOne(s *State, ef Effect) {
 			return
 		}
 		them := s.Opponent(ef.Owner)
-		them.Health = max(0, them.Health-ef.Amount)
+		them.Health = max(0, subSat(them.Health, ef.Amount))
 		t.Target = ""
 	}
 	e.trace(t)
@@ -151,7 +151,7 @@ func (e *Engine) damage(s *State, sh *Ship, n int) {
 	if sh == nil || !sh.InPlay() || s.doomed[sh.ID] {
 		return
 	}
-	sh.Health -= n
+	sh.Health = subSat(sh.Health, n)
 	if sh.Health > 0 {
 		return
 	}

@@ -294,6 +294,8 @@ func (ps *problems) checkActive(i int, p Power, exists func(string) bool, custom
 func (ps *problems) checkStandard(i int, p Power, exists func(string) bool) {
 	if p.BaseAmount == nil || *p.BaseAmount < 1 {
 		ps.bad(i, "%s needs a baseAmount of at least 1", p.Effect)
+	} else {
+		ps.amount(i, p.Effect, *p.BaseAmount)
 	}
 	if p.Effect == BuildShip && !exists(p.Logic.Ship) {
 		ps.bad(i, "BUILD_SHIP builds ship %q, which is not in the catalog", p.Logic.Ship)
@@ -321,6 +323,27 @@ func (ps *problems) checkCondition(i int, c *Condition, exists func(string) bool
 			ps.bad(i, "CONDITIONAL resolves into standard effects only, not %q", o.Effect)
 		} else if o.Effect == BuildShip && !exists(o.Ship) {
 			ps.bad(i, "BUILD_SHIP builds ship %q, which is not in the catalog", o.Ship)
+		} else {
+			ps.amount(i, o.Effect, o.Amount)
 		}
+	}
+}
+
+// MaxAmount bounds any amount of a power (health healed, damage, lines),
+// and MaxBuilt the ships one BUILD_SHIP makes: a power's work is bounded,
+// and counts grow by at most that much a power.
+const (
+	MaxAmount = 1_000_000
+	MaxBuilt  = 100
+)
+
+// amount checks the amount of an effect of power i against MaxAmount and
+// MaxBuilt.
+func (ps *problems) amount(i int, effect EffectType, n int) {
+	switch {
+	case effect == BuildShip && n > MaxBuilt:
+		ps.bad(i, "BUILD_SHIP makes at most %d ships, not %d", MaxBuilt, n)
+	case n > MaxAmount || n < -MaxAmount:
+		ps.bad(i, "%s amount %d: at most %d either way", effect, n, MaxAmount)
 	}
 }

@@ -159,7 +159,7 @@ func (e *Engine) play(ctx context.Context, s *State, p Phase, d Decider, roll fu
 		e.rollDice(s, roll)
 	case LineGeneration:
 		for _, pl := range s.Players {
-			pl.Lines += pl.Dice
+			pl.Lines = addSat(pl.Lines, pl.Dice)
 			e.trace(Trace{Step: StepApplied, Turn: s.Turn, Phase: p, Player: pl.ID, Effect: GainLines, Amount: pl.Dice, Power: -1})
 		}
 	case Drawing:
@@ -257,7 +257,7 @@ func (e *Engine) fire(s *State, sh *Ship, pi int, pw Power) ([]Effect, error) {
 	}
 	amount := 0
 	for _, ef := range effs {
-		amount += ef.Amount
+		amount = addSat(amount, ef.Amount)
 	}
 	sh.Usage = append(sh.Usage, Usage{Turn: s.Turn, Power: pi, Phase: e.phase, Effect: pw.Effect, Amount: amount})
 	e.trace(Trace{Step: StepFired, Turn: s.Turn, Phase: e.phase, Player: sh.Owner, Ship: sh.ID, Def: sh.Def, Power: pi, Timing: pw.Timing, Effect: pw.Effect, Amount: amount})

@@ -40,6 +40,14 @@ const (
 	DefaultHealth   = 30
 )
 
+// Bounds of the settings: health and a ship power's amount
+// (engine.MaxAmount) stay far enough from the ends of int that no sum of a
+// game reaches them, and a game's turns are what a run can play.
+const (
+	MaxHealth   = 1_000_000
+	MaxMaxTurns = 10000
+)
+
 // ErrNotDuel is returned by Open for a simulation of another kind.
 var ErrNotDuel = errors.New("not a duel simulation")
 
@@ -97,14 +105,14 @@ func (g *Game) settings(file string, set map[string]any) error {
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: settings.%s: %s", file, key, fmt.Sprintf(format, args...)))
 	}
-	positive := func(key string, dst *int) {
+	positive := func(key string, most int, dst *int) {
 		v, ok := set[key]
 		if !ok {
 			return
 		}
 		n, isInt := v.(int)
-		if !isInt || n < 1 {
-			bad(key, "%v must be a whole number of at least 1", v)
+		if !isInt || n < 1 || n > most {
+			bad(key, "%v must be a whole number from 1 to %d", v, most)
 			return
 		}
 		*dst = n
@@ -124,8 +132,8 @@ func (g *Game) settings(file string, set map[string]any) error {
 			g.Seed = uint64(n)
 		}
 	}
-	positive("max_turns", &g.MaxTurns)
-	positive("health", &g.Health)
+	positive("max_turns", MaxMaxTurns, &g.MaxTurns)
+	positive("health", MaxHealth, &g.Health)
 	g.Seats = map[string]string{}
 	raw, ok := set["seats"]
 	seats, isMap := raw.(map[string]any)
@@ -212,7 +220,25 @@ func (g *Game) Load(ctx context.Context, st *store.Store, tick int) (any, error)
 	if err := g.check(&s); err != nil {
 		return nil, fmt.Errorf("%w: turn %d: %w", runner.ErrStateMismatch, tick, err)
 	}
+	if err := checkCounts(s.Board); err != nil {
+		return nil, fmt.Errorf("%w: state.db tick %d: %w; `arbiter reset` starts over", store.ErrDamaged, tick, err)
+	}
 	return &s, nil
+}
+
+// checkCounts says what in a stored board no game could reach: a maximum
+// health outside 1..MaxHealth, a health outside 0..its maximum, lines below
+// 0 (edited or broken since; the engine's sums stop at the ends of int,
+// they do not wrap).
+func checkCounts(b *engine.State) error {
+	var errs []error
+	for _, pl := range b.Players {
+		if pl.MaxHealth < 1 || pl.MaxHealth > MaxHealth || pl.Health < 0 || pl.Health > pl.MaxHealth || pl.Lines < 0 {
+			errs = append(errs, fmt.Errorf("%s: health %d of %d, lines %d: want health 0 to a maximum of 1 to %d, lines of at least 0",
+				pl.ID, pl.Health, pl.MaxHealth, pl.Lines, MaxHealth))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func (g *Game) check(s *State) error {

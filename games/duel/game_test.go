@@ -1,6 +1,7 @@
 package duel
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -90,7 +91,11 @@ func TestOpenSettings(t *testing.T) {
 		{"a bad seat", map[string]any{"seats": people("bot", "robot")}, `settings.seats.p2: robot must be bot, model or person`},
 		{"a third seat", map[string]any{"seats": map[string]any{"p1": "bot", "p2": "bot", "p3": "bot"}}, "settings.seats.p3: unknown seat"},
 		{"seed not a number", map[string]any{"seed": "seven", "seats": people("bot", "bot")}, "settings.seed: seven must be a whole number"},
-		{"max_turns zero", map[string]any{"max_turns": 0, "seats": people("bot", "bot")}, "settings.max_turns: 0 must be a whole number of at least 1"},
+		{"max_turns zero", map[string]any{"max_turns": 0, "seats": people("bot", "bot")}, "settings.max_turns: 0 must be a whole number from 1 to 10000"},
+		{"max_turns past the bound", map[string]any{"max_turns": 10001, "seats": people("bot", "bot")}, "settings.max_turns: 10001 must be a whole number from 1 to 10000"},
+		{"health MaxInt64", map[string]any{"health": 9223372036854775807, "seats": people("bot", "bot")}, "settings.health: 9223372036854775807 must be a whole number from 1 to 1000000"},
+		{"health past the bound", map[string]any{"health": 1000001, "seats": people("bot", "bot")}, "settings.health: 1000001 must be a whole number from 1 to 1000000"},
+		{"bounds", map[string]any{"health": 1000000, "max_turns": 10000, "seed": 9223372036854775807, "seats": people("bot", "bot")}, ""},
 		{"unknown key", map[string]any{"turns": 3, "seats": people("bot", "bot")}, "settings.turns: unknown key"},
 	}
 	pr, err := prompts.New("")
@@ -103,7 +108,7 @@ func TestOpenSettings(t *testing.T) {
 			dir := t.TempDir()
 			g, err := Open(&world.Simulation{Dir: dir, Kind: world.KindDuel, Settings: tt.set}, pr)
 			if tt.want == "" {
-				if err != nil || g.Seed != DefaultSeed || g.MaxTurns != DefaultMaxTurns {
+				if err != nil || g.Health != cmp.Or(tt.set["health"], any(DefaultHealth)) || g.MaxTurns != cmp.Or(tt.set["max_turns"], any(DefaultMaxTurns)) {
 					t.Errorf("Open: %v", err)
 				}
 				return
