@@ -1,13 +1,11 @@
 package session
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/arbiter-sim/arbiter/manifest"
-	"github.com/arbiter-sim/arbiter/store"
 )
 
 // Manifest describes what the session runs with, as far as the simulation
@@ -53,13 +51,4 @@ func (s *Session) StartRun(m *manifest.Manifest) error {
 		return fmt.Errorf("manifest: %w", err)
 	}
 	return s.store.StartRun(b)
-}
-
-// Runs lists the runs stored in the simulation's state.db, oldest first;
-// none before the first commit.
-func (s *Session) Runs(ctx context.Context) ([]store.Run, error) {
-	if s.store == nil {
-		return []store.Run{}, nil
-	}
-	return s.store.Runs(ctx)
 }

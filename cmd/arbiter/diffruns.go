@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/arbiter-sim/arbiter/manifest"
-	"github.com/arbiter-sim/arbiter/store"
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 // DiffRunsOptions are the inputs of `arbiter diff-runs`.
@@ -56,32 +53,10 @@ compares the latest run of each.`,
 	return cmd
 }
 
-// RunRef names one side of a comparison.
-type RunRef struct {
-	Simulation string    `json:"simulation"`
-	Dir        string    `json:"dir"`
-	Run        int       `json:"run"`
-	FirstTick  int       `json:"first_tick"`
-	LastTick   int       `json:"last_tick"`
-	StartedAt  time.Time `json:"started_at"`
-}
-
-func (r RunRef) String() string {
-	return fmt.Sprintf("%s run %d (ticks %d..%d)", r.Simulation, r.Run, r.FirstTick, r.LastTick)
-}
-
-// RunsDiff is what `arbiter diff-runs` prints.
-type RunsDiff struct {
-	A       RunRef            `json:"a"`
-	B       RunRef            `json:"b"`
-	Same    bool              `json:"same"`
-	Changes []manifest.Change `json:"changes"`
-}
-
 // simRuns is the runs stored for one simulation.
 type simRuns struct {
-	id, dir string
-	runs    []store.Run
+	dir  string
+	runs []session.Run
 }
 
 func readRuns(ctx context.Context, g *globals, dir string) (*simRuns, error) {
@@ -94,13 +69,13 @@ func readRuns(ctx context.Context, g *globals, dir string) (*simRuns, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &simRuns{id: s.Sim.ID, dir: dir, runs: runs}, nil
+	return &simRuns{dir: dir, runs: runs}, nil
 }
 
 // pick returns run n (1-based), or a usage error naming the runs there are.
-func (s *simRuns) pick(n int) (store.Run, error) {
+func (s *simRuns) pick(n int) (session.Run, error) {
 	if n < 1 || n > len(s.runs) {
-		return store.Run{}, usageErrorf("--run %d: %s has no run %d (%s)", n, s.dir, n, s.have())
+		return session.Run{}, usageErrorf("--run %d: %s has no run %d (%s)", n, s.dir, n, s.have())
 	}
 	return s.runs[n-1], nil
 }
@@ -122,8 +97,7 @@ func runDiffRuns(ctx context.Context, opts *DiffRunsOptions) error {
 		return err
 	}
 	var (
-		a, b   store.Run
-		bSim   = first
+		a, b   session.Run
 		second *simRuns
 	)
 	switch {
@@ -136,7 +110,7 @@ func runDiffRuns(ctx context.Context, opts *DiffRunsOptions) error {
 				return usageErrorf("%s has no runs yet: nothing to compare (runs are stored from schema version 3 on)", s.dir)
 			}
 		}
-		a, b, bSim = first.runs[len(first.runs)-1], second.runs[len(second.runs)-1], second
+		a, b = first.runs[len(first.runs)-1], second.runs[len(second.runs)-1]
 	case len(opts.Runs) == 2:
 		if a, err = first.pick(opts.Runs[0]); err != nil {
 			return err
@@ -151,18 +125,9 @@ func runDiffRuns(ctx context.Context, opts *DiffRunsOptions) error {
 		}
 		a, b = first.runs[len(first.runs)-2], first.runs[len(first.runs)-1]
 	}
-	ma, err := readManifest(first.dir, a)
+	d, err := session.DiffRuns(a, b)
 	if err != nil {
 		return err
-	}
-	mb, err := readManifest(bSim.dir, b)
-	if err != nil {
-		return err
-	}
-	d := &RunsDiff{A: ref(first, a), B: ref(bSim, b), Changes: manifest.Diff(ma, mb)}
-	d.Same = len(d.Changes) == 0
-	if d.Changes == nil {
-		d.Changes = []manifest.Change{}
 	}
 	if ex := opts.Globals.exporter(); ex != nil {
 		return ex.Write(opts.IO, d)
@@ -170,19 +135,7 @@ func runDiffRuns(ctx context.Context, opts *DiffRunsOptions) error {
 	return writeRunsDiff(opts.IO, d)
 }
 
-func ref(s *simRuns, r store.Run) RunRef {
-	return RunRef{Simulation: s.id, Dir: s.dir, Run: r.N, FirstTick: r.FirstTick, LastTick: r.LastTick, StartedAt: r.StartedAt}
-}
-
-func readManifest(dir string, r store.Run) (*manifest.Manifest, error) {
-	var m manifest.Manifest
-	if err := json.Unmarshal(r.Manifest, &m); err != nil {
-		return nil, fmt.Errorf("%s: run %d: manifest: %w", dir, r.N, err)
-	}
-	return &m, nil
-}
-
-func writeRunsDiff(io *IOStreams, d *RunsDiff) error {
+func writeRunsDiff(io *IOStreams, d *session.RunsDiff) error {
 	fmt.Fprintf(io.Out, "%s → %s\n", d.A, d.B)
 	if d.Same {
 		fmt.Fprintln(io.Out, "no differences: same arbiter build, base URL, models, templates, schemas, seed and configuration")

@@ -14,6 +14,7 @@ import (
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/manifest"
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 // statusJSON is the part of `status --json` about runs.
@@ -149,7 +150,7 @@ func TestRunManifest(t *testing.T) {
 	}
 
 	code, out, _ = arbiter(t, "diff-runs", sim, "--run", "2", "--run", "1", "--json")
-	var d RunsDiff
+	var d session.RunsDiff
 	if code != 0 || json.Unmarshal([]byte(out), &d) != nil {
 		t.Fatalf("diff-runs --json: exit %d\n%s", code, out)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
-	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/session"
 	"github.com/arbiter-sim/arbiter/store"
 )
 
@@ -61,7 +61,7 @@ prices:
 	if code != 0 {
 		t.Fatalf("usage --json: exit %d\n%s", code, errOut)
 	}
-	var rep UsageReport
+	var rep session.UsageReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("usage --json: %v\n%s", err, out)
 	}
@@ -75,7 +75,7 @@ prices:
 		t.Errorf("total = %+v", rep.Total)
 	}
 	for _, c := range []struct {
-		line UsageLine
+		line session.UsageLine
 		want float64
 	}{{rep.ByPhase[0], intention}, {rep.ByPhase[1], resolution}, {rep.ByModel[0], resolution}, {rep.ByModel[1], intention},
 		{rep.Total, intention + resolution}, {rep.ByTick[1], (intention + resolution) / 2}} {
@@ -94,25 +94,15 @@ prices:
 	}
 }
 
-// TestBuildUsageAssumesModelOfOldCalls: a call stored without its model
-// (schema version 2) is priced at its phase's configured model, and the
-// report says so; a call with a model is priced at it whatever the phase.
-func TestBuildUsageAssumesModelOfOldCalls(t *testing.T) {
+// TestUsageSaysModelsWereAssumed: the text says when calls were priced at
+// their phase's configured model, and names the models of each phase.
+func TestUsageSaysModelsWereAssumed(t *testing.T) {
 	t.Parallel()
-	rows := []store.CallUsage{
-		{Tick: 1, Phase: "intention", EntityKey: "intention:ada", Usage: store.Usage{Calls: 1, PromptTokens: 1e6}},
-		{Tick: 2, Phase: "intention", EntityKey: "intention:ada", Model: "dear", Usage: store.Usage{Calls: 1, PromptTokens: 1e6}},
-	}
-	rep := buildUsage("s", rows, func(string) string { return "cheap" }, map[string]runner.Price{"cheap": {Prompt: 1}, "dear": {Prompt: 5}})
-	if !rep.Assumed || !rep.Priced {
-		t.Fatalf("assumed %v, priced %v; want both", rep.Assumed, rep.Priced)
-	}
-	if c := rep.Total.CostUSD; c == nil || *c != 6 {
-		t.Errorf("total cost %v, want 6 (1 at cheap, 5 at dear)", c)
-	}
-	if rep.ByPhase[0].Model != "cheap, dear" || len(rep.ByModel) != 2 {
-		t.Errorf("by phase %+v, by model %+v", rep.ByPhase, rep.ByModel)
-	}
+	cost := 6.0
+	line := session.UsageLine{Usage: store.Usage{Calls: 2, PromptTokens: 2e6}, CostUSD: &cost}
+	rep := &session.UsageReport{Simulation: "s", Priced: true, Assumed: true, Total: line,
+		ByPhase: []session.UsageLine{line}, ByTick: []session.UsageLine{line, line}}
+	rep.ByPhase[0].Key, rep.ByPhase[0].Model = "intention", "cheap, dear"
 	var b strings.Builder
 	if err := writeUsage(&IOStreams{Out: &b}, rep); err != nil {
 		t.Fatal(err)
@@ -123,31 +113,6 @@ func TestBuildUsageAssumesModelOfOldCalls(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
-
-// TestBuildUsagePartlyPriced: a line whose calls include an unpriced model
-// has an unknown cost; the others keep theirs.
-func TestBuildUsagePartlyPriced(t *testing.T) {
-	t.Parallel()
-	rows := []store.CallUsage{
-		{Tick: 1, Phase: "intention", EntityKey: "intention:ada", Usage: store.Usage{Calls: 1, PromptTokens: 1e6}},
-		{Tick: 1, Phase: "resolution", EntityKey: "resolution:hall", Usage: store.Usage{Calls: 1, CompletionTokens: 1e6}},
-		{Tick: 2, Phase: "intention", EntityKey: "intention:ada", Usage: store.Usage{Calls: 1, PromptTokens: 2e6}},
-	}
-	model := map[string]string{"intention": "cheap", "resolution": "secret"}
-	rep := buildUsage("s", rows, func(p string) string { return model[p] }, map[string]runner.Price{"cheap": {Prompt: 0.5, Completion: 9}})
-	if rep.Priced || strings.Join(rep.Unpriced, ",") != "secret" {
-		t.Errorf("priced %v, unpriced %v", rep.Priced, rep.Unpriced)
-	}
-	if rep.Total.CostUSD != nil || rep.ByTick[0].CostUSD != nil || rep.ByPhase[1].CostUSD != nil {
-		t.Error("a line with unpriced calls has a cost")
-	}
-	if c := rep.ByTick[1].CostUSD; c == nil || *c != 1 {
-		t.Errorf("tick 2 cost %v, want 1", c)
-	}
-	if c := rep.ByEntity[0].CostUSD; c == nil || *c != 1.5 {
-		t.Errorf("intention:ada cost %v, want 1.5", c)
-	}
-}
 
 func TestPricesConfig(t *testing.T) {
 	cleanEnv(t)
