@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/arbiter-sim/arbiter/bench"
-	"github.com/arbiter-sim/arbiter/internal/atomicfile"
 	"github.com/arbiter-sim/arbiter/runner"
 )
 
@@ -256,7 +255,7 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		return err
 	}
 	if opts.Output != "" {
-		if err := atomicfile.Write(opts.Output, md.Bytes()); err != nil {
+		if err := bench.WriteFile(opts.Output, rep); err != nil {
 			return err
 		}
 		fmt.Fprintf(io.ErrOut, "wrote %s\n", opts.Output)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/arbiter-sim/arbiter/internal/atomicfile"
 	"github.com/arbiter-sim/arbiter/report"
 )
 
@@ -64,22 +63,23 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 	if err != nil {
 		return err
 	}
-	page, err := report.Render(rep)
-	if err != nil {
-		return err
-	}
 	if opts.Output == "-" {
-		_, err := opts.IO.Out.Write(page)
+		page, err := report.Render(rep)
+		if err != nil {
+			return err
+		}
+		_, err = opts.IO.Out.Write(page)
 		return err
 	}
-	if err := atomicfile.Write(opts.Output, page); err != nil {
+	size, err := report.WriteFile(opts.Output, rep)
+	if err != nil {
 		return err
 	}
 	unit := "tick"
 	if rep.Kind != "narrative" {
 		unit = "turn"
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "wrote %s (%s, %s)\n", opts.Output, plural(rep.LastTick, unit), byteSize(len(page)))
+	fmt.Fprintf(opts.IO.ErrOut, "wrote %s (%s, %s)\n", opts.Output, plural(rep.LastTick, unit), byteSize(size))
 	return nil
 }
 
