@@ -427,7 +427,9 @@ func Reset(dir string) ([]string, error) {
 	}
 	defer unlock()
 	var deleted []string
-	if _, err := os.Stat(StatePath(dir)); err == nil {
+	// Lstat: a state.db that is a link, even one pointing nowhere, is
+	// deleted (the link, not its target), as the error refusing it says.
+	if _, err := os.Lstat(StatePath(dir)); err == nil {
 		if err := store.Reset(StatePath(dir)); err != nil {
 			return deleted, err
 		}

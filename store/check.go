@@ -10,6 +10,9 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 var (
@@ -18,8 +21,11 @@ var (
 	// read, and a read never creates it.
 	ErrNoRunState = errors.New("no run state yet")
 	// ErrDamaged is returned when opening a run state whose ticks do not
-	// hold together: a tick row missing below the last, or a stored state
-	// that names another tick than its row. A run must not resume from it.
+	// hold together: a file SQLite finds malformed (PRAGMA quick_check), a
+	// tick row missing below the last, or a last stored state that is not
+	// JSON or names another tick than its row. A run must not resume from
+	// it, nor commit onto it. Any error of SQLite's saying the file is
+	// malformed, whenever it comes, wraps it too, with the way out.
 	ErrDamaged = errors.New("the run state is damaged")
 )
 
@@ -29,7 +35,11 @@ const recovery = "`arbiter reset` deletes the run state and starts over (authore
 // OpenReadOnly opens the database at path for reading only: it creates
 // nothing, migrates nothing and writes nothing (a commit through it fails).
 // A missing or empty database is ErrNoRunState; a damaged one ErrDamaged.
-func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+func OpenReadOnly(ctx context.Context, path string) (_ *Store, err error) {
+	defer markDamaged(&err)
+	if err := checkFiles(path); err != nil {
+		return nil, err
+	}
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) || err == nil && info.Size() == 0 {
 		return nil, fmt.Errorf("open %s: %w", path, ErrNoRunState)
@@ -67,13 +77,55 @@ func (s *Store) openedReadOnly(ctx context.Context) error {
 	case version < readableVersion:
 		return fmt.Errorf("run state written by an older arbiter (schema version %d); a run upgrades it", version)
 	}
+	if err := s.quickCheck(ctx); err != nil {
+		return err
+	}
 	return s.check(ctx)
 }
+
+// quickCheck runs SQLite's PRAGMA quick_check, which reads every page and
+// finds a file whose structure is broken (bytes overwritten, a page cut
+// short): such a file must be neither read as run state nor committed
+// onto. It costs a read of the whole file, once per open.
+func (s *Store) quickCheck(ctx context.Context) error {
+	var first string
+	if err := s.db.QueryRowContext(ctx, "PRAGMA quick_check(1)").Scan(&first); err != nil {
+		return damaged(fmt.Errorf("check the database: %w", err))
+	}
+	if first != "ok" {
+		// "*** in database main ***\nTree 18 page 18: ..." on one line.
+		first = strings.ReplaceAll(strings.TrimPrefix(first, "*** in database main ***\n"), "\n", "; ")
+		return fmt.Errorf("%w: SQLite finds the file malformed (%s); %s", ErrDamaged, first, recovery)
+	}
+	return nil
+}
+
+// damaged returns err wrapping ErrDamaged, with the way out, when SQLite
+// says the file is malformed (SQLITE_CORRUPT, "database disk image is
+// malformed (11)") or is not a database at all (SQLITE_NOTADB); any other
+// err as it is.
+func damaged(err error) error {
+	var se *sqlite.Error
+	if err == nil || errors.Is(err, ErrDamaged) || !errors.As(err, &se) {
+		return err
+	}
+	switch se.Code() & 0xff { // the primary code of an extended one
+	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+		return fmt.Errorf("%w: %w; %s", ErrDamaged, err, recovery)
+	}
+	return err
+}
+
+// markDamaged applies damaged to *err: deferred by every method that
+// reads or writes the database, so that whichever query meets a malformed
+// file, the error says what to do.
+func markDamaged(err *error) { *err = damaged(*err) }
 
 // check finds the damage a run must not resume from: ticks must be 1..last
 // with none missing, and the last stored state, when it names its tick or
 // turn, must name its row's.
-func (s *Store) check(ctx context.Context) error {
+func (s *Store) check(ctx context.Context) (err error) {
+	defer markDamaged(&err)
 	var rows, last int
 	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*), COALESCE(MAX(tick), 0) FROM ticks").Scan(&rows, &last); err != nil {
 		return fmt.Errorf("check ticks: %w", err)
@@ -97,6 +149,9 @@ func (s *Store) check(ctx context.Context) error {
 	var raw string
 	if err := s.db.QueryRowContext(ctx, "SELECT state_json FROM ticks WHERE tick = ?", last).Scan(&raw); err != nil {
 		return fmt.Errorf("check ticks: %w", err)
+	}
+	if !json.Valid([]byte(raw)) {
+		return fmt.Errorf("%w: the state stored at tick %d is not JSON, so the run cannot resume from it; %s", ErrDamaged, last, recovery)
 	}
 	var named struct{ Tick, Turn *int }
 	if json.Unmarshal([]byte(raw), &named) != nil {

@@ -19,7 +19,8 @@ import (
 //
 // A cancelled ctx rolls the transaction back; a caller that wants a tick in
 // flight to land despite Ctrl-C passes context.WithoutCancel(ctx).
-func (s *Store) CommitTick(ctx context.Context, rec *TickRecord) error {
+func (s *Store) CommitTick(ctx context.Context, rec *TickRecord) (err error) {
+	defer markDamaged(&err)
 	if rec == nil || len(rec.State) == 0 {
 		return errors.New("commit tick: record has no state")
 	}

@@ -9,7 +9,8 @@ import (
 // ApplyErrorCounts returns how many apply errors (skipped updates, a
 // game's order errors or refused choices) each character or player had
 // over every committed tick.
-func (s *Store) ApplyErrorCounts(ctx context.Context) (map[string]int, error) {
+func (s *Store) ApplyErrorCounts(ctx context.Context) (_ map[string]int, err error) {
+	defer markDamaged(&err)
 	out, err := countsBy(ctx, s.db, "SELECT character_id, COUNT(*) FROM apply_errors GROUP BY character_id")
 	if err != nil {
 		return nil, fmt.Errorf("count apply errors: %w", err)

@@ -11,7 +11,8 @@ import (
 )
 
 // LastTick returns the last committed tick, 0 when none has been.
-func (s *Store) LastTick(ctx context.Context) (int, error) {
+func (s *Store) LastTick(ctx context.Context) (_ int, err error) {
+	defer markDamaged(&err)
 	var last int
 	if err := s.db.QueryRowContext(ctx, "SELECT COALESCE(MAX(tick), 0) FROM ticks").Scan(&last); err != nil {
 		return 0, fmt.Errorf("read last tick: %w", err)
@@ -22,9 +23,10 @@ func (s *Store) LastTick(ctx context.Context) (int, error) {
 // State returns the state JSON committed at tick, as the kind wrote it. A
 // tick that was not committed, tick 0 included (the authored state), gives
 // an error wrapping ErrNoTick.
-func (s *Store) State(ctx context.Context, tick int) (json.RawMessage, error) {
+func (s *Store) State(ctx context.Context, tick int) (_ json.RawMessage, err error) {
+	defer markDamaged(&err)
 	var data string
-	err := s.db.QueryRowContext(ctx, "SELECT state_json FROM ticks WHERE tick = ?", tick).Scan(&data)
+	err = s.db.QueryRowContext(ctx, "SELECT state_json FROM ticks WHERE tick = ?", tick).Scan(&data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("read state of tick %d: %w", tick, ErrNoTick)
 	}
@@ -35,9 +37,10 @@ func (s *Store) State(ctx context.Context, tick int) (json.RawMessage, error) {
 }
 
 // Kind returns the simulation kind of the stored ticks, "" before the first.
-func (s *Store) Kind(ctx context.Context) (string, error) {
+func (s *Store) Kind(ctx context.Context) (_ string, err error) {
+	defer markDamaged(&err)
 	var kind string
-	err := s.db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'kind'").Scan(&kind)
+	err = s.db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'kind'").Scan(&kind)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -49,7 +52,8 @@ func (s *Store) Kind(ctx context.Context) (string, error) {
 
 // Memories returns every memory entry of ticks 1..upTo, in order of tick,
 // character and entry.
-func (s *Store) Memories(ctx context.Context, upTo int) ([]MemoryRecord, error) {
+func (s *Store) Memories(ctx context.Context, upTo int) (_ []MemoryRecord, err error) {
+	defer markDamaged(&err)
 	rows, err := s.db.QueryContext(ctx, "SELECT tick, character_id, entry FROM memories WHERE tick <= ? ORDER BY tick, character_id, seq", upTo)
 	if err != nil {
 		return nil, fmt.Errorf("read memories: %w", err)
@@ -73,7 +77,8 @@ func (s *Store) Memories(ctx context.Context, upTo int) ([]MemoryRecord, error) 
 // of ticks 1..upTo (what prompts show), in order of tick, character and
 // entry. It reads each character's entries from its index, newest first,
 // so its time does not grow with the number of ticks stored.
-func (s *Store) LatestMemories(ctx context.Context, upTo, last int, characterIDs []string) ([]MemoryRecord, error) {
+func (s *Store) LatestMemories(ctx context.Context, upTo, last int, characterIDs []string) (_ []MemoryRecord, err error) {
+	defer markDamaged(&err)
 	st, err := s.db.PrepareContext(ctx, `SELECT tick, entry FROM memories WHERE character_id = ? AND tick <= ?
 		ORDER BY tick DESC, seq DESC LIMIT ?`)
 	if err != nil {
@@ -110,7 +115,8 @@ func (s *Store) LatestMemories(ctx context.Context, upTo, last int, characterIDs
 // Records returns rows 1..n of stream as they stood at tick upTo: for each
 // row, its version with the largest tick <= upTo. Rows never written are
 // left out; the result is in order of N.
-func (s *Store) Records(ctx context.Context, stream string, n, upTo int) ([]Record, error) {
+func (s *Store) Records(ctx context.Context, stream string, n, upTo int) (_ []Record, err error) {
+	defer markDamaged(&err)
 	rows, err := s.db.QueryContext(ctx, `
 		SELECT n, tick, body FROM (
 			SELECT n, tick, body, ROW_NUMBER() OVER (PARTITION BY n ORDER BY tick DESC) AS newest
@@ -139,7 +145,8 @@ func (s *Store) Records(ctx context.Context, stream string, n, upTo int) ([]Reco
 // History returns, for every entity key, its last depth exchanges of ticks
 // 1..upTo, oldest first: what a call of tick upTo+1 sends back. depth <= 0
 // gives an empty map.
-func (s *Store) History(ctx context.Context, depth, upTo int) (map[string][]HistoryRecord, error) {
+func (s *Store) History(ctx context.Context, depth, upTo int) (_ map[string][]HistoryRecord, err error) {
+	defer markDamaged(&err)
 	out := make(map[string][]HistoryRecord)
 	if depth <= 0 {
 		return out, nil
@@ -221,7 +228,8 @@ func (s *Store) historyKeys(ctx context.Context) ([]string, error) {
 
 // Events returns the event lines of ticks fromTick to toTick, both included,
 // in the order they were emitted.
-func (s *Store) Events(ctx context.Context, fromTick, toTick int) ([]Event, error) {
+func (s *Store) Events(ctx context.Context, fromTick, toTick int) (_ []Event, err error) {
+	defer markDamaged(&err)
 	rows, err := s.db.QueryContext(ctx,
 		"SELECT tick, seq, line FROM events WHERE tick BETWEEN ? AND ? ORDER BY tick, seq", fromTick, toTick)
 	if err != nil {
@@ -243,7 +251,8 @@ func (s *Store) Events(ctx context.Context, fromTick, toTick int) ([]Event, erro
 }
 
 // Calls returns the model calls of one tick in the order they were recorded.
-func (s *Store) Calls(ctx context.Context, tick int) ([]CallRecord, error) {
+func (s *Store) Calls(ctx context.Context, tick int) (_ []CallRecord, err error) {
+	defer markDamaged(&err)
 	rows, err := s.db.QueryContext(ctx, `
 		SELECT id, tick, phase, entity_key, model, request_json, raw_response, parsed_output, latency_ms,
 			prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback

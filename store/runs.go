@@ -71,9 +71,10 @@ func (s *Store) writeRun(w *tickWriter) (done func()) {
 }
 
 // Runs returns every stored run, oldest first, numbered from 1.
-func (s *Store) Runs(ctx context.Context) ([]Run, error) {
+func (s *Store) Runs(ctx context.Context) (_ []Run, err error) {
+	defer markDamaged(&err)
 	runs := []Run{}
-	err := s.scan(ctx, func(scan func(...any) error) error {
+	err = s.scan(ctx, func(scan func(...any) error) error {
 		var (
 			r        Run
 			at, body string

@@ -63,7 +63,15 @@ type Store struct {
 // waits up to 5s for another writer, and takes the write lock when a
 // transaction begins so that reading the last tick and committing the next
 // cannot interleave with another process.
-func Open(ctx context.Context, path string) (*Store, error) {
+//
+// Open refuses, before SQLite sees it, a state.db (or a file beside it)
+// that is not a regular file (ErrNotRegularFile), and refuses a file SQLite
+// finds malformed or a run state that does not hold together (ErrDamaged).
+func Open(ctx context.Context, path string) (_ *Store, err error) {
+	defer markDamaged(&err)
+	if err := checkFiles(path); err != nil {
+		return nil, err
+	}
 	// SQLite answers "database is locked" at once, without its busy wait,
 	// when two connections open a database at the same moment and one
 	// switches it to WAL or upgrades its schema: opening again shortly after
@@ -107,6 +115,12 @@ func open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	s := &Store{db: db, path: path, now: time.Now}
+	// Before anything is written: a malformed file is never migrated or
+	// committed onto.
+	if err := s.quickCheck(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -194,8 +208,8 @@ func escapePath(path string) string {
 // Files that do not exist are not an error. The database must not be open.
 func Reset(path string) error {
 	var errs []error
-	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
-		if err := os.Remove(path + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	for _, p := range append([]string{path}, suffixed(path)...) {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}

@@ -35,9 +35,10 @@ type TickApplyError struct {
 
 // Story returns the intentions, outputs, memory entries and apply errors of
 // ticks from to to, both included.
-func (s *Store) Story(ctx context.Context, from, to int) (StoryRows, error) {
+func (s *Store) Story(ctx context.Context, from, to int) (_ StoryRows, err error) {
+	defer markDamaged(&err)
 	var out StoryRows
-	err := s.scan(ctx, func(scan func(...any) error) error {
+	err = s.scan(ctx, func(scan func(...any) error) error {
 		var r TickIntention
 		if err := scan(&r.Tick, &r.CharacterID, &r.Intention, &r.Fallback); err != nil {
 			return err
@@ -92,9 +93,10 @@ type CallUsage struct {
 
 // UsageRows sums the calls of every committed tick per tick, phase, entity
 // and model, in that order.
-func (s *Store) UsageRows(ctx context.Context) ([]CallUsage, error) {
+func (s *Store) UsageRows(ctx context.Context) (_ []CallUsage, err error) {
+	defer markDamaged(&err)
 	out := []CallUsage{}
-	err := s.scan(ctx, func(scan func(...any) error) error {
+	err = s.scan(ctx, func(scan func(...any) error) error {
 		var u CallUsage
 		if err := scan(append([]any{&u.Tick, &u.Phase, &u.EntityKey, &u.Model}, u.Usage.scanArgs()...)...); err != nil {
 			return err

@@ -23,7 +23,8 @@ func (u *Usage) scanArgs() []any {
 }
 
 // Summary returns the figures of the whole run so far.
-func (s *Store) Summary(ctx context.Context) (Summary, error) {
+func (s *Store) Summary(ctx context.Context) (_ Summary, err error) {
+	defer markDamaged(&err)
 	sum, err := s.summary(ctx)
 	if err != nil {
 		return Summary{}, fmt.Errorf("read summary: %w", err)
@@ -32,7 +33,8 @@ func (s *Store) Summary(ctx context.Context) (Summary, error) {
 }
 
 // RecordStop stores why a run stopped short, in a transaction of its own.
-func (s *Store) RecordStop(ctx context.Context, st Stop) error {
+func (s *Store) RecordStop(ctx context.Context, st Stop) (err error) {
+	defer markDamaged(&err)
 	lines := make([]string, len(st.Events))
 	for i, l := range st.Events {
 		lines[i] = s.clean(l)
@@ -146,9 +148,10 @@ func (s *Store) groupUsage(ctx context.Context, column string) ([]GroupUsage, er
 // Totals returns the running totals of the run's calls per phase, entity
 // and model (Tick is 0): what resume counts as spent, read in time that
 // does not grow with the number of ticks.
-func (s *Store) Totals(ctx context.Context) ([]CallUsage, error) {
+func (s *Store) Totals(ctx context.Context) (_ []CallUsage, err error) {
+	defer markDamaged(&err)
 	out := []CallUsage{}
-	err := s.scan(ctx, func(scan func(...any) error) error {
+	err = s.scan(ctx, func(scan func(...any) error) error {
 		var u CallUsage
 		if err := scan(append([]any{&u.Phase, &u.EntityKey, &u.Model}, u.Usage.scanArgs()...)...); err != nil {
 			return err
