@@ -126,7 +126,9 @@ func New(simDir string) (*Renderer, error) {
 
 func (r *Renderer) parse(name, source, text string) error {
 	t, err := template.New(name).Option("missingkey=error").Funcs(funcs).Parse(text)
-	if err == nil {
+	if err != nil {
+		err = unclosedError(name, text, err)
+	} else {
 		err = bounded(t, source, text)
 	}
 	if err != nil {
