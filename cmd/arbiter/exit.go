@@ -6,7 +6,6 @@ import (
 
 	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
-	"github.com/arbiter-sim/arbiter/store"
 )
 
 // Exit codes of arbiter (documented in README.md).
@@ -45,7 +44,7 @@ func exitCode(err error) int {
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, new(*session.InputError)), errors.Is(err, runner.ErrStateMismatch), errors.As(err, new(*runner.SchemaError)), errors.Is(err, runner.ErrRefused),
-		errors.Is(err, runner.ErrNoPrice), errors.Is(err, store.ErrNotRegularFile):
+		errors.Is(err, runner.ErrNoPrice), errors.Is(err, session.ErrNotRegularFile):
 		return ExitUsage
 	case errors.Is(err, runner.ErrInterrupted):
 		return ExitInterrupted
