@@ -33,6 +33,7 @@ func (s *Store) CommitTick(ctx context.Context, rec *TickRecord) (err error) {
 	if err := s.commit(ctx, rec); err != nil {
 		return fmt.Errorf("commit tick %d: %w", rec.Tick, err)
 	}
+	s.checkpoint(ctx)
 	// A WAL lost during this very commit: the tick went into the lost file
 	// and, once copied into state.db with the rest, stands; the next commit
 	// fails. If the copy failed, this tick is not safe either.

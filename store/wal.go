@@ -68,3 +68,19 @@ func (s *Store) checkWAL(ctx context.Context) error {
 		ErrWALLost, walPath, what, saved)
 	return s.wal.lost
 }
+
+// checkpoint copies the WAL's committed pages into state.db and syncs it,
+// after each commit: otherwise SQLite does so only when the WAL reaches
+// 1,000 pages (16 MiB with our pages, several ticks of a large world), and
+// a crash followed by someone deleting state.db-wal loses every tick since
+// (the database opens as of the last checkpoint, without a word). So at most
+// the tick being committed lives only in the WAL. FULL waits (up to the
+// busy timeout) for a reader of an older snapshot, another process's
+// status say, to finish. The tick is committed either way: a checkpoint
+// that cannot finish now is done by the next commit's.
+func (s *Store) checkpoint(ctx context.Context) {
+	if !s.wal.on {
+		return
+	}
+	s.db.ExecContext(ctx, "PRAGMA wal_checkpoint(FULL)")
+}

@@ -41,7 +41,6 @@ func TestCrashSuite(t *testing.T) {
 	srv := openaitest.New(t, func(c *openaitest.Call) openaitest.Reply { return valid(c).WithDelay(3 * time.Millisecond) })
 	sim := demoCopy(t)
 	env := append(os.Environ(), "OPENAI_BASE_URL="+srv.URL, "ARBITER_LLM_MODEL=test-model")
-	committedLine := regexp.MustCompile(`tick (\d+) committed`)
 	rng := rand.New(rand.NewPCG(7, 7))
 	const kills = 25
 	reported := 0
@@ -49,47 +48,63 @@ func TestCrashSuite(t *testing.T) {
 		cmd := exec.CommandContext(context.Background(), bin, "run", sim, "--ticks", "1000")
 		cmd.Dir = sim
 		cmd.Env = env
-		stdout, _ := cmd.StdoutPipe()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		wg.Go(func() {
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				if m := committedLine.FindStringSubmatch(sc.Text()); m != nil {
-					n, _ := strconv.Atoi(m[1])
-					mu.Lock()
-					reported = max(reported, n)
-					mu.Unlock()
-				}
-			}
-		})
-		time.Sleep(time.Duration(20+rng.IntN(400)) * time.Millisecond)
-		cmd.Process.Signal(syscall.SIGKILL)
-		wg.Wait()
-		cmd.Wait()
-
-		db, err := sql.Open("sqlite", "file:"+filepath.Join(sim, "state.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var integrity string
-		var rows, last int
-		if err := db.QueryRow("PRAGMA integrity_check").Scan(&integrity); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.QueryRow("SELECT COUNT(*), COALESCE(MAX(tick), 0) FROM ticks").Scan(&rows, &last); err != nil {
-			t.Fatal(err)
-		}
-		db.Close()
-		mu.Lock()
-		rep := reported
-		mu.Unlock()
-		if integrity != "ok" || rows != last || last < rep {
-			t.Fatalf("kill %d: integrity %q, %d tick rows up to %d, %d reported committed", i, integrity, rows, last, rep)
+		reported = max(reported, killAfter(t, cmd, time.Duration(20+rng.IntN(400))*time.Millisecond))
+		integrity, rows, last := checkState(t, filepath.Join(sim, "state.db"))
+		if integrity != "ok" || rows != last || last < reported {
+			t.Fatalf("kill %d: integrity %q, %d tick rows up to %d, %d reported committed", i, integrity, rows, last, reported)
 		}
 	}
 	t.Logf("crash suite: %d SIGKILLs of arbiter run, %d ticks committed and kept, integrity ok after each", kills, reported)
+}
+
+// committedLine is what `arbiter run` prints once a tick is stored.
+var committedLine = regexp.MustCompile(`tick (\d+) committed`)
+
+// killAfter starts cmd, an `arbiter run`, kills it with SIGKILL after wait
+// and returns the last tick it reported committed (0: none).
+func killAfter(t *testing.T, cmd *exec.Cmd, wait time.Duration) int {
+	t.Helper()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	reported := 0
+	wg.Go(func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := committedLine.FindStringSubmatch(sc.Text()); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				reported = max(reported, n)
+			}
+		}
+	})
+	time.Sleep(wait)
+	cmd.Process.Signal(syscall.SIGKILL)
+	wg.Wait()
+	cmd.Wait()
+	return reported
+}
+
+// checkState opens the database at path as SQLite alone would and returns
+// its integrity_check ("ok", what is wrong, or SQLite's error when the file
+// cannot be read), its number of tick rows and its last tick (-1 when
+// unreadable).
+func checkState(t *testing.T, path string) (integrity string, rows, last int) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.QueryRow("PRAGMA integrity_check").Scan(&integrity); err != nil {
+		return err.Error(), -1, -1
+	}
+	if err := db.QueryRow("SELECT COUNT(*), COALESCE(MAX(tick), 0) FROM ticks").Scan(&rows, &last); err != nil {
+		return err.Error(), -1, -1
+	}
+	return integrity, rows, last
 }

@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 )
@@ -69,6 +73,78 @@ func damage(t *testing.T, path string) {
 			junk[i] = byte(rng.UintN(256))
 		}
 		if _, err := f.WriteAt(junk, off); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestCrashDeletedWALLosesAtMostTickInFlight (issue 24 item 6): `arbiter
+// run`, a real process, is killed with SIGKILL at random moments and its
+// state.db-wal deleted each time. Every tick the process reported
+// committed is still in state.db, intact and without a gap: at most the
+// tick being committed lived only in the WAL, and each run resumes from the
+// last tick in state.db. A kill that lands while a tick is being copied
+// from the WAL into state.db leaves state.db half old, half new: without
+// its WAL that file is damaged, and status refuses it (exit 1, `arbiter
+// reset` or a copy) rather than reading it; the copy taken with its WAL is
+// whole, and the run goes on from it.
+func TestCrashDeletedWALLosesAtMostTickInFlight(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash suite: not in -short")
+	}
+	cleanEnv(t)
+	valid := openaitest.FromSchema(nil)
+	srv := fakeModel(t, func(c *openaitest.Call) openaitest.Reply { return valid(c).WithDelay(3 * time.Millisecond) })
+	sim := demoCopy(t)
+	path := filepath.Join(sim, "state.db")
+	backup := t.TempDir()
+	rng := rand.New(rand.NewPCG(24, 6))
+	const kills = 20
+	reported, deleted, midCopy := 0, 0, 0
+	for i := range kills {
+		cmd := exec.Command(os.Args[0], "run", sim, "--ticks", "1000")
+		cmd.Env = append(os.Environ(), "ARBITER_TEST_MAIN=1", "OPENAI_BASE_URL="+srv.URL, "ARBITER_LLM_MODEL=test-model")
+		reported = max(reported, killAfter(t, cmd, time.Duration(100+rng.IntN(400))*time.Millisecond))
+		copyFiles(t, sim, backup, "state.db", "state.db-wal", "state.db-shm")
+		if err := os.Remove(path + "-wal"); err == nil {
+			deleted++
+		}
+		integrity, rows, last := checkState(t, path)
+		code, out, errOut := arbiter(t, "status", sim)
+		if integrity != "ok" {
+			if code != ExitError || !strings.Contains(errOut, "the run state is damaged") || !strings.Contains(errOut, "`arbiter reset`") {
+				t.Fatalf("kill %d: state.db without its WAL is %q, yet status: exit %d\n%s%s", i, integrity, code, out, errOut)
+			}
+			midCopy++
+			copyFiles(t, backup, sim, "state.db", "state.db-wal", "state.db-shm")
+			integrity, rows, last = checkState(t, path)
+		}
+		if integrity != "ok" || rows != last || last < reported {
+			t.Fatalf("kill %d, WAL deleted: integrity %q, %d tick rows up to %d, %d reported committed", i, integrity, rows, last, reported)
+		}
+		reported = last // a tick in flight that was lost is played again
+	}
+	if deleted == 0 || reported == 0 {
+		t.Fatalf("%d WALs deleted, %d ticks committed: the test tested nothing", deleted, reported)
+	}
+	t.Logf("%d SIGKILLs of arbiter run, state.db-wal deleted after %d; %d ticks committed, every reported tick kept; %d kills landed in a copy into state.db (refused by status, resumed from the copy with its WAL)",
+		kills, deleted, reported, midCopy)
+}
+
+// copyFiles copies the named files that exist from one folder to another,
+// deleting in to those that do not.
+func copyFiles(t *testing.T, from, to string, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(from, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			os.Remove(filepath.Join(to, name))
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
