@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/arbiter-sim/arbiter/llm"
@@ -91,11 +92,11 @@ func (g *Game) Story(ctx context.Context, st *store.Store, from, to int, _ sessi
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return fmt.Errorf("read turn %d: %w", tick, err)
 		}
-		lines := s.Log
+		lines := slices.Clone(s.Log)
 		errs := []session.PlayerError{}
 		for _, e := range rows.ApplyErrors {
 			if e.Tick == tick {
-				lines = append(lines, "order error: "+e.CharacterID+": "+e.Reason)
+				markOrderError(&lines, e.CharacterID, e.Reason)
 				errs = append(errs, session.PlayerError{Player: e.CharacterID, Error: e.Reason})
 			}
 		}
@@ -108,6 +109,21 @@ func (g *Game) Story(ctx context.Context, st *store.Store, from, to int, _ sessi
 		out.Turns = append(out.Turns, session.StoryTurn{Turn: tick, Lines: session.NonNil(lines), Errors: errs})
 	}
 	return nil
+}
+
+// markOrderError names the player on the log line where the rules
+// recorded an order error of theirs (the turn's log holds each error once,
+// without its player), so that the story tells each error once, where it
+// happened. An error the log lacks is added at the end. Errors are matched
+// to lines in order, so two players' errors of the same text land on their
+// own lines.
+func markOrderError(lines *[]string, player, reason string) {
+	marked := "order error: " + player + ": " + reason
+	if i := slices.Index(*lines, reason); i >= 0 {
+		(*lines)[i] = marked
+		return
+	}
+	*lines = append(*lines, marked)
 }
 
 // Report is every turn with the star map after it, and each player's
