@@ -47,22 +47,8 @@ func TestLostLastPhaseIsQuorumFailure(t *testing.T) {
 
 // phased is a test-only kind whose tick is two phases of two model calls
 // each, "first" then "last" (Final), so that the quorum rule is proved on the
-// runner's seam whatever a kind's phases are.
-type phased struct{ client *llm.Client }
-
-func (p *phased) Kind() string { return "phased" }
-
-func (p *phased) Load(ctx context.Context, st *store.Store, tick int) (any, error) {
-	if tick == 0 {
-		return 0, nil
-	}
-	raw, err := st.State(ctx, tick)
-	if err != nil {
-		return nil, err
-	}
-	var n int
-	return n, json.Unmarshal(raw, &n)
-}
+// runner's seam whatever a kind's phases are. Its state is counter's.
+type phased struct{ counter }
 
 func (p *phased) Step(ctx context.Context, t *Tick, s, _ any) (any, error) {
 	for _, name := range []string{"first", "last"} {
@@ -82,12 +68,6 @@ func (p *phased) Step(ctx context.Context, t *Tick, s, _ any) (any, error) {
 		}
 	}
 	return s.(int) + 1, nil
-}
-
-func (p *phased) Encode(rec *store.TickRecord, _, s any) error {
-	b, err := json.Marshal(s)
-	rec.State = b
-	return err
 }
 
 // TestQuorumRuleEveryPhase: whichever phase finds the endpoint unusable on
@@ -125,7 +105,7 @@ func TestQuorumRuleEveryPhase(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &Runner{Game: &phased{client: client}, Store: st, Client: client}
+			r := &Runner{Game: &phased{counter{kind: "phased", client: client}}, Store: st, Client: client}
 			_, err = r.Run(context.Background(), 1)
 			var qe *QuorumError
 			if got := errors.As(err, &qe); got != tc.quorum || tc.quorum && !errors.Is(err, tc.errKind) {
