@@ -172,6 +172,10 @@ type State struct {
 	Board  *engine.State `json:"board"`
 	RNG    []byte        `json:"rng"`              // the PCG generator, binary-marshalled
 	Result string        `json:"result,omitempty"` // p1 | p2 | draw, once over
+	// People are the seats a person has played in this game, at the
+	// terminal, over their configured seats: they read "person" in the
+	// status, the export and the report.
+	People []string `json:"people,omitempty"`
 	// Log is what the last turn did, for the turn's record; not stored in
 	// the state row.
 	Log *TurnLog `json:"-"`
@@ -197,7 +201,7 @@ func (g *Game) Initial() *State {
 }
 
 func (s *State) clone() *State {
-	return &State{Board: s.Board.Clone(), RNG: slices.Clone(s.RNG), Result: s.Result}
+	return &State{Board: s.Board.Clone(), RNG: slices.Clone(s.RNG), Result: s.Result, People: slices.Clone(s.People)}
 }
 
 // Stream is the record stream of the turn logs.
@@ -297,7 +301,7 @@ func (g *Game) Export(_ context.Context, _ *store.Store, s any) (any, error) {
 		Players  []player `json:"players"`
 	}{Turn: st.Board.Turn, MaxTurns: g.MaxTurns, Seed: g.Seed, Result: st.Result}
 	for _, p := range st.Board.Players {
-		pv := player{ID: p.ID, Seat: g.Seats[p.ID], Health: p.Health, MaxHealth: p.MaxHealth, Lines: p.Lines, Dice: p.Dice, Fleet: []ShipView{}, Destroyed: []ShipView{}, Upgraded: []ShipView{}}
+		pv := player{ID: p.ID, Seat: g.seatIn(st, p.ID), Health: p.Health, MaxHealth: p.MaxHealth, Lines: p.Lines, Dice: p.Dice, Fleet: []ShipView{}, Destroyed: []ShipView{}, Upgraded: []ShipView{}}
 		for _, sh := range st.Board.Ships {
 			if sh.Owner != p.ID {
 				continue
@@ -323,13 +327,22 @@ func (g *Game) Status(_ context.Context, _ *store.Store, s any) ([]runner.Field,
 	fields := []runner.Field{{Key: "turn", Value: fmt.Sprintf("%d of %d", st.Board.Turn, g.MaxTurns)}}
 	for _, p := range st.Board.Players {
 		fields = append(fields, runner.Field{Key: p.ID, Value: fmt.Sprintf("%s; health %d/%d, lines %d; fleet: %s",
-			g.Seats[p.ID], p.Health, p.MaxHealth, p.Lines, fleetText(st.Board, p.ID))})
+			g.seatIn(st, p.ID), p.Health, p.MaxHealth, p.Lines, fleetText(st.Board, p.ID))})
 	}
 	result := "playing"
 	if st.Over() {
 		result = resultText(st.Result)
 	}
 	return append(fields, runner.Field{Key: "result", Value: result}), nil
+}
+
+// seatIn is how player's seat was played in the game up to s: person when
+// a person has played it at the terminal, else as configured.
+func (g *Game) seatIn(s *State, player string) string {
+	if slices.Contains(s.People, player) {
+		return SeatPerson
+	}
+	return g.Seats[player]
 }
 
 // fleetText sums up a fleet: "2 Defender, Guardian (5 hp, 2 charges)".
@@ -339,7 +352,7 @@ func fleetText(b *engine.State, player string) string {
 	for _, sh := range b.Fleet(player) {
 		counts[sh.Def]++
 		if sh.Charges > 0 {
-			extra = append(extra, fmt.Sprintf("%s %s %d charges", sh.ID, sh.Def, sh.Charges))
+			extra = append(extra, fmt.Sprintf("%s %s %s", sh.ID, sh.Def, plural(sh.Charges, "charge")))
 		}
 	}
 	if len(counts) == 0 {

@@ -64,8 +64,9 @@ func (g *Game) CheckStory(dir string, q session.StoryQuery) error {
 	return session.CheckTurnStory(dir, world.KindDuel, q)
 }
 
-// Story is each turn's record: its events, the choices made, and the
-// choices refused, which are the players' errors.
+// Story is each turn's record: its events, told as a player would (the
+// builds, hits and healing with the ships' names, health before → after),
+// and the choices refused, which are the players' errors.
 func (g *Game) Story(ctx context.Context, st *store.Store, from, to int, _ session.StoryQuery, out *session.Story) error {
 	recs, err := st.Records(ctx, Stream, to, to)
 	if err != nil {
@@ -80,9 +81,6 @@ func (g *Game) Story(ctx context.Context, st *store.Store, from, to int, _ sessi
 			return fmt.Errorf("read turn %d: %w", r.Tick, err)
 		}
 		lines := slices.Clone(l.Events)
-		for _, c := range l.Choices {
-			lines = append(lines, "choice: "+c)
-		}
 		errs := []session.PlayerError{}
 		for _, c := range l.Rejected {
 			lines = append(lines, "refused: "+c)
@@ -96,9 +94,16 @@ func (g *Game) Story(ctx context.Context, st *store.Store, from, to int, _ sessi
 }
 
 // Report is every turn with each side's health after it, and each
-// player's refused choices.
+// player's refused choices; a seat a person played reads person.
 func (g *Game) Report(ctx context.Context, s *session.Session) (*session.ReportPart, error) {
-	return s.GameReport(ctx, g.Players(), g.Seat, g.board)
+	last, _ := s.State().(*State)
+	seat := func(p string) string {
+		if last == nil {
+			return g.Seat(p)
+		}
+		return g.seatIn(last, p)
+	}
+	return s.GameReport(ctx, g.Players(), seat, g.board)
 }
 
 func (g *Game) board(ctx context.Context, state any) (session.Board, error) {

@@ -12,53 +12,103 @@ import (
 
 // Table is a duel at the terminal: each person's seat is a Chooser that
 // asks its build and its charges as the turn reaches them; after a turn,
-// the table sees the board.
+// the table reads what it did, in words, and the board.
 func (g *Game) Table(bool) *session.Table {
 	return &session.Table{
 		Players: g.Players(),
 		People:  session.SeatsOf(g.Seats, SeatPerson),
-		Intro: func(people []string) string {
-			return fmt.Sprintf("You play %s of the duel. When asked, type a ship to build (or none), and the\ncharges to spend as <ship> <target> pairs separated by commas (empty: none). /quit leaves.\n", strings.Join(people, " and "))
-		},
+		Intro:   g.intro,
 		Over: func(state any) (bool, string) {
 			over, how := g.Over(state)
 			return over, fmt.Sprintf("Game over: %s\n", how)
 		},
 		Move: func(_ context.Context, _ any, people []string, p session.Person) (any, error) {
+			kinds := map[string]string{}
+			for _, pl := range g.Players() {
+				kinds[pl] = g.Seats[pl]
+			}
+			for _, seat := range people {
+				kinds[seat] = SeatPerson
+			}
 			seats := Seats{}
 			for _, seat := range people {
-				seats[seat] = &personSeat{p: p, seat: seat}
+				seats[seat] = &personSeat{p: p, seat: seat, kinds: kinds}
 			}
 			return seats, nil
 		},
-		Told: func(ctx context.Context, state any) ([]string, error) {
-			fields, err := g.Status(ctx, nil, state)
-			if err != nil {
-				return nil, err
-			}
-			lines := make([]string, len(fields))
-			for i, f := range fields {
-				lines[i] = fmt.Sprintf("%-8s %s", f.Key+":", f.Value)
-			}
-			return lines, nil
-		},
+		Told: g.told,
 	}
 }
 
-// personSeat is a person's seat: the Chooser that asks them.
-type personSeat struct {
-	p    session.Person
-	seat string
+// intro is what the people read first: the game in a few lines, and what
+// "lines" and "die" mean.
+func (g *Game) intro(people []string) string {
+	return fmt.Sprintf(`You play %s of the duel. Two fleets fight until a player's health falls to 0, or
+for %d turns (then the healthier player wins). Each turn:
+  1. Each player rolls a die (1 to 6) and gains that many lines. Lines are what
+     ships cost; lines not spent are kept for later turns.
+  2. You build one ship, upgrade one of yours, or build none. Only the ships
+     you can pay for now are offered, so the list grows as your lines do.
+  3. Ships with charges spend them at a target, the opponent or an enemy ship:
+     first strikes, then charges both players declare in secret.
+  4. At the end of the turn every ship's lasting power works, all at once
+     (damage, healing).
+After each turn you are told what happened. Type a ship to build (or none), and
+charges as <ship> <target> pairs separated by commas (empty: none). /quit leaves.
+`, strings.Join(people, " and "), g.MaxTurns)
 }
 
-func sides(you, opp PlayerView) string {
+// told is what the table reads after a turn: what it did, event by event,
+// then the board.
+func (g *Game) told(ctx context.Context, state any) ([]string, error) {
+	st := state.(*State)
+	var lines []string
+	if st.Log != nil {
+		lines = append(lines, fmt.Sprintf("What turn %d did:", st.Log.Turn))
+		for _, e := range st.Log.Events {
+			lines = append(lines, "  "+e)
+		}
+		for _, r := range st.Log.Rejected {
+			lines = append(lines, "  refused: "+r)
+		}
+		lines = append(lines, fmt.Sprintf("After turn %d:", st.Log.Turn))
+	}
+	fields, err := g.Status(ctx, nil, state)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fields {
+		lines = append(lines, fmt.Sprintf("  %-8s %s", f.Key+":", f.Value))
+	}
+	return lines, nil
+}
+
+// personSeat is a person's seat: the Chooser that asks them. kinds is how
+// each seat is played (person, bot, model), as the screens name it.
+type personSeat struct {
+	p     session.Person
+	seat  string
+	kinds map[string]string
+}
+
+// sides shows both sides: "p1 (you, person): health 30/30, 4 lines to
+// spend, die 4; fleet: ...".
+func (p *personSeat) sides(you, opp PlayerView) string {
 	var b strings.Builder
-	for _, v := range []PlayerView{you, opp} {
+	for i, v := range []PlayerView{you, opp} {
+		who := p.kinds[v.ID]
+		if i == 0 {
+			who = "you, " + who
+		}
 		ships := make([]string, len(v.Fleet))
 		for i, sh := range v.Fleet {
-			ships[i] = fmt.Sprintf("%s %s (%d hp, %d charges)", sh.ID, sh.Ship, sh.Health, sh.Charges)
+			ships[i] = fmt.Sprintf("%s %s (%d hp, %s)", sh.ID, sh.Ship, sh.Health, plural(sh.Charges, "charge"))
 		}
-		fmt.Fprintf(&b, "  %s: health %d/%d, %d lines, die %d; fleet: %s\n", v.ID, v.Health, v.MaxHealth, v.Lines, v.Dice, strings.Join(ships, ", "))
+		fleet := strings.Join(ships, ", ")
+		if fleet == "" {
+			fleet = "none"
+		}
+		fmt.Fprintf(&b, "  %s (%s): health %d/%d, %d lines to spend, die %d; fleet: %s\n", v.ID, who, v.Health, v.MaxHealth, v.Lines, v.Dice, fleet)
 	}
 	return b.String()
 }
@@ -67,7 +117,8 @@ func sides(you, opp PlayerView) string {
 // an answer that is not one of the options is said and asked again.
 func (p *personSeat) Build(ctx context.Context, v BuildView) (BuildChoice, error) {
 	var screen strings.Builder
-	fmt.Fprintf(&screen, "\nTurn %d of %d · %s builds or upgrades\n%s", v.Turn, v.MaxTurns, p.seat, sides(v.You, v.Opponent))
+	fmt.Fprintf(&screen, "\nTurn %d of %d · %s builds or upgrades\n%s", v.Turn, v.MaxTurns, p.seat, p.sides(v.You, v.Opponent))
+	fmt.Fprintf(&screen, "With %d lines you can pay for these (more are offered as your lines grow; an upgrade replaces one of your ships):\n", v.You.Lines)
 	names := make([]string, len(v.Options))
 	for i, o := range v.Options {
 		names[i] = optionName(o)
@@ -86,6 +137,9 @@ func (p *personSeat) Build(ctx context.Context, v BuildView) (BuildChoice, error
 			c, problem := readBuild(line, v.Options)
 			if problem != "" {
 				return nil, fmt.Sprintf("%s: type one of %s, or none.", problem, strings.Join(names, ", "))
+			}
+			if err := v.Check(c); err != nil {
+				return nil, fmt.Sprintf("The rules refuse it: %v. Choose again.", err)
 			}
 			return c, ""
 		}})
@@ -131,9 +185,11 @@ func readBuild(line string, options []ShipOption) (BuildChoice, string) {
 // a target the phase does not offer is said and asked again.
 func (p *personSeat) Charges(ctx context.Context, v ChargeView) (ChargeChoice, error) {
 	var screen strings.Builder
-	fmt.Fprintf(&screen, "\nTurn %d · %s · %s's charges\n%s", v.Turn, v.Phase, p.seat, sides(v.You, v.Opponent))
-	for _, o := range v.Options {
-		fmt.Fprintf(&screen, "  - %s %s: %d damage, %d charges; targets %s\n", o.Ship, o.Name, o.Damage, o.Charges, strings.Join(o.Targets, ", "))
+	fmt.Fprintf(&screen, "\nTurn %d · %s · %s's charges\n%s", v.Turn, phaseName(v.Phase), p.seat, p.sides(v.You, v.Opponent))
+	offered := make([]string, len(v.Options))
+	for i, o := range v.Options {
+		offered[i] = fmt.Sprintf("%s (targets %s)", o.Ship, strings.Join(o.Targets, ", "))
+		fmt.Fprintf(&screen, "  - %s %s: %d damage, %s left; targets %s\n", o.Ship, o.Name, o.Damage, plural(o.Charges, "charge"), strings.Join(o.Targets, ", "))
 	}
 	c, err := p.p.Ask(ctx, session.Question{Seat: p.seat, Screen: screen.String(),
 		Prompt: "charges (<ship> <target>, ...; empty: none)> ",
@@ -142,12 +198,26 @@ func (p *personSeat) Charges(ctx context.Context, v ChargeView) (ChargeChoice, e
 			if problem != "" {
 				return nil, problem
 			}
+			if err := v.Check(c); err != nil {
+				return nil, fmt.Sprintf("The rules refuse it: %v. The ships that can spend a charge now: %s. Type the charges again.", err, strings.Join(offered, "; "))
+			}
 			return c, ""
 		}})
 	if err != nil {
 		return ChargeChoice{}, err
 	}
 	return c.(ChargeChoice), nil
+}
+
+// phaseName names a phase in which charges are spent.
+func phaseName(p engine.Phase) string {
+	switch p {
+	case engine.FirstStrike:
+		return "first strike (before the charges declared in secret)"
+	case engine.SimultaneousDeclaration:
+		return "charges declared in secret (the other side's are revealed with yours)"
+	}
+	return string(p)
 }
 
 // readCharges reads "<ship> <target>, ..." against the phase's options: ""

@@ -71,15 +71,20 @@ func (g *Game) play(ctx context.Context, cur *State, se *seats) (*State, error) 
 		return nil, err
 	}
 	log := &TurnLog{Turn: next.Board.Turn + 1, Events: []string{}, Choices: []string{}, Rejected: []string{}}
+	kinds := map[string]string{}
+	for _, p := range []string{P1, P2} {
+		kinds[p] = se.seat(p)
+	}
+	narr := newNarrator(next.Board, kinds)
 	eng.Observer = func(tr engine.Trace) {
-		if line := describe(tr); line != "" {
+		if line := narr.line(tr); line != "" {
 			log.Events = append(log.Events, line)
 		}
 		if g.observe != nil {
 			g.observe(tr)
 		}
 	}
-	se.eng, se.log = eng, log
+	se.eng, se.log, se.narr = eng, log, narr
 	if err := eng.Turn(ctx, next.Board, se, func() int { return rng.IntN(6) + 1 }); err != nil {
 		return nil, err
 	}
@@ -88,10 +93,33 @@ func (g *Game) play(ctx context.Context, cur *State, se *seats) (*State, error) 
 	}
 	next.Result = g.result(next.Board)
 	if next.Result != "" {
-		log.Events = append(log.Events, "game over: "+resultText(next.Result))
+		log.Events = append(log.Events, "Game over: "+g.overText(next))
 	}
+	for p := range se.people {
+		if !slices.Contains(next.People, p) {
+			next.People = append(next.People, p)
+		}
+	}
+	slices.Sort(next.People)
 	next.Log = log
 	return next, nil
+}
+
+// overText says how a game ended: "p1 won, p2's health fell to 0", "a
+// draw after the last turn, 12 health to 12".
+func (g *Game) overText(s *State) string {
+	p1, p2 := s.Board.Player(P1).Health, s.Board.Player(P2).Health
+	switch {
+	case p1 <= 0 && p2 <= 0:
+		return "a draw, both players' health fell to 0"
+	case p1 <= 0 || p2 <= 0:
+		loser := P1
+		if p2 <= 0 {
+			loser = P2
+		}
+		return fmt.Sprintf("%s, %s's health fell to 0", resultText(s.Result), loser)
+	}
+	return fmt.Sprintf("%s after the last turn, %d health to %d", resultText(s.Result), max(p1, p2), min(p1, p2))
 }
 
 // result decides the game after a turn: a player at 0 health loses (both:
@@ -122,43 +150,6 @@ func resultText(r string) string {
 	return r + " won"
 }
 
-// describe is the turn log's line for a step of the engine, "" for steps
-// not worth a line.
-func describe(tr engine.Trace) string {
-	switch tr.Step {
-	case engine.StepRolled:
-		return fmt.Sprintf("%s rolls %d", tr.Player, tr.Amount)
-	case engine.StepRerolled:
-		return fmt.Sprintf("%s rerolls a %d", tr.Player, tr.Amount)
-	case engine.StepBuilt:
-		return fmt.Sprintf("%s: %s %s comes into play", tr.Phase, tr.Player, tr.Ship+" "+tr.Def)
-	case engine.StepFired:
-		return fmt.Sprintf("%s: %s %s fires power %d (%s %s)", tr.Phase, tr.Ship, tr.Def, tr.Power, tr.Timing, tr.Effect)
-	case engine.StepApplied:
-		switch {
-		case tr.Effect == engine.DealDamage && tr.Target != "":
-			return fmt.Sprintf("%s: %d damage to %s", tr.Phase, tr.Amount, tr.Target)
-		case tr.Effect == engine.DealDamage:
-			return fmt.Sprintf("%s: %d damage to %s's opponent", tr.Phase, tr.Amount, tr.Player)
-		case tr.Effect == engine.Heal:
-			return fmt.Sprintf("%s: %s heals %d", tr.Phase, tr.Player, tr.Amount)
-		case tr.Effect == engine.GainLines:
-			return fmt.Sprintf("%s: %s gains %d lines", tr.Phase, tr.Player, tr.Amount)
-		}
-	case engine.StepSettled:
-		return fmt.Sprintf("%s: %s's health moves by %d, all effects together", tr.Phase, tr.Player, tr.Amount)
-	case engine.StepUpgraded:
-		return fmt.Sprintf("%s: %s %s is upgraded into %s", tr.Phase, tr.Ship, tr.Def, tr.Target)
-	case engine.StepProtected:
-		return fmt.Sprintf("%s: %s %s survives at 1 health (protected)", tr.Phase, tr.Ship, tr.Def)
-	case engine.StepDestroyed:
-		return fmt.Sprintf("%s: %s %s is destroyed", tr.Phase, tr.Ship, tr.Def)
-	case engine.StepDropped:
-		return fmt.Sprintf("%s: %s %s was destroyed before its %s applied", tr.Phase, tr.Ship, tr.Def, tr.Effect)
-	}
-	return ""
-}
-
 // seats is the engine's Decider for one turn: each seat's choices, by kind.
 type seats struct {
 	g      *Game
@@ -166,6 +157,7 @@ type seats struct {
 	people Seats
 	eng    *engine.Engine
 	log    *TurnLog
+	narr   *narrator
 }
 
 func (se *seats) reject(seat, msg string) {
@@ -176,11 +168,13 @@ func (se *seats) Build(ctx context.Context, b *engine.State, seat string, opts [
 	var c engine.BuildChoice
 	switch se.seat(seat) {
 	case SeatPerson:
-		pc, err := se.people[seat].Build(ctx, se.g.buildView(b, seat, opts))
+		v := se.g.buildView(b, seat, opts)
+		v.check = func(pc BuildChoice) error { return se.g.checkBuild(se.eng, b, seat, buildChoice(pc)) }
+		pc, err := se.people[seat].Build(ctx, v)
 		if err != nil {
 			return c, err
 		}
-		c = engine.BuildChoice{Def: normalShip(pc.Ship), Upgrade: normalShip(pc.Upgrade)}
+		c = buildChoice(pc)
 		if err := se.g.checkBuild(se.eng, b, seat, c); err != nil {
 			return c, &personError{err}
 		}
@@ -193,7 +187,18 @@ func (se *seats) Build(ctx context.Context, b *engine.State, seat string, opts [
 		c = se.g.botBuild(b, seat, opts)
 	}
 	se.log.Choices = append(se.log.Choices, choiceText(b, seat, c))
+	if c.Def == "" {
+		se.log.Events = append(se.log.Events, se.narr.who(seat)+" builds nothing")
+	}
+	if i := slices.IndexFunc(opts, func(o engine.BuildOption) bool { return o.Def == c.Def && o.Upgrade == c.Upgrade }); i >= 0 {
+		se.narr.built(seat, c, opts[i].Cost)
+	}
 	return c, nil
+}
+
+// buildChoice is a person's build as the engine takes it.
+func buildChoice(pc BuildChoice) engine.BuildChoice {
+	return engine.BuildChoice{Def: normalShip(pc.Ship), Upgrade: normalShip(pc.Upgrade)}
 }
 
 // choiceText is the turn log's line of a DRAWING choice: "p1 builds
@@ -220,7 +225,9 @@ func (se *seats) Declare(ctx context.Context, b *engine.State, phase engine.Phas
 	var decls []engine.Declaration
 	switch se.seat(seat) {
 	case SeatPerson:
-		c, err := se.people[seat].Charges(ctx, chargeView(b, phase, seat, opts))
+		v := chargeView(b, phase, seat, opts)
+		v.check = func(c ChargeChoice) error { return checkCharges(se.eng, b, phase, seat, c.Fire) }
+		c, err := se.people[seat].Charges(ctx, v)
 		if err != nil {
 			return nil, err
 		}

@@ -6,10 +6,12 @@ import (
 	"github.com/arbiter-sim/arbiter/engine"
 )
 
-// Chooser makes the choices of a person's seat. The CLI implements it on
-// the terminal; the domain never reads one. A choice the rules refuse makes
-// Step return an error wrapping runner.ErrRefused (nothing is recorded), so
-// the turn can be played again with a better choice.
+// Chooser makes the choices of a person's seat: the Table's asks at the
+// terminal through session.Person, and checks each answer with the view's
+// Check, so a choice the rules refuse is said and asked again in the same
+// step. A choice that still reaches the rules refused makes Step return an
+// error wrapping runner.ErrRefused (nothing is recorded), so the turn can
+// be played again with a better choice.
 type Chooser interface {
 	// Build is asked in DRAWING when the seat can afford a ship.
 	Build(ctx context.Context, v BuildView) (BuildChoice, error)
@@ -60,6 +62,18 @@ type BuildView struct {
 	You      PlayerView   `json:"you"`
 	Opponent PlayerView   `json:"opponent"`
 	Options  []ShipOption `json:"options"` // affordable builds and upgrades; building none is always allowed
+
+	check func(BuildChoice) error
+}
+
+// Check is the rules' answer to c in this step: nil, or why they refuse
+// it, so that a person is asked again in the same step. A view the game
+// did not make refuses nothing.
+func (v BuildView) Check(c BuildChoice) error {
+	if v.check == nil {
+		return nil
+	}
+	return v.check(c)
 }
 
 // BuildChoice is a build or an upgrade: Ship is one of the options' ships,
@@ -88,6 +102,16 @@ type ChargeView struct {
 	You      PlayerView     `json:"you"`
 	Opponent PlayerView     `json:"opponent"`
 	Options  []ChargeOption `json:"options"`
+
+	check func(ChargeChoice) error
+}
+
+// Check is the rules' answer to c in this step, as BuildView.Check.
+func (v ChargeView) Check(c ChargeChoice) error {
+	if v.check == nil {
+		return nil
+	}
+	return v.check(c)
 }
 
 // ChargeChoice is the charges a seat spends: at most one per ship.
