@@ -2,6 +2,7 @@ package prompts
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/arbiter-sim/arbiter/world"
@@ -82,13 +83,32 @@ type PresentCharacter struct {
 }
 
 // ResolutionData is the data of the phase-2a templates: the arbiter of one
-// location resolving one tick.
+// location resolving one tick, or, for a crowd resolved in several calls,
+// its part of it (call Call of Calls).
 type ResolutionData struct {
 	Simulation SimulationData
 	Location   LocationData
-	Characters []PresentCharacter // the characters present, by id
+	Characters []PresentCharacter // the characters this call resolves, by id: everyone present unless the crowd is split
 	Present    []string           // their ids, sorted
 	Reachable  []string           // where they may be after the tick: the location, then its connections
+	// Others are the rest of the characters present, by id, resolved by
+	// the location's other calls of the tick: the whole scene, compactly.
+	// Empty when one call resolves everyone.
+	Others []Bystander
+	// Call is this call's number, from 1, of the Calls that resolve the
+	// location this tick (1 of 1 unless the crowd is split).
+	Call, Calls int
+	// UpdatesLocation is whether this call writes the location's update
+	// (moment, description): call 1's; the others leave it null.
+	UpdatesLocation bool
+}
+
+// Bystander is someone present whom another call of the tick resolves, as
+// this call sees them: who they are and what they intend.
+type Bystander struct {
+	ID        string
+	Name      string
+	Intention string // their phase-1 intention, or their external intent when they have none
 }
 
 // Snapshot is the world as the prompts of one tick read it: the authored
@@ -179,25 +199,38 @@ func (w *Snapshot) IntentionData(characterID string) (IntentionData, error) {
 	return IntentionData{Simulation: simulation(sim, st), Character: ch, Location: p.loc, Others: others}, nil
 }
 
-// ResolutionData gathers what the arbiter of location locationID needs;
-// intentions maps character ids to their phase-1 intentions (those of
-// characters elsewhere are ignored).
+// ResolutionData gathers what the arbiter of location locationID needs to
+// resolve everyone present in one call; intentions maps character ids to
+// their phase-1 intentions (those of characters elsewhere are ignored).
 func (w *Snapshot) ResolutionData(locationID string, intentions map[string]string) (ResolutionData, error) {
+	return w.ResolutionPart(locationID, intentions, w.at[locationID], 1, 1)
+}
+
+// ResolutionPart is ResolutionData for call call of calls that share the
+// crowd of location locationID: group, sorted ids of characters present,
+// are the ones it resolves, in full; everyone else present is in Others,
+// by name and intention. Call 1 writes the location's update.
+func (w *Snapshot) ResolutionPart(locationID string, intentions map[string]string, group []string, call, calls int) (ResolutionData, error) {
 	sim, st := w.sim, w.st
 	p := w.place(locationID)
 	if p.locErr != nil {
 		return ResolutionData{}, p.locErr
 	}
-	loc := p.loc
-	present := w.at[locationID]
-	if present == nil {
-		present = []string{}
+	if p.othersErr != nil {
+		return ResolutionData{}, p.othersErr
 	}
-	chars := make([]PresentCharacter, 0, len(present))
-	for _, id := range present {
+	loc := p.loc
+	if group == nil {
+		group = []string{}
+	}
+	chars := make([]PresentCharacter, 0, len(group))
+	for _, id := range group {
 		ch, err := character(sim, st, id)
 		if err != nil {
 			return ResolutionData{}, err
+		}
+		if ch.Location != locationID {
+			return ResolutionData{}, fmt.Errorf("character %q is in %q, not in %q", id, ch.Location, locationID)
 		}
 		intention, ok := intentions[id]
 		if !ok {
@@ -206,12 +239,30 @@ func (w *Snapshot) ResolutionData(locationID string, intentions map[string]strin
 		chars = append(chars, PresentCharacter{ID: ch.ID, Name: ch.Name, Description: ch.Description, Location: ch.Location,
 			InternalState: ch.InternalState, ExternalIntent: ch.ExternalIntent, Memory: ch.Memory, Intention: intention})
 	}
+	var others []Bystander
+	if len(group) < len(p.present) {
+		others = make([]Bystander, 0, len(p.present)-len(group))
+		for _, o := range p.present { // both sorted by id
+			if _, in := slices.BinarySearch(group, o.ID); in {
+				continue
+			}
+			intention, ok := intentions[o.ID]
+			if !ok {
+				intention = o.ExternalIntent
+			}
+			others = append(others, Bystander{ID: o.ID, Name: o.Name, Intention: intention})
+		}
+	}
 	return ResolutionData{
-		Simulation: simulation(sim, st),
-		Location:   loc,
-		Characters: chars,
-		Present:    present,
-		Reachable:  sim.Destinations(locationID),
+		Simulation:      simulation(sim, st),
+		Location:        loc,
+		Characters:      chars,
+		Present:         group,
+		Reachable:       sim.Destinations(locationID),
+		Others:          others,
+		Call:            call,
+		Calls:           calls,
+		UpdatesLocation: call == 1,
 	}, nil
 }
 

@@ -39,6 +39,12 @@ func goldenCases(t *testing.T) []struct {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The cottage's crowd shared by two calls: the second resolves bo, sees
+	// ada as one of the others, and leaves the place's update to call 1.
+	split, err := NewSnapshot(sim, st).ResolutionPart("cottage", map[string]string{"ada": "I lock the oil store and ask Bo where the missing cans went."}, []string{"bo"}, 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return []struct {
 		golden, template string
 		data             any
@@ -49,6 +55,7 @@ func goldenCases(t *testing.T) []struct {
 		{"phase2a_resolution_system", "phase2a_resolution_system.md", cottage},
 		{"phase2a_resolution_user", "phase2a_resolution_user.md", cottage},
 		{"phase2a_resolution_user_empty", "phase2a_resolution_user.md", jetty},
+		{"phase2a_resolution_user_split", "phase2a_resolution_user.md", split},
 	}
 }
 
