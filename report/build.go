@@ -31,30 +31,40 @@ func Build(ctx context.Context, s *session.Session) (*Report, error) {
 		return nil, err
 	}
 	r := &Report{Simulation: s.Sim.ID, Title: s.Sim.Title, Kind: s.Sim.Kind, Unit: part.Unit, LastTick: last,
-		Figures: figures(part.ApplyErrors, status), Timeline: part.Timeline, Turns: part.Turns, Players: part.Players, Chronicle: part.Outline}
+		Timeline: part.Timeline, Turns: part.Turns, Players: part.Players, Chronicle: part.Outline}
 	if st := status.LastStop; st != nil {
 		r.Stopped = fmt.Sprintf("the last run stopped at tick %d without committing it (%s): %s", st.Tick, st.Reason, st.Error)
 	}
 	if part.Timeline != nil {
 		r.Paths = paths(s.Sim, part.Timeline)
 	}
-	r.Calls, r.Phases = callCharts(usage, part.Fallbacks, last)
+	r.Calls, r.Phases = callCharts(usage, part.Fallbacks, part.Truncated, last)
+	r.KeepsCuts = part.Truncated != nil
+	r.Figures = figures(part, status, r.Phases)
 	return r, nil
 }
 
-// figures are the run's headline numbers; applyErrors names what the
+// figures are the run's headline numbers. part.ApplyErrors names what the
 // rules refused (a narrative's skipped updates, conquest's order errors),
-// "" when the kind has none to show.
-func figures(applyErrors string, st *session.Status) []runner.Field {
+// "" when the kind has none to show; a kind that keeps cut answers has
+// them counted as truncated (summed over phases), not failed.
+func figures(part *session.ReportPart, st *session.Status, phases []PhaseTotal) []runner.Field {
 	t := st.Total
+	truncated := 0
+	for _, p := range phases {
+		truncated += p.Truncated
+	}
 	out := []runner.Field{
 		{Key: "model calls", Value: fmt.Sprint(t.Calls)},
-		{Key: "failed calls", Value: fmt.Sprint(t.FailedCalls)},
-		{Key: "fallbacks", Value: fmt.Sprint(st.Fallbacks)},
-		{Key: "repairs", Value: fmt.Sprint(t.Repairs)},
+		{Key: "failed calls", Value: fmt.Sprint(t.FailedCalls - truncated)},
 	}
-	if applyErrors != "" {
-		out = append(out, runner.Field{Key: applyErrors, Value: fmt.Sprint(st.ApplyErrors)})
+	if part.Truncated != nil {
+		out = append(out, runner.Field{Key: "truncated", Value: fmt.Sprint(truncated)})
+	}
+	out = append(out, runner.Field{Key: "fallbacks", Value: fmt.Sprint(st.Fallbacks)},
+		runner.Field{Key: "repairs", Value: fmt.Sprint(t.Repairs)})
+	if part.ApplyErrors != "" {
+		out = append(out, runner.Field{Key: part.ApplyErrors, Value: fmt.Sprint(st.ApplyErrors)})
 	}
 	return append(out, runner.Field{Key: "tokens", Value: fmt.Sprintf("%d prompt (%d cached) + %d completion", t.PromptTokens, t.CachedTokens, t.CompletionTokens)})
 }
@@ -88,8 +98,9 @@ func paths(sim *world.Simulation, ticks []session.StoryTick) *PathChart {
 }
 
 // callCharts plots the calls of every phase per tick: tokens, mean latency,
-// failed calls and fallbacks; and sums each phase.
-func callCharts(rows []store.CallUsage, fallbacks map[string][]float64, last int) ([]Chart, []PhaseTotal) {
+// failed calls and fallbacks (and truncated calls, of a phase that keeps
+// cut answers: taken out of its failed calls); and sums each phase.
+func callCharts(rows []store.CallUsage, fallbacks, truncated map[string][]float64, last int) ([]Chart, []PhaseTotal) {
 	if len(rows) == 0 {
 		return nil, nil
 	}
@@ -107,6 +118,9 @@ func callCharts(rows []store.CallUsage, fallbacks map[string][]float64, last int
 	tokens := Chart{Title: "Tokens per tick", Unit: "tokens", Ticks: ticks}
 	latency := Chart{Title: "Mean latency of a call", Unit: "ms", Ticks: ticks}
 	failed := Chart{Title: "Failed calls and fallbacks per tick", Unit: "calls", Bars: true, Ticks: ticks}
+	if len(truncated) > 0 {
+		failed.Title = "Failed and truncated calls and fallbacks per tick"
+	}
 	var totals []PhaseTotal
 	for _, ph := range phases {
 		tok, lat, fail := make([]float64, last), make([]float64, last), make([]float64, last)
@@ -134,12 +148,26 @@ func callCharts(rows []store.CallUsage, fallbacks map[string][]float64, last int
 				lat[i] /= float64(calls[i])
 			}
 		}
+		// A phase's truncated calls are some of its failed ones: never more.
+		kept, keeps := truncated[ph]
+		cut := make([]float64, last)
+		for i := range cut {
+			if i < len(kept) {
+				cut[i] = min(kept[i], fail[i])
+			}
+			fail[i] -= cut[i]
+			pt.Truncated += int(cut[i])
+		}
+		pt.Failed -= pt.Truncated
 		if pt.Calls > 0 {
 			pt.MeanLatencyMS = latSum / int64(pt.Calls)
 		}
 		tokens.Series = append(tokens.Series, Series{Name: ph, Values: tok})
 		latency.Series = append(latency.Series, Series{Name: ph, Values: lat})
 		failed.Series = append(failed.Series, Series{Name: ph + " failed", Values: fail})
+		if keeps {
+			failed.Series = append(failed.Series, Series{Name: ph + " truncated", Values: cut})
+		}
 		if fb, ok := fallbacks[ph]; ok {
 			failed.Series = append(failed.Series, Series{Name: ph + " fallbacks", Values: fb})
 			for _, v := range fb {

@@ -181,8 +181,68 @@ func TestBuildConquestErrors(t *testing.T) {
 
 // TestBuildChronicle: a chronicle's report is its timeline and its calls.
 func TestBuildChronicle(t *testing.T) {
+	dir := chronicleRun(t, openaitest.Content("CREATE EVENT The <Flood> IN Dusk TONE dark DESCRIPTION Water & mud."))
+	r, err := report.Build(context.Background(), open(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Chronicle == nil || len(r.Chronicle.Periods) == 0 || r.LastTick != 2 {
+		t.Fatalf("chronicle report: %+v", r)
+	}
+	if len(r.Phases) != 1 || r.Phases[0].Phase != "chat" || r.Phases[0].Calls != 1 || r.Phases[0].Failed != 0 || r.Phases[0].Truncated != 0 {
+		t.Errorf("phases = %+v, want one chat call, neither failed nor truncated", r.Phases)
+	}
+}
+
+// TestBuildChronicleTruncated: a chronicle reply cut at max_tokens is kept
+// as written; the page counts it as truncated, not as a failed call (the
+// store counts it failed: its error kind is truncated).
+func TestBuildChronicleTruncated(t *testing.T) {
+	dir := chronicleRun(t, openaitest.Truncated("CREATE EVENT The Flood IN Dusk TONE dark DESCRIPTION Water rose over the"))
+	ctx := context.Background()
+	s := open(t, dir)
+	st, err := s.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Total.Calls != 1 || st.Total.FailedCalls != 1 {
+		t.Fatalf("the store counts %d calls, %d failed; want the cut one among the failed", st.Total.Calls, st.Total.FailedCalls)
+	}
+	r, err := report.Build(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.KeepsCuts || len(r.Phases) != 1 || r.Phases[0] != (report.PhaseTotal{Phase: "chat", Calls: 1, Truncated: 1,
+		PromptTokens: r.Phases[0].PromptTokens, CompletionTokens: r.Phases[0].CompletionTokens, MeanLatencyMS: r.Phases[0].MeanLatencyMS}) {
+		t.Errorf("phases = %+v (keeps cuts %v), want one chat call, truncated, not failed", r.Phases, r.KeepsCuts)
+	}
+	figures := map[string]string{}
+	for _, f := range r.Figures {
+		figures[f.Key] = f.Value
+	}
+	if figures["failed calls"] != "0" || figures["truncated"] != "1" {
+		t.Errorf("figures = %v, want 0 failed calls, 1 truncated", r.Figures)
+	}
+	failed := r.Calls[2]
+	var names []string
+	for _, s := range failed.Series {
+		names = append(names, s.Name)
+		want := map[string][]float64{"chat failed": {0, 0}, "chat truncated": {0, 1}}[s.Name]
+		if !slices.Equal(s.Values, want) {
+			t.Errorf("series %s = %v, want %v", s.Name, s.Values, want)
+		}
+	}
+	if !slices.Equal(names, []string{"chat failed", "chat truncated"}) {
+		t.Errorf("failure series = %v", names)
+	}
+}
+
+// chronicleRun copies chronicle-demo and plays two turns of it: the
+// person's bookend, then the model's reply, which is answer.
+func chronicleRun(t *testing.T, answer openaitest.Reply) string {
+	t.Helper()
 	dir := worldtest.Copy(t, "../simulations/chronicle-demo")
-	srv := openaitest.New(t, openaitest.Always(openaitest.Content("CREATE EVENT The <Flood> IN Dusk TONE dark DESCRIPTION Water & mud.")))
+	srv := openaitest.New(t, openaitest.Always(answer))
 	p := llm.Params{Model: "test-model", MaxTokens: 200}
 	set := session.Settings{Chat: p, LLM: func() (llm.Config, error) {
 		cfg := llm.DefaultConfig()
@@ -194,22 +254,13 @@ func TestBuildChronicle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Close()
 	for _, move := range []any{chronicle.Say{Text: "CREATE PERIOD Dusk LAST TONE dark DESCRIPTION The end."}, chronicle.Reply{}} {
 		if _, err := s.Turn(ctx, move); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s.Close()
-	r, err := report.Build(ctx, open(t, dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Chronicle == nil || len(r.Chronicle.Periods) == 0 || r.LastTick != 2 {
-		t.Fatalf("chronicle report: %+v", r)
-	}
-	if len(r.Phases) != 1 || r.Phases[0].Phase != "chat" || r.Phases[0].Calls != 1 {
-		t.Errorf("phases = %+v, want one chat call", r.Phases)
-	}
+	return dir
 }
 
 // TestBuildNoTick: a simulation never run has nothing to report, and the

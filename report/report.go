@@ -27,6 +27,10 @@ type Report struct {
 	Calls []Chart
 	// Phases sums the calls of each phase over the run.
 	Phases []PhaseTotal
+	// KeepsCuts is set when the kind keeps answers cut at the token limit
+	// (a chronicle): the page counts them as truncated, apart from the
+	// failed calls.
+	KeepsCuts bool
 
 	// Games: every turn's log and board, and each player's errors.
 	Turns   []session.ReportTurn
@@ -40,6 +44,7 @@ type Report struct {
 type PhaseTotal struct {
 	Phase                          string
 	Calls, Failed, Repairs         int
+	Truncated                      int // cut at the token limit and kept as written; not in Failed
 	PromptTokens, CompletionTokens int
 	MeanLatencyMS                  int64
 	Fallbacks                      int

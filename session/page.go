@@ -13,6 +13,11 @@ type ReportPart struct {
 	// Fallbacks counts the calls that fell back per phase and tick (tick
 	// t at index t-1), plotted beside the failed calls.
 	Fallbacks map[string][]float64
+	// Truncated counts, per phase and tick as Fallbacks does, the failed
+	// calls whose answer was cut at the token limit and kept as written (a
+	// chronicle's message): the store counts them among the failed calls,
+	// the page as truncated. nil: the kind keeps no cut answer.
+	Truncated map[string][]float64
 
 	// Timeline is a story told place by place and character by
 	// character (a narrative); the page draws each character's path from

@@ -68,13 +68,28 @@ func (g *Game) Story(context.Context, *store.Store, int, int, session.StoryQuery
 	return errors.New("chronicle: no story by tick")
 }
 
-// Report is the timeline built so far.
-func (g *Game) Report(_ context.Context, s *session.Session) (*session.ReportPart, error) {
+// Report is the timeline built so far, and the turns whose message was
+// cut at the token limit. A committed turn's failed chat call is always
+// such a message, kept as written: a turn makes one call, and the runner
+// drops a turn whose every call failed unless the kind kept what it
+// returned (runner.Call.Recovered). So the page counts it as truncated,
+// not failed.
+func (g *Game) Report(ctx context.Context, s *session.Session) (*session.ReportPart, error) {
 	st, ok := s.State().(*State)
 	if !ok {
 		return nil, fmt.Errorf("report: a chronicle's state is a %T", s.State())
 	}
-	return &session.ReportPart{Unit: "turn", Outline: outline(st.Timeline)}, nil
+	rows, err := s.Usage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cut := make([]float64, s.LastTick())
+	for _, r := range rows {
+		if r.Phase == PhaseChat && r.Tick >= 1 && r.Tick <= len(cut) {
+			cut[r.Tick-1] += float64(r.FailedCalls)
+		}
+	}
+	return &session.ReportPart{Unit: "turn", Outline: outline(st.Timeline), Truncated: map[string][]float64{PhaseChat: cut}}, nil
 }
 
 // outline is tl as the report draws it.
