@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,6 +22,42 @@ const neutral = "#c8c8c8"
 
 func colour(i int) string { return palette[i%len(palette)] }
 
+// dashes are the stroke patterns of lines, in order, and markers the
+// shapes of their points: a line that lies on another, or crosses it at a
+// point, is still told apart where colours alone would hide it. Their
+// counts differ from the palette's, so the first series differ in all
+// three.
+var (
+	dashes  = []string{"", "8 4", "2 3", "10 4 2 4", "5 2", "14 3"}
+	markers = []func(x, y float64) string{circle, square, triangle, diamond, triangleDown}
+)
+
+// style is the look of series i of a line chart or a path chart.
+func style(i int) seriesView {
+	return seriesView{Colour: colour(i), Dash: dashes[i%len(dashes)], marker: markers[i%len(markers)]}
+}
+
+// The markers, as SVG path data centred on x, y, about 8 pixels across.
+func circle(x, y float64) string {
+	return fmt.Sprintf("M%s,%sa4,4 0 1,0 8,0a4,4 0 1,0 -8,0Z", coord(x-4), coord(y))
+}
+
+func square(x, y float64) string {
+	return fmt.Sprintf("M%s,%sh7v7h-7Z", coord(x-3.5), coord(y-3.5))
+}
+
+func triangle(x, y float64) string {
+	return fmt.Sprintf("M%s,%sl4.5,8h-9Z", coord(x), coord(y-5))
+}
+
+func triangleDown(x, y float64) string {
+	return fmt.Sprintf("M%s,%sl4.5,-8h-9Z", coord(x), coord(y+5))
+}
+
+func diamond(x, y float64) string {
+	return fmt.Sprintf("M%s,%sl5,5l-5,5l-5,-5Z", coord(x), coord(y-5))
+}
+
 // axisLabel is a tick label of an axis.
 type axisLabel struct {
 	X, Y float64
@@ -33,9 +70,11 @@ type gridLine struct {
 	Label string
 }
 
-// point is one value of a series where it is drawn, with its tooltip.
+// point is one value of a series where it is drawn, with its marker (SVG
+// path data) and its tooltip.
 type point struct {
 	X, Y  float64
+	Mark  string
 	Title string
 }
 
@@ -49,9 +88,18 @@ type bar struct {
 type seriesView struct {
 	Name   string
 	Colour string
+	Dash   string // the polyline's stroke-dasharray, "" for a solid line
+	Sample string // the legend's marker, path data in a 28x12 box
 	Points string // the polyline's "x,y x,y ..."
 	Dots   []point
 	Bars   []bar
+
+	marker func(x, y float64) string
+}
+
+// dot is a point of s at x, y with its marker.
+func (s *seriesView) dot(x, y float64, title string) {
+	s.Dots = append(s.Dots, point{X: x, Y: y, Mark: s.marker(x, y), Title: title})
 }
 
 // chartView is a Chart laid out.
@@ -63,6 +111,8 @@ type chartView struct {
 	XLabels               []axisLabel
 	Series                []seriesView
 	Empty                 bool // every value is zero
+	// Notes say which lines lie on one another at every tick.
+	Notes []string
 }
 
 const (
@@ -106,6 +156,11 @@ func (c Chart) view() chartView {
 	}
 	for si, s := range c.Series {
 		sv := seriesView{Name: s.Name, Colour: colour(si)}
+		if !c.Bars {
+			sv = style(si)
+			sv.Name = s.Name
+			sv.Sample = sv.marker(14, 6)
+		}
 		var pts []string
 		bw := slot * 0.8 / float64(len(c.Series))
 		for i, val := range s.Values {
@@ -122,12 +177,52 @@ func (c Chart) view() chartView {
 			}
 			x, y := xAt(i), yAt(val)
 			pts = append(pts, coord(x)+","+coord(y))
-			sv.Dots = append(sv.Dots, point{X: x, Y: y, Title: title})
+			sv.dot(x, y, title)
 		}
 		sv.Points = strings.Join(pts, " ")
 		v.Series = append(v.Series, sv)
 	}
+	if !c.Bars && !v.Empty {
+		names := make([]string, len(c.Series))
+		rows := make([][]float64, len(c.Series))
+		for i, s := range c.Series {
+			names[i], rows[i] = s.Name, s.Values
+		}
+		for _, same := range alike(names, rows) {
+			v.Notes = append(v.Notes, fmt.Sprintf("%s have the same value at every tick: their lines lie on one another (told apart by dashes and markers).", and(same)))
+		}
+	}
 	return v
+}
+
+// alike groups the names whose rows are equal, two or more to a group, in
+// the order of their first name.
+func alike[T comparable](names []string, rows [][]T) [][]string {
+	var groups [][]string
+	done := make([]bool, len(rows))
+	for i := range rows {
+		if done[i] {
+			continue
+		}
+		group := []string{names[i]}
+		for j := i + 1; j < len(rows); j++ {
+			if !done[j] && slices.Equal(rows[i], rows[j]) {
+				group, done[j] = append(group, names[j]), true
+			}
+		}
+		if len(group) > 1 {
+			groups = append(groups, group)
+		}
+	}
+	return groups
+}
+
+// and joins names as a sentence does: "a", "a and b", "a, b and c".
+func and(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // niceCeil is the smallest of 1, 2, 2.5, 5 times a power of ten at or
@@ -169,6 +264,9 @@ type pathView struct {
 	Rows          []axisLabel
 	XLabels       []axisLabel
 	Paths         []seriesView
+	// Notes say which characters were at the same place at every tick:
+	// their paths are drawn side by side.
+	Notes []string
 }
 
 const rowH = 34
@@ -198,7 +296,8 @@ func (pc *PathChart) view() pathView {
 	// Characters sharing a location are spread a little so every line shows.
 	spread := min(4.0, float64(rowH-10)/float64(max(len(pc.Paths), 1)))
 	for ci, p := range pc.Paths {
-		sv := seriesView{Name: p.Name, Colour: colour(ci)}
+		sv := style(ci)
+		sv.Name, sv.Sample = p.Name, sv.marker(14, 6)
 		off := spread * (float64(ci) - float64(len(pc.Paths)-1)/2)
 		var pts []string
 		for i, loc := range p.At {
@@ -208,10 +307,18 @@ func (pc *PathChart) view() pathView {
 			}
 			x, y := xAt(i), v.Top+rowH*(float64(r)+0.5)+off
 			pts = append(pts, coord(x)+","+coord(y))
-			sv.Dots = append(sv.Dots, point{X: x, Y: y, Title: fmt.Sprintf("%s after tick %d: %s", p.Name, pc.Ticks[i], name[loc])})
+			sv.dot(x, y, fmt.Sprintf("%s after tick %d: %s", p.Name, pc.Ticks[i], name[loc]))
 		}
 		sv.Points = strings.Join(pts, " ")
 		v.Paths = append(v.Paths, sv)
+	}
+	names := make([]string, len(pc.Paths))
+	rows := make([][]string, len(pc.Paths))
+	for i, p := range pc.Paths {
+		names[i], rows[i] = p.Name, p.At
+	}
+	for _, same := range alike(names, rows) {
+		v.Notes = append(v.Notes, fmt.Sprintf("%s were at the same place at every tick: their paths are drawn side by side.", and(same)))
 	}
 	return v
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -58,5 +59,59 @@ func TestChartGrid(t *testing.T) {
 	}
 	if v := (Chart{Ticks: many}).view(); len(v.XLabels) > 14 || v.XLabels[len(v.XLabels)-1].Text != "100" {
 		t.Errorf("%d tick labels for 100 ticks (last %v), want at most 14 ending at 100", len(v.XLabels), v.XLabels[len(v.XLabels)-1])
+	}
+}
+
+// TestLineStyles: each line of a chart and each path has its own dashes
+// and markers besides its colour, so lines lying on one another stay
+// told apart; lines equal at every tick get a note naming them. Bars get
+// neither.
+func TestLineStyles(t *testing.T) {
+	t.Parallel()
+	series := []Series{{Name: "a", Values: []float64{1, 2}}, {Name: "b", Values: []float64{1, 2}}, {Name: "c", Values: []float64{2, 1}}, {Name: "d", Values: []float64{1, 2}}}
+	v := Chart{Ticks: []int{1, 2}, Series: series}.view()
+	dashes, marks := map[string]bool{}, map[string]bool{}
+	for _, s := range v.Series {
+		dashes[s.Dash] = true
+		marks[s.marker(0, 0)] = true // the shape, drawn at one place
+		if s.Sample == "" {
+			t.Errorf("series %s has no legend sample", s.Name)
+		}
+	}
+	if len(dashes) != 4 || len(marks) != 4 {
+		t.Errorf("4 lines drawn with %d dash patterns and %d marker shapes, want 4 of each", len(dashes), len(marks))
+	}
+	want := []string{"a, b and d have the same value at every tick: their lines lie on one another (told apart by dashes and markers)."}
+	if !slices.Equal(v.Notes, want) {
+		t.Errorf("notes = %q, want %q", v.Notes, want)
+	}
+	bars := Chart{Bars: true, Ticks: []int{1, 2}, Series: series}.view()
+	if len(bars.Notes) != 0 || bars.Series[0].Dash != "" || bars.Series[1].Dash != "" {
+		t.Errorf("bars: notes %q, dashes %q %q; want none", bars.Notes, bars.Series[0].Dash, bars.Series[1].Dash)
+	}
+	if empty := (Chart{Ticks: []int{1}, Series: []Series{{Name: "x", Values: []float64{0}}, {Name: "y", Values: []float64{0}}}}).view(); len(empty.Notes) != 0 {
+		t.Errorf("an empty chart has notes %q", empty.Notes)
+	}
+
+	pc := &PathChart{Locations: []Place{{ID: "hall", Name: "Hall"}, {ID: "yard", Name: "Yard"}}, Ticks: []int{0, 1},
+		Paths: []Path{{ID: "ada", Name: "Ada", At: []string{"hall", "yard"}}, {ID: "bo", Name: "Bo", At: []string{"yard", "yard"}}, {ID: "cy", Name: "Cy", At: []string{"hall", "yard"}}}}
+	pv := pc.view()
+	if want := []string{"Ada and Cy were at the same place at every tick: their paths are drawn side by side."}; !slices.Equal(pv.Notes, want) {
+		t.Errorf("path notes = %q, want %q", pv.Notes, want)
+	}
+	if a, c := pv.Paths[0], pv.Paths[2]; a.Dash == c.Dash || a.Dots[0].Mark == c.Dots[0].Mark || a.Dots[0].Y == c.Dots[0].Y {
+		t.Errorf("Ada and Cy's paths look alike: dashes %q %q, marks %q %q", a.Dash, c.Dash, a.Dots[0].Mark, c.Dots[0].Mark)
+	}
+}
+
+func TestAnd(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   []string
+		want string
+	}{{nil, ""}, {[]string{"a"}, "a"}, {[]string{"a", "b"}, "a and b"}, {[]string{"a", "b", "c"}, "a, b and c"}} {
+		if got := and(tc.in); got != tc.want {
+			t.Errorf("and(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

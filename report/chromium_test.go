@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/arbiter-sim/arbiter/internal/atomicfile"
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"github.com/arbiter-sim/arbiter/report"
 )
 
@@ -68,10 +69,11 @@ func writePage(t *testing.T, dir string) string {
 	return path
 }
 
-// TestChromium renders the reports of a narrative run and of a conquest
-// game in headless Chromium and checks the document it built: every part
-// there, the model's markup as text (no script or image element came of
-// it), the charts drawn. A screenshot of each must be a page, not a blank;
+// TestChromium renders the reports of a narrative run, of a conquest game
+// and of two chronicles (one reply whole, one cut at max_tokens) in
+// headless Chromium and checks the document it built: every part there,
+// the model's markup as text (no script or image element came of it), the
+// charts drawn, an empty one as a line. A screenshot of each must be a page, not a blank;
 // -update keeps them under testdata for people to look at.
 func TestChromium(t *testing.T) {
 	bin := chromium(t)
@@ -95,10 +97,13 @@ func TestChromium(t *testing.T) {
 				"The ferryman would not meet my eyes.",
 				`<span class="mark">fallback</span>the arbiter's call failed`,
 				"<title>Pip after tick 2: The Undercroft</title>",
+				// Two characters who never move lie side by side, said so.
+				`<p class="note">Hollis Penrake and Inspector Oriel Vance were at the same place at every tick: their paths are drawn side by side.</p>`,
+				`stroke-dasharray="8 4"`,
 				"Tokens per tick", "Mean latency of a call", "Failed calls and fallbacks per tick",
 				"<td>resolution</td><td class=\"n\">15</td><td class=\"n\">3</td><td class=\"n\">3</td>",
 			},
-			count: map[string]int{`<div class="tick"`: 3, "<svg": 4, `<div class="location"`: 15, "<script": 0, "<img": 0, "<b>CLOSED": 0},
+			count: map[string]int{`<div class="tick"`: 3, `role="img"`: 4, `<div class="location"`: 15, "<script": 0, "<img": 0, "<b>CLOSED": 0},
 		},
 		{
 			name: "conquest", shot: "report-conquest.png", height: 1400,
@@ -108,6 +113,27 @@ func TestChromium(t *testing.T) {
 				"8 of 40", `<section id="errors">`, "no model calls in this run",
 			},
 			count: map[string]int{`<div class="turn"`: 8, `<svg class="starmap"`: 8, "<script": 0},
+		},
+		{
+			// No call failed, none fell back: that chart is one line.
+			name: "chronicle", shot: "report-chronicle.png", height: 1100,
+			dir: func(t *testing.T) string {
+				return chronicleRun(t, openaitest.Content("CREATE EVENT The Flood IN Dusk TONE dark DESCRIPTION Water rose."))
+			},
+			want: []string{"<b>failed calls</b>0", "<b>truncated</b>0",
+				`<p class="chart empty"><b>Failed and truncated calls and fallbacks per tick</b> <span class="id">(calls)</span>: none at any tick</p>`,
+				`aria-label="Tokens per tick"`},
+			count: map[string]int{`aria-label="Failed and truncated calls and fallbacks per tick"`: 0, "<script": 0},
+		},
+		{
+			// A reply cut at max_tokens is kept: truncated, not failed.
+			name: "chronicle-truncated", shot: "report-chronicle-truncated.png", height: 1100,
+			dir: func(t *testing.T) string {
+				return chronicleRun(t, openaitest.Truncated("CREATE EVENT The Flood IN Dusk TONE dark DESCRIPTION Water rose over the"))
+			},
+			want: []string{"<b>failed calls</b>0", "<b>truncated</b>1", ">truncated</th>",
+				`<td>chat</td><td class="n">1</td><td class="n">0</td><td class="n">1</td>`, "<title>chat truncated, tick 2: 1 calls</title>"},
+			count: map[string]int{`aria-label="Failed and truncated calls and fallbacks per tick"`: 1, "<script": 0},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -133,7 +133,7 @@ func TestRenderNarrative(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	if n := strings.Count(page, "<svg"); n != 3 {
+	if n := strings.Count(page, `role="img"`); n != 3 {
 		t.Errorf("%d charts, want 3 (paths, tokens, failures)", n)
 	}
 	// Ada's path: three points, the last two on the yard's row.
@@ -213,5 +213,48 @@ func TestRenderRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || b != nil {
 			t.Errorf("%s: Render = %d bytes, %v; want nothing and %q", tc.name, len(b), err, tc.want)
 		}
+	}
+}
+
+// TestRenderChartStyles: lines are drawn dashed and marked, their legend
+// shows both, equal lines carry a note; a chart with nothing in it (no
+// failed call, no fallback) is one line, not an empty plot.
+func TestRenderChartStyles(t *testing.T) {
+	t.Parallel()
+	r := narrativeReport()
+	r.Calls = append(r.Calls[:1],
+		report.Chart{Title: "Mean latency", Unit: "ms", Ticks: []int{1, 2}, Series: []report.Series{{Name: "intention", Values: []float64{3, 4}}, {Name: "resolution", Values: []float64{3, 4}}}},
+		report.Chart{Title: "Failed calls and fallbacks per tick", Unit: "calls", Bars: true, Ticks: []int{1, 2}, Series: []report.Series{{Name: "intention failed", Values: []float64{0, 0}}}})
+	page := render(t, r)
+	for _, want := range []string{
+		`<p class="chart empty"><b>Failed calls and fallbacks per tick</b> <span class="id">(calls)</span>: none at any tick</p>`,
+		`<p class="note">intention and resolution have the same value at every tick: their lines lie on one another (told apart by dashes and markers).</p>`,
+		`stroke-dasharray="8 4"`, `<svg class="sample"`, `<path class="dot" d="M`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, `role="img"`); n != 3 {
+		t.Errorf("%d plots, want 3 (paths, tokens, latency; the empty failures chart is a line)", n)
+	}
+	if strings.Contains(page, `aria-label="Failed calls and fallbacks per tick"`) {
+		t.Error("the empty failures chart is drawn")
+	}
+}
+
+// TestRenderTruncated: a kind that keeps cut answers has a truncated
+// column; others have none.
+func TestRenderTruncated(t *testing.T) {
+	t.Parallel()
+	r := narrativeReport()
+	if page := render(t, r); strings.Contains(page, ">truncated</th>") {
+		t.Error("a narrative's table has a truncated column")
+	}
+	r.KeepsCuts = true
+	r.Phases = []report.PhaseTotal{{Phase: "chat", Calls: 3, Failed: 0, Truncated: 2, MeanLatencyMS: 5}}
+	want := `<td>chat</td><td class="n">3</td><td class="n">0</td><td class="n">2</td><td class="n">0</td>`
+	if page := render(t, r); !strings.Contains(page, ">truncated</th>") || !strings.Contains(page, want) {
+		t.Errorf("page lacks the truncated column or %q", want)
 	}
 }
