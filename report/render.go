@@ -37,7 +37,21 @@ func Render(r *Report) ([]byte, error) {
 	if err := page.Execute(&b, r); err != nil {
 		return nil, fmt.Errorf("report of %s: %w", r.Simulation, err)
 	}
-	return b.Bytes(), nil
+	return dropControls(b.Bytes()), nil
+}
+
+// dropControls removes the C0 controls but tab, newline and carriage
+// return from page, in place: text a model or a shared file wrote may hold
+// them (ESC, NUL), and HTML has no place for them. A C0 byte is never part
+// of a longer UTF-8 character, so the rest is left whole.
+func dropControls(page []byte) []byte {
+	out := page[:0]
+	for _, c := range page {
+		if c >= 0x20 || c == '\t' || c == '\n' || c == '\r' {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func (r *Report) check() error {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arbiter-sim/arbiter/internal/printable"
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
@@ -189,7 +190,9 @@ func (c *chat) action(ctx context.Context, name string, n int) error {
 			return nil
 		}
 		if c.clipboard {
-			fmt.Fprintf(c.out, "%sCopied message %d to the clipboard (%s).\n", osc52(text), n, plural(len(text), "character"))
+			// The one escape arbiter writes on purpose: the person asked for it.
+			printable.Control(c.out, osc52(text))
+			fmt.Fprintf(c.out, "Copied message %d to the clipboard (%s).\n", n, plural(len(text), "character"))
 		} else {
 			fmt.Fprintln(c.out, text)
 		}
@@ -245,10 +248,11 @@ func (c *chat) working() (stop func()) {
 		tick := time.NewTicker(200 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			fmt.Fprintf(c.status, "\r\033[Kmodel is writing… %.1fs", time.Since(start).Seconds())
+			printable.Control(c.status, "\r\033[K")
+			fmt.Fprintf(c.status, "model is writing… %.1fs", time.Since(start).Seconds())
 			select {
 			case <-done:
-				fmt.Fprint(c.status, "\r\033[K")
+				printable.Control(c.status, "\r\033[K")
 				return
 			case <-tick.C:
 			}

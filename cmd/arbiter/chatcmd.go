@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/arbiter-sim/arbiter/runner"
 )
@@ -96,7 +94,7 @@ func runChat(ctx context.Context, opts *ChatOptions) (err error) {
 	if conv == nil {
 		return usageErrorf("%s is a %s simulation, not one played in a chat; see `arbiter run %s`", opts.Dir, s.Sim.Kind, opts.Dir)
 	}
-	c := &chat{s: s, conv: conv, in: opts.IO.In, out: opts.IO.Out, clipboard: takesOSC52(opts.IO.Out)}
+	c := &chat{s: s, conv: conv, in: opts.IO.In, out: opts.IO.Out, clipboard: takesOSC52(opts.IO.OutTTY)}
 	if opts.IO.ErrTTY {
 		c.status = opts.IO.ErrOut
 	}
@@ -107,12 +105,11 @@ func runChat(ctx context.Context, opts *ChatOptions) (err error) {
 	return err
 }
 
-// takesOSC52 reports whether w is a terminal that can be asked to set the
-// clipboard with OSC 52: a TTY with a real TERM, and not GNU screen, which
-// would need the sequence wrapped (tmux passes it on).
-func takesOSC52(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+// takesOSC52 reports whether stdout, a terminal when tty, can be asked to
+// set the clipboard with OSC 52: a TTY with a real TERM, and not GNU
+// screen, which would need the sequence wrapped (tmux passes it on).
+func takesOSC52(tty bool) bool {
+	if !tty {
 		return false
 	}
 	t := os.Getenv("TERM")

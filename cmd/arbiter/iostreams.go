@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/arbiter-sim/arbiter/internal/printable"
 )
 
 // IOStreams are the terminal of a command: data on Out, logs and progress on
@@ -22,6 +24,29 @@ type IOStreams struct {
 	// OutTTY is true when Out is a terminal (screens may be cleared), and
 	// OutColor when it is and NO_COLOR is not set.
 	OutTTY, OutColor bool
+}
+
+// printable returns the streams with Out and ErrOut escaping every control
+// character but newline and tab (printable.Writer): what a model, a server
+// or a simulation file wrote reaches the terminal as text, whichever command
+// prints it. flush writes what a last write left waiting.
+func (s *IOStreams) printable() (ios *IOStreams, flush func()) {
+	c := *s
+	out, errOut := printable.NewWriter(s.Out), printable.NewWriter(s.ErrOut)
+	c.Out, c.ErrOut = out, errOut
+	return &c, func() {
+		out.Flush()
+		errOut.Flush()
+	}
+}
+
+// styled is Out for text a kind painted for a colour terminal (a game's
+// screens): its colour sequences pass, every other control is escaped.
+func (s *IOStreams) styled() io.Writer {
+	if !s.OutColor {
+		return s.Out
+	}
+	return printable.Colour(s.Out)
 }
 
 // SystemStreams are the process's standard streams.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/arbiter-sim/arbiter/internal/printable"
 	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
 )
@@ -88,7 +89,7 @@ func runPlay(ctx context.Context, opts *PlayOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	k := &keyboard{in: newLines(io.In), out: io.Out, clear: io.OutTTY, people: at}
+	k := &keyboard{in: newLines(io.In), out: io.styled(), clear: io.OutTTY, people: at}
 	defer k.in.close()
 	if k.hotSeat() {
 		fmt.Fprintf(k.out, "%s play at this terminal, hot-seat: each turn the keyboard passes from one to the next.\n", strings.Join(at, " and "))
@@ -227,7 +228,7 @@ func (k *keyboard) handTo(ctx context.Context, seat string) error {
 		return nil
 	}
 	if k.clear && !first {
-		fmt.Fprint(k.out, "\x1b[H\x1b[2J\x1b[3J")
+		printable.Control(k.out, "\x1b[H\x1b[2J\x1b[3J")
 	}
 	_, err := k.ask(ctx, fmt.Sprintf("\n==== %s's turn ====\nPass the keyboard to %s, then press Enter. ", seat, seat))
 	return err

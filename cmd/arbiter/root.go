@@ -19,6 +19,8 @@ type globals struct {
 // Execute runs arbiter with args and returns the process exit code. Errors are
 // printed once, on ErrOut.
 func Execute(ctx context.Context, io *IOStreams, args []string) int {
+	io, flush := io.printable()
+	defer flush()
 	root := newRootCmd(io)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/arbiter-sim/arbiter/internal/printable"
 	"github.com/arbiter-sim/arbiter/runner"
 )
 
@@ -114,10 +115,12 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 func progressLine(io *IOStreams) func(runner.PhaseProgress) {
 	return func(p runner.PhaseProgress) {
 		if !p.Done {
-			fmt.Fprintf(io.ErrOut, "\r\033[Ktick %d/%d · %s · %s …", p.Tick, p.LastTick, p.Phase, plural(p.Calls, "call"))
+			printable.Control(io.ErrOut, "\r\033[K")
+			fmt.Fprintf(io.ErrOut, "tick %d/%d · %s · %s …", p.Tick, p.LastTick, p.Phase, plural(p.Calls, "call"))
 			return
 		}
-		fmt.Fprintf(io.ErrOut, "\r\033[Ktick %d/%d · %s · %s, %d failed · %s\n", p.Tick, p.LastTick, p.Phase, plural(p.Calls, "call"), p.Failed, p.Elapsed.Round(time.Millisecond))
+		printable.Control(io.ErrOut, "\r\033[K")
+		fmt.Fprintf(io.ErrOut, "tick %d/%d · %s · %s, %d failed · %s\n", p.Tick, p.LastTick, p.Phase, plural(p.Calls, "call"), p.Failed, p.Elapsed.Round(time.Millisecond))
 	}
 }
 
