@@ -47,6 +47,11 @@ type Question struct {
 	Lines bool
 	// Shortcuts are lines that act at once (matched without case).
 	Shortcuts []Shortcut
+	// Line, when set, reads each line of a Lines answer as it is typed
+	// (n: its number in the answer): what is shown under it (what the
+	// line will do, or what is wrong with it), and whether it is kept. A
+	// line not kept is dropped at once, to be typed again.
+	Line func(n int, line string) (note string, keep bool)
 	// Read reads an answer (Lines joined by newlines): its value, or the
 	// problem that is shown before the person answers again.
 	Read func(answer string) (value any, problem string)

@@ -313,6 +313,15 @@ func (k *keyboard) answer(ctx context.Context, q session.Question) (text string,
 		if line == "" {
 			return strings.Join(lines, "\n"), nil, false, nil
 		}
+		if q.Line != nil {
+			note, keep := q.Line(len(lines)+1, line)
+			if note != "" {
+				fmt.Fprintln(k.out, note)
+			}
+			if !keep {
+				continue
+			}
+		}
 		lines = append(lines, line)
 	}
 }

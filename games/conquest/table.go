@@ -17,7 +17,7 @@ func (g *Game) Table(color bool) *session.Table {
 		Players: g.Setup.Players,
 		People:  session.SeatsOf(g.Setup.Seats, SeatPerson),
 		Intro: func(people []string) string {
-			return fmt.Sprintf("You play %s. Each turn, type your orders one per line (SEND 7 FROM A TO B),\nthen an empty line to submit them; /pass submits none, /map shows the map, /quit leaves.\n", strings.Join(people, " and "))
+			return fmt.Sprintf("You play %s. Each turn, type your orders one per line (SEND 7 FROM A TO B),\nthen an empty line to submit them; /pass submits none, /map shows the map, /help\nshows how orders work, /quit leaves.\n", strings.Join(people, " and "))
 		},
 		Over: func(state any) (bool, string) {
 			st := state.(*State)
@@ -47,18 +47,26 @@ func askOrders(ctx context.Context, st *State, people []string, p session.Person
 }
 
 // ordersQuestion asks seat for its orders: lines until an empty one, then
-// the seed's warnings and "Submit anyway? (y/n):". A list with an
-// unreadable line is asked again.
+// the seed's warnings and "Submit anyway? (y/n):". The screen is headed by
+// the turn the orders are for, with the map and the travel times from the
+// seat's stars. Each line is read as it is typed: an order is answered
+// with its travel time, a line that is not one is said and dropped at
+// once, and /help, /map and /pass act at once.
 func ordersQuestion(st *State, seat string, color bool) session.Question {
+	turn := st.Turn + 1
+	board := fmt.Sprintf("players %s · . = neutral\n%s", legend(st), mapGrid(st))
 	return session.Question{
-		Seat:   seat,
-		Screen: ErrorBlock(st, seat, color) + fmt.Sprintf("\n%s\nTurn %d: your orders, %s?\n", MapText(st), st.Turn+1, seat),
+		Seat: seat,
+		Screen: ErrorBlock(st, seat, color) + fmt.Sprintf("\n==== Turn %d of %d · %s's orders ====\n%s\n%s\nTurn %d: your orders, %s? (/help shows how)\n",
+			turn, st.MaxTurns, seat, board, TravelTable(st, seat), turn, seat),
 		Prompt: "order> ",
 		Lines:  true,
 		Shortcuts: []session.Shortcut{
 			{Line: "/pass", Answer: []Order{}},
-			{Line: "/map", Show: MapText(st)},
+			{Line: "/map", Show: fmt.Sprintf("Turn %d of %d, before your orders · %s\n%s", turn, st.MaxTurns, board, TravelTable(st, seat))},
+			{Line: "/help", Show: helpText(turn)},
 		},
+		Line: func(n int, line string) (string, bool) { return orderNote(st, turn, n, line) },
 		Read: func(text string) (any, string) {
 			orders, err := ParseOrderText(text)
 			if err != nil {
@@ -72,6 +80,84 @@ func ordersQuestion(st *State, seat string, color bool) session.Question {
 		Warnings: func(v any) []string { return Warnings(st, seat, v.([]Order)) },
 		Again:    "Type the turn's orders again.",
 	}
+}
+
+// helpText is /help at the order prompt.
+func helpText(turn int) string {
+	return fmt.Sprintf(`Orders of turn %d, one a line: SEND <ships> FROM <star> TO <star>, e.g. SEND 4 FROM C TO B.
+A fleet takes the travel time of the table (distance / %v, rounded up) and lands
+in the movement of turn %d + that time; ships left at a star defend it and each
+owned star makes its production in ships every turn. An empty line submits the
+orders typed; the rules' warnings come first.
+  /pass  submit no orders this turn
+  /map   the map and the travel times again
+  /help  this text
+  /quit  leave the game (the turns played are kept)
+`, turn, Speed, turn)
+}
+
+// orderNote reads line n of a person's orders as it is typed: an order is
+// kept and answered with its travel time and the turn it lands; anything
+// else is said and dropped, to be typed again.
+func orderNote(st *State, turn, n int, line string) (string, bool) {
+	if strings.HasPrefix(line, "/") {
+		return fmt.Sprintf("%s is not a command: the commands are /help, /map, /pass and /quit.", strings.Fields(line)[0]), false
+	}
+	orders, err := ParseOrderText(strings.Repeat("\n", n-1) + line)
+	if err != nil {
+		return fmt.Sprintf("Not read: %v. Type that order again.", err), false
+	}
+	var notes []string
+	for _, o := range orders {
+		from, to := st.Star(o.From), st.Star(o.To)
+		switch {
+		case from == nil || to == nil || from == to:
+			// The warnings say what is wrong when the orders are submitted.
+		default:
+			t := travelTurns(from, to)
+			notes = append(notes, fmt.Sprintf("  %s -> %s: %s on the way, arrives in turn %d", o.From, o.To, plural(t, "turn"), turn+t))
+		}
+	}
+	return strings.Join(notes, "\n"), true
+}
+
+// TravelTable is how many turns a fleet takes from each of player's stars
+// to every other star, as a table.
+func TravelTable(st *State, player string) string {
+	var b strings.Builder
+	b.WriteString("Turns a fleet takes from your stars:\n      ")
+	for _, to := range st.Stars {
+		fmt.Fprintf(&b, "%3s", to.ID)
+	}
+	b.WriteString("\n")
+	mine := 0
+	for i := range st.Stars {
+		from := &st.Stars[i]
+		if from.Owner != player {
+			continue
+		}
+		mine++
+		fmt.Fprintf(&b, "  %-4s", from.ID)
+		for j := range st.Stars {
+			if to := &st.Stars[j]; to == from {
+				b.WriteString("  -")
+			} else {
+				fmt.Fprintf(&b, "%3d", travelTurns(from, to))
+			}
+		}
+		b.WriteString("\n")
+	}
+	if mine == 0 {
+		return "You hold no star: you have no orders to give.\n"
+	}
+	return b.String()
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // Chat is nil: a conquest is played at a table, not in a chat.

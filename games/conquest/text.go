@@ -1,7 +1,9 @@
 package conquest
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -38,6 +40,7 @@ const orderForm = "write SEND <ships> FROM <star> TO <star>, one order a line"
 // read whole or not at all, as a model's message is.
 func ParseOrderText(text string) ([]Order, error) {
 	var orders []Order
+	lines := strings.Split(text, "\n")
 	stmts := grammar.Parse(text)
 	covered := map[int]bool{}
 	for _, st := range stmts {
@@ -45,6 +48,10 @@ func ParseOrderText(text string) ([]Order, error) {
 			covered[l] = true
 		}
 		c, err := st.Resolve(nil)
+		var missing *command.Error
+		if errors.As(err, &missing) && missing.Kind == command.Missing && missing.Field != "" {
+			return nil, fmt.Errorf("line %d: %w: %s (%s)", st.Line, err, expected(lineAt(lines, st.Line), strings.ToUpper(missing.Field)), orderForm)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w (%s)", st.Line, err, orderForm)
 		}
@@ -62,10 +69,41 @@ func ParseOrderText(text string) ([]Order, error) {
 		}
 		orders = append(orders, Order{From: strings.ToUpper(c.Get("from")), To: strings.ToUpper(c.Get("to")), Ships: shipsFromText(count[0])})
 	}
-	for i, line := range strings.Split(text, "\n") {
+	for i, line := range lines {
 		if strings.TrimSpace(line) != "" && !covered[i+1] {
 			return nil, fmt.Errorf("line %d: %q is not an order (write SEND <ships> FROM <star> TO <star>)", i+1, strings.TrimSpace(line))
 		}
 	}
 	return orders, nil
+}
+
+// expected says where a SEND line leaves its form for the keyword kw (FROM
+// or TO) the reader missed: `expected FROM after "SEND 4", found "FORM"`.
+func expected(line, kw string) string {
+	words := strings.Fields(line)
+	p := slices.IndexFunc(words, func(w string) bool {
+		return strings.EqualFold(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }), "SEND")
+	})
+	start := max(0, p)
+	p = start + 2 // SEND and the count
+	if p < len(words) && (strings.EqualFold(words[p], "ships") || strings.EqualFold(words[p], "ship")) {
+		p++
+	}
+	if kw == "TO" && p < len(words) && strings.EqualFold(words[p], "FROM") {
+		p += 2 // FROM and its star
+	}
+	p = min(p, len(words))
+	found := "the end of the line"
+	if p < len(words) {
+		found = fmt.Sprintf("%q", words[p])
+	}
+	return fmt.Sprintf("expected %s after %q, found %s", kw, strings.Join(words[start:p], " "), found)
+}
+
+// lineAt is line n (1-based) of lines, "" past their end.
+func lineAt(lines []string, n int) string {
+	if n < 1 || n > len(lines) {
+		return ""
+	}
+	return lines[n-1]
 }

@@ -255,6 +255,25 @@ func printable(text string) string {
 // per fleet.
 func MapText(s *State) string {
 	var b strings.Builder
+	fmt.Fprintf(&b, "Turn %d of %d · players %s · . = neutral\n", s.Turn, s.MaxTurns, legend(s))
+	b.WriteString(mapGrid(s))
+	return b.String()
+}
+
+// legend names the players by the number the map marks their stars with:
+// "1=p1 2=p2".
+func legend(s *State) string {
+	out := make([]string, len(s.Players))
+	for i, p := range s.Players {
+		out[i] = fmt.Sprintf("%d=%s", i+1, p)
+	}
+	return strings.Join(out, " ")
+}
+
+// mapGrid is MapText without its header line: the grid, then a line per
+// star and per fleet.
+func mapGrid(s *State) string {
+	var b strings.Builder
 	w, h := 0, 0
 	for _, st := range s.Stars {
 		w, h = max(w, st.X+1), max(h, st.Y+1)
@@ -263,11 +282,6 @@ func MapText(s *State) string {
 	for i := range s.Stars {
 		at[[2]int{s.Stars[i].X, s.Stars[i].Y}] = &s.Stars[i]
 	}
-	legend := make([]string, len(s.Players))
-	for i, p := range s.Players {
-		legend[i] = fmt.Sprintf("%d=%s", i+1, p)
-	}
-	fmt.Fprintf(&b, "Turn %d of %d · players %s · . = neutral\n", s.Turn, s.MaxTurns, strings.Join(legend, " "))
 	b.WriteString("    ")
 	for x := range w {
 		fmt.Fprintf(&b, "%-3d", x)
