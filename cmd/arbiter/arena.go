@@ -48,7 +48,7 @@ turn, model calls per turn (a conquest seat's tool iterations), failed calls
 			if opts.Games < 1 || opts.Games > 10000 {
 				return usageErrorf("--games must be from 1 to 10000, got %d", opts.Games)
 			}
-			cfg, err := loadConfig(g.configFile, cmd.Flags(), llmFlags)
+			cfg, err := g.loadConfig(cmd.Flags(), llmFlags)
 			if err != nil {
 				return err
 			}

@@ -66,7 +66,7 @@ JSON) and writes it to -o. Worlds are written in a temporary folder and removed.
 			if err := opts.check(sizes); err != nil {
 				return err
 			}
-			cfg, err := loadConfig(g.configFile, cmd.Flags(), benchFlags)
+			cfg, err := g.loadConfig(cmd.Flags(), benchFlags)
 			if err != nil {
 				return err
 			}

@@ -52,7 +52,7 @@ made; a chronicle.json saved by an earlier version is imported the first time.`,
 			if err := opts.Cassette.check(); err != nil {
 				return err
 			}
-			cfg, err := loadConfig(g.configFile, cmd.Flags(), chatFlags)
+			cfg, err := g.loadConfig(cmd.Flags(), chatFlags)
 			if err != nil {
 				return err
 			}

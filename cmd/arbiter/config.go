@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"slices"
@@ -32,7 +31,16 @@ type Config struct {
 	// a map keyed by model, since model names hold dots (llama3.2, gpt-4.1)
 	// and a dot splits a configuration key.
 	Prices []PriceConfig `mapstructure:"prices" yaml:"prices" json:"prices"`
+
+	// unknown are the keys of the config file arbiter does not read, and
+	// deprecated the keys read under another name, each as a line naming
+	// the file (and line) and the key.
+	unknown, deprecated []string
 }
+
+// warnings are the lines that say what the configuration ignored or read
+// under another name.
+func (c *Config) warnings() []string { return append(slices.Clone(c.unknown), c.deprecated...) }
 
 // PriceConfig is one model's price in USD per million tokens; cached prompt
 // tokens are priced as prompt tokens.
@@ -231,6 +239,9 @@ func loadConfig(configFile string, flags *pflag.FlagSet, flagKeys map[string]str
 	if err := v.Unmarshal(&c); err != nil {
 		return nil, usageErrorf("config: %v", err)
 	}
+	if file := v.ConfigFileUsed(); file != "" {
+		c.unknown = unknownKeys(file)
+	}
 	if err := foldRateLimit(v, &c); err != nil {
 		return nil, usageError(err)
 	}
@@ -240,13 +251,10 @@ func loadConfig(configFile string, flags *pflag.FlagSet, flagKeys map[string]str
 	return &c, nil
 }
 
-// warnings is where loadConfig writes that a deprecated key was read.
-var warnings io.Writer = os.Stderr
-
 // foldRateLimit reads llm.rate_limit, requests per second, which llm.rpm
 // replaced: one pacer of the endpoint's limits, not two limiters in a row.
 // Set, it is read as llm.rpm (the lower of the two when both are set), with
-// one line on stderr naming where it was set.
+// a warning naming where it was set.
 func foldRateLimit(v *viper.Viper, c *Config) error {
 	const key = "llm.rate_limit"
 	if !v.IsSet(key) {
@@ -267,7 +275,7 @@ func foldRateLimit(v *viper.Viper, c *Config) error {
 	if rps > 0 && (c.LLM.RPM == 0 || rpm < c.LLM.RPM) {
 		c.LLM.RPM = rpm
 	}
-	fmt.Fprintf(warnings, "warning: %s is deprecated: set llm.rpm, requests per minute (read as llm.rpm %d)\n", where, c.LLM.RPM)
+	c.deprecated = append(c.deprecated, fmt.Sprintf("%s is deprecated: set llm.rpm, requests per minute (read as llm.rpm %d)", where, c.LLM.RPM))
 	return nil
 }
 
@@ -289,6 +297,10 @@ func (c *Config) validate() error {
 	check(c.LLM.Concurrency >= 1, "config llm.concurrency: must be at least 1, got %d", c.LLM.Concurrency)
 	check(c.LLM.BackoffBase > 0, "config llm.backoff_base: must be positive, got %s", c.LLM.BackoffBase)
 	lc := c.llmConfig(c.LLM.BaseURL)
+	// The keys checked above are not checked again by the client's own,
+	// weaker check ("must not be negative"): one line per problem.
+	lc.Timeout, lc.MaxAttempts, lc.Concurrency, lc.BackoffBase = max(lc.Timeout, 1), max(lc.MaxAttempts, 1), max(lc.Concurrency, 1), max(lc.BackoffBase, 1)
+	lc.RateLimitWaits = max(lc.RateLimitWaits, 0)
 	if lc.BaseURL == "" {
 		lc.APIKey = "-" // whether there is an endpoint at all is the command's to say (ErrNoEndpoint)
 	}
@@ -305,12 +317,18 @@ func (c *Config) validate() error {
 	check(c.LLM.ContextTokens >= 0, "config llm.context_tokens: must not be negative, got %d", c.LLM.ContextTokens)
 	check(c.Run.PhaseTimeout >= 0, "config run.phase_timeout: must not be negative")
 	check(c.Run.TokenBudget >= 0, "config run.token_budget: must not be negative")
-	check(c.Run.MaxCost >= 0, "config run.max_cost: must not be negative, got %g", c.Run.MaxCost)
+	number := func(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+	if !number(c.Run.MaxCost) {
+		check(false, "config run.max_cost: must be a number of US dollars (0: no limit), got %g", c.Run.MaxCost)
+	} else {
+		check(c.Run.MaxCost >= 0, "config run.max_cost: must not be negative, got %g", c.Run.MaxCost)
+	}
 	seen := map[string]bool{}
 	for i, p := range c.Prices {
 		check(p.Model != "", "config prices[%d].model: must not be empty", i)
 		check(!seen[p.Model], "config prices[%d]: model %q is priced twice", i, p.Model)
-		check(p.Prompt >= 0 && p.Completion >= 0, "config prices[%d] (%s): prices must not be negative", i, p.Model)
+		check(number(p.Prompt) && number(p.Completion), "config prices[%d] (%s): prices must be numbers of US dollars per million tokens", i, p.Model)
+		check(!(p.Prompt < 0 || p.Completion < 0), "config prices[%d] (%s): prices must not be negative", i, p.Model)
 		seen[p.Model] = true
 	}
 	if c.Run.MaxCost > 0 {
@@ -318,7 +336,10 @@ func (c *Config) validate() error {
 			check(seen[m.model], "config run.max_cost: model %q (%s) has no price: add {model: %q, prompt: ..., completion: ...} under prices: (USD per million tokens)", m.model, m.key, m.model)
 		}
 	}
-	return errors.Join(errs...)
+	if len(errs) == 0 {
+		return nil
+	}
+	return lineErrors(errs)
 }
 
 // configuredModel is a model the configuration names, with the key that

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -173,13 +172,11 @@ func TestConfigClientKeys(t *testing.T) {
 
 // TestRateLimitFoldsIntoRPM: llm.rate_limit, requests per second, is still
 // read, as llm.rpm (the lower of the two when both are set), with one line
-// on stderr naming the file or the variable it came from; unset, nothing is
-// said.
+// naming the file or the variable it came from (printed on stderr by
+// every command); unset, nothing is said.
 func TestRateLimitFoldsIntoRPM(t *testing.T) {
 	cleanEnv(t)
 	var said strings.Builder
-	defer func(w io.Writer) { warnings = w }(warnings)
-	warnings = &said
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		name, yaml, env string
@@ -200,6 +197,9 @@ func TestRateLimitFoldsIntoRPM(t *testing.T) {
 		c, err := loadConfig(file, nil, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for _, w := range c.warnings() {
+			said.WriteString(w + "\n")
 		}
 		if c.LLM.RPM != tc.rpm {
 			t.Errorf("%s: llm.rpm %d, want %d", tc.name, c.LLM.RPM, tc.rpm)

@@ -19,7 +19,7 @@ func newConfigCmd(io *IOStreams, g *globals) *cobra.Command {
 		Short: "Print the effective configuration (defaults < OPENAI_* < config.yaml < ARBITER_* < flags), key redacted",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(g.configFile, cmd.Flags(), llmFlags)
+			cfg, err := g.loadConfig(cmd.Flags(), llmFlags)
 			if err != nil {
 				return err
 			}

@@ -42,7 +42,7 @@ func newDoctorCmd(io *IOStreams, g *globals) *cobra.Command {
 tool_calls?). Exit 0 when the endpoint can run simulations, 3 when it cannot.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(g.configFile, cmd.Flags(), llmFlags)
+			cfg, err := g.loadConfig(cmd.Flags(), llmFlags)
 			if err != nil {
 				return err
 			}

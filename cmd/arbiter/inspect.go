@@ -14,7 +14,7 @@ import (
 // openRead opens the simulation in dir to read its run state; nothing is
 // created when no run has committed yet.
 func openRead(ctx context.Context, g *globals, dir string) (*session.Session, error) {
-	cfg, err := loadConfig(g.configFile, nil, nil)
+	cfg, err := g.loadConfig(nil, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ is that of an interruption (130). /quit leaves with exit 0.`,
 			if err := opts.Cassette.check(); err != nil {
 				return err
 			}
-			cfg, err := loadConfig(g.configFile, cmd.Flags(), llmFlags)
+			cfg, err := g.loadConfig(cmd.Flags(), llmFlags)
 			if err != nil {
 				return err
 			}

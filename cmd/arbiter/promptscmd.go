@@ -50,7 +50,7 @@ all (the default) prints every message and the schema.`,
 			default:
 				return usageErrorf("--part %q: must be system, user, both or all", opts.Part)
 			}
-			cfg, err := loadConfig(g.configFile, cmd.Flags(), map[string]string{"depth": "llm.depth"})
+			cfg, err := g.loadConfig(cmd.Flags(), map[string]string{"depth": "llm.depth"})
 			if err != nil {
 				return err
 			}

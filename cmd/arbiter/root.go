@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // globals are the flags every command shares.
@@ -14,6 +16,20 @@ type globals struct {
 	configFile string
 	verbose    int
 	json       bool
+	// errOut is where the configuration's warnings go (stderr).
+	errOut io.Writer
+}
+
+// loadConfig loads the configuration as loadConfig does and prints its
+// warnings (an unknown key, a deprecated one) on stderr, one line each.
+func (g *globals) loadConfig(flags *pflag.FlagSet, flagKeys map[string]string) (*Config, error) {
+	c, err := loadConfig(g.configFile, flags, flagKeys)
+	if err == nil && g.errOut != nil {
+		for _, w := range c.warnings() {
+			fmt.Fprintln(g.errOut, "warning:", w)
+		}
+	}
+	return c, err
 }
 
 // Execute runs arbiter with args and returns the process exit code. Errors are
@@ -39,10 +55,31 @@ func Execute(ctx context.Context, io *IOStreams, args []string) int {
 				err = usageErrorf("%v (see %s --help)", err, prefix)
 			}
 		}
-		fmt.Fprintf(io.ErrOut, "%s: %v\n", prefix, err)
+		// Each of several errors (a config's problems) is a line of its
+		// own, each named as the first.
+		for _, e := range joined(err) {
+			fmt.Fprintf(io.ErrOut, "%s: %v\n", prefix, e)
+		}
 	}
 	return exitCode(err)
 }
+
+// joined lists the problems of err when it is a lineErrors (a config's
+// problems) and says no more than they do, else err alone.
+func joined(err error) []error {
+	var le lineErrors
+	if errors.As(err, &le) && le.Error() == err.Error() {
+		return le
+	}
+	return []error{err}
+}
+
+// lineErrors are several problems, each printed by Execute as a line of
+// its own, prefixed as the first.
+type lineErrors []error
+
+func (e lineErrors) Error() string   { return errors.Join(e...).Error() }
+func (e lineErrors) Unwrap() []error { return e }
 
 // runError marks an error returned by a command's RunE, to tell it from
 // cobra's own argument and flag errors, which are usage errors.
@@ -67,7 +104,7 @@ func markRunErrors(cmd *cobra.Command) {
 }
 
 func newRootCmd(io *IOStreams) *cobra.Command {
-	g := &globals{}
+	g := &globals{errOut: io.ErrOut}
 	root := &cobra.Command{
 		Use:   "arbiter",
 		Short: "Run LLM-driven worlds tick by tick",

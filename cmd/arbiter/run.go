@@ -62,7 +62,7 @@ func newRunCmd(io *IOStreams, g *globals, runF func(context.Context, *RunOptions
 			if err := opts.Cassette.check(); err != nil {
 				return err
 			}
-			cfg, err := loadConfig(g.configFile, cmd.Flags(), llmFlags)
+			cfg, err := g.loadConfig(cmd.Flags(), llmFlags)
 			if err != nil {
 				return err
 			}

@@ -35,7 +35,7 @@ and is priced at the model its phase is configured with now (the report says
 so). A model without a price leaves the cost unknown.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig(g.configFile, nil, nil)
+			cfg, err := g.loadConfig(nil, nil)
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -47,6 +48,16 @@ func runValidate(opts *ValidateOptions) error {
 	// Warnings (folders the kind does not read) are listed after the
 	// problems, prefixed "warning: ", and do not fail the check.
 	sim, problems, warnings := session.Validate(dir, set)
+	// The config file's unknown keys are problems of the check too (a typo
+	// would be ignored by every run); its deprecated keys are warnings.
+	var cfgProblems, cfgWarnings []error
+	for _, u := range opts.Config.unknown {
+		cfgProblems = append(cfgProblems, errors.New(u))
+	}
+	for _, d := range opts.Config.deprecated {
+		cfgWarnings = append(cfgWarnings, errors.New(d))
+	}
+	problems, warnings = append(cfgProblems, problems...), append(cfgWarnings, warnings...)
 	if ex := opts.Globals.exporter(); ex != nil {
 		if err := ex.Write(io, map[string]any{"ok": len(problems) == 0, "problems": messages(problems), "warnings": messages(warnings)}); err != nil {
 			return err

@@ -45,9 +45,13 @@ func runCheckOrders(_ context.Context, call session.ToolCall) (*session.ToolOutp
 	if !st.HasPlayer(player) {
 		return nil, inputErrorf("--player %s: not a player of %s (players: %v)", player, game, st.Players)
 	}
-	in, err := io.ReadAll(io.LimitReader(call.In, maxGameFile))
+	in, err := io.ReadAll(io.LimitReader(call.In, maxGameFile+1))
 	if err != nil {
 		return nil, fmt.Errorf("read orders from stdin: %w", err)
+	}
+	if len(in) > maxGameFile {
+		// Cut, the list would read as broken JSON, or worse as a shorter list.
+		return nil, inputErrorf("stdin: more than %d MiB of orders; check-orders reads at most that", maxGameFile>>20)
 	}
 	orders, err := ParseOrders(in)
 	if err != nil {
