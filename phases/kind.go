@@ -24,7 +24,8 @@ func init() {
 // now, so that a missing key stops the command before any model call is
 // paid for.
 func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (session.Kind, error) {
-	n := &Narrative{Sim: sim, Prompts: pr, Intention: set.Intention, Resolution: set.Resolution, Logger: set.Logger, Context: set.Context}
+	n := &Narrative{Sim: sim, Prompts: pr, Intention: set.Intention, Resolution: set.Resolution, Logger: set.Logger, Context: set.Context,
+		MaxCharacters: set.MaxCharacters, MaxOutputTokens: set.MaxOutputTokens}
 	if errs := n.Lint(); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}

@@ -3,13 +3,13 @@ package phases
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/arbiter-sim/arbiter/internal/worldtest"
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/prompts"
-	"github.com/arbiter-sim/arbiter/schemas"
 	"github.com/arbiter-sim/arbiter/world"
 )
 
@@ -29,54 +29,127 @@ func crowd(n int) *world.Simulation {
 	return sim
 }
 
-func lintOf(t *testing.T, sim *world.Simulation) []error {
+func narrativeOf(t *testing.T, sim *world.Simulation, maxCharacters int) *Narrative {
 	t.Helper()
 	pr, err := prompts.New("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := &Narrative{Sim: sim, Prompts: pr, Intention: llm.Params{Model: "m", MaxTokens: 400}, Resolution: llm.Params{Model: "m", MaxTokens: 2048}}
-	return n.Lint()
+	return &Narrative{Sim: sim, Prompts: pr, Intention: llm.Params{Model: "m", MaxTokens: 400}, Resolution: llm.Params{Model: "m", MaxTokens: 2048},
+		MaxCharacters: maxCharacters}
 }
 
-// TestLintRefusesWorldThatCanCrowd: validate (and run, which lints first)
-// refuses a world whose characters could all gather in one location past
-// strict mode's property limit, naming the limit, before any call is paid.
-func TestLintRefusesWorldThatCanCrowd(t *testing.T) {
+// TestValidateWarnsWhenALocationCouldNeedSeveralCalls: no world is refused
+// for its size; validate warns, naming the location, the crowd, the limit
+// and the calls it could take, when more characters can gather in a
+// location than one resolution call resolves.
+func TestValidateWarnsWhenALocationCouldNeedSeveralCalls(t *testing.T) {
 	t.Parallel()
-	errs := lintOf(t, crowd(1000))
-	if len(errs) == 0 {
-		t.Fatal("1,003 characters that can meet in one location: lint passed")
+	n := narrativeOf(t, crowd(1000), 0)
+	if errs := n.Lint(); len(errs) > 0 {
+		t.Fatalf("1,003 characters that can meet in one location: lint refused: %v", errs)
 	}
-	if testing.Verbose() {
-		t.Log(errs[0])
+	per, err := PerCall(0, 0)
+	if err != nil || per != 64 {
+		t.Fatalf("PerCall(0, 0) = %d, %v; want 64 (16,384 output tokens at 300 + 250 per character)", per, err)
 	}
-	msg := errs[0].Error()
-	for _, want := range []string{"1003 characters", fmt.Sprint(schemas.MaxProperties), "at most"} {
+	warns := n.Warnings()
+	if len(warns) != 1 {
+		t.Fatalf("warnings = %v, want one", warns)
+	}
+	msg := warns[0].Error()
+	for _, want := range []string{"1003 characters can gather in location cellar", "(and 2 other locations", "(64, phases.resolution.max_characters", "up to 16 calls"} {
 		if !strings.Contains(msg, want) {
-			t.Errorf("lint error %q does not say %q", msg, want)
+			t.Errorf("warning %q does not say %q", msg, want)
 		}
 	}
-	if errs := lintOf(t, crowd(100)); len(errs) > 0 {
-		t.Errorf("103 characters fit one call's schema: %v", errs)
+	if w := narrativeOf(t, crowd(60), 0).Warnings(); w != nil {
+		t.Errorf("63 characters fit one call: warnings %v", w)
+	}
+	if w := narrativeOf(t, crowd(60), 10).Warnings(); len(w) != 1 || !strings.Contains(w[0].Error(), "up to 7 calls") {
+		t.Errorf("63 characters, max_characters 10: warnings %v, want up to 7 calls", w)
 	}
 }
 
-// TestResolutionErrorPrefixOnce: each layer adds only what it knows.
-func TestResolutionErrorPrefixOnce(t *testing.T) {
+// TestMaxCharactersWithinTheOutputBudget: max_characters may not ask a
+// call for more tokens than llm.max_output_tokens allows, and the default
+// is the most that fits it.
+func TestMaxCharactersWithinTheOutputBudget(t *testing.T) {
 	t.Parallel()
-	sim := crowd(1000)
-	for _, c := range sim.Characters {
-		c.Start.Location = "hall"
+	for _, tc := range []struct {
+		maxChars, maxOut, want int
+		err                    string
+	}{
+		{0, 0, 64, ""},
+		{0, 4096, 15, ""},
+		{10, 4096, 10, ""},
+		{16, 4096, 0, "phases.resolution.max_characters 16: an answer for that many may take 4300 tokens, more than llm.max_output_tokens 4096"},
+		{0, 500, 0, "llm.max_output_tokens 500: an arbiter answer for one character may take 550 tokens"},
+		{-1, 0, 0, "must not be negative"},
+		{0, 1 << 30, 0, ""}, // the schema's limit, below
+	} {
+		got, err := PerCall(tc.maxChars, tc.maxOut)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("PerCall(%d, %d) = %d, %v; want error %q", tc.maxChars, tc.maxOut, got, err, tc.err)
+			}
+		case tc.want == 0:
+			if fit, _ := MaxPresent(); err != nil || got != fit {
+				t.Errorf("PerCall(%d, %d) = %d, %v; want the schema's limit %d", tc.maxChars, tc.maxOut, got, err, fit)
+			}
+		case err != nil || got != tc.want:
+			t.Errorf("PerCall(%d, %d) = %d, %v; want %d", tc.maxChars, tc.maxOut, got, err, tc.want)
+		}
+		if err == nil && ResolutionTokens(got) > max(tc.maxOut, DefaultMaxOutputTokens*map[bool]int{true: 1, false: 0}[tc.maxOut == 0]) {
+			t.Errorf("PerCall(%d, %d) = %d: an answer may take %d tokens", tc.maxChars, tc.maxOut, got, ResolutionTokens(got))
+		}
 	}
-	pr, _ := prompts.New("")
-	env := Env{Sim: sim, Prompts: pr, Params: llm.Params{Model: "m", MaxTokens: 2048}}
-	_, err := ResolutionRequest(env, prompts.NewSnapshot(sim, sim.InitialState()), sim.Location("hall"), nil)
-	if err == nil {
-		t.Fatal("want a schema error")
+	n := narrativeOf(t, worldtest.House(), 100)
+	if errs := n.Lint(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "phases.resolution.max_characters 100") {
+		t.Errorf("lint of max_characters 100 = %v, want it refused", errs)
 	}
-	if n := strings.Count(err.Error(), "resolution schema for hall"); n != 1 {
-		t.Errorf("prefix said %d times: %v", n, err)
+}
+
+// TestGroupsAreEvenAndCoverTheCrowd: a crowd is cut into as few groups as
+// the limit allows, consecutive and as even as can be.
+func TestGroupsAreEvenAndCoverTheCrowd(t *testing.T) {
+	t.Parallel()
+	ids := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("c%04d", i)
+		}
+		return out
+	}
+	for _, tc := range []struct{ n, per int }{{0, 64}, {1, 64}, {64, 64}, {65, 64}, {1200, 64}, {7, 3}, {5, 1}} {
+		present := ids(tc.n)
+		gs := Groups(present, tc.per)
+		wantCalls := max(1, (tc.n+tc.per-1)/tc.per)
+		if len(gs) != wantCalls {
+			t.Errorf("Groups(%d, %d): %d groups, want %d", tc.n, tc.per, len(gs), wantCalls)
+		}
+		var all []string
+		small, large := tc.n, 0
+		for i, g := range gs {
+			if g.Call != i+1 || g.Calls != len(gs) {
+				t.Errorf("Groups(%d, %d)[%d] is call %d of %d", tc.n, tc.per, i, g.Call, g.Calls)
+			}
+			if len(g.IDs) > tc.per {
+				t.Errorf("Groups(%d, %d)[%d] has %d ids", tc.n, tc.per, i, len(g.IDs))
+			}
+			small, large = min(small, len(g.IDs)), max(large, len(g.IDs))
+			all = append(all, g.IDs...)
+		}
+		if large-small > 1 {
+			t.Errorf("Groups(%d, %d): sizes %d..%d", tc.n, tc.per, small, large)
+		}
+		if !slices.Equal(all, present) && tc.n > 0 {
+			t.Errorf("Groups(%d, %d) do not cover the crowd in order", tc.n, tc.per)
+		}
+	}
+	if GroupKey("hall", 1) != "resolution:hall" || GroupKey("hall", 3) != "resolution:hall/3" {
+		t.Errorf("GroupKey = %q, %q", GroupKey("hall", 1), GroupKey("hall", 3))
 	}
 }
 

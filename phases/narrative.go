@@ -36,6 +36,8 @@ type Narrative struct {
 	// Context is the model's context window in tokens (0: unknown); Lint
 	// refuses a first-tick call whose prompt and max_tokens would not fit.
 	Context int
+	// MaxCharacters and MaxOutputTokens bound each resolution call (Env).
+	MaxCharacters, MaxOutputTokens int
 
 	stateSize atomic.Int64 // bytes of the last state encoded, to size the next
 }
@@ -44,7 +46,8 @@ type Narrative struct {
 func (n *Narrative) Kind() string { return world.KindNarrative }
 
 func (n *Narrative) env(p llm.Params) Env {
-	return Env{Sim: n.Sim, Prompts: n.Prompts, Model: n.Model, Params: p, Logger: n.Logger}
+	return Env{Sim: n.Sim, Prompts: n.Prompts, Model: n.Model, Params: p, Logger: n.Logger,
+		MaxCharacters: n.MaxCharacters, MaxOutputTokens: n.MaxOutputTokens}
 }
 
 // Load returns the authored state for tick 0, else the state committed at
@@ -98,7 +101,7 @@ func (n *Narrative) Step(ctx context.Context, t *runner.Tick, s, in any) (any, e
 	}
 
 	var outputs []Outcome[MasterOutput]
-	_, err = t.Phase(ctx, runner.Phase{Name: PhaseResolution, Calls: len(n.Sim.Locations), Strategy: StrategyFallback, Final: true},
+	_, err = t.Phase(ctx, runner.Phase{Name: PhaseResolution, Calls: ov.calls(), Strategy: StrategyFallback, Final: true},
 		func(ctx context.Context) ([]runner.Call, error) {
 			o, err := ov.resolve(ctx)
 			outputs = o
@@ -132,11 +135,16 @@ func (n *Narrative) Step(ctx context.Context, t *runner.Tick, s, in any) (any, e
 	return next, nil
 }
 
-// calls are the runner's view of a phase's outcomes.
+// calls are the runner's view of a phase's outcomes: one per call, each
+// part of an entity resolved in several.
 func calls[T any](outs []Outcome[T]) []runner.Call {
-	cs := make([]runner.Call, len(outs))
-	for i, o := range outs {
-		cs[i] = runner.Call{Result: o.Call, Fallback: o.Fallback}
+	cs := make([]runner.Call, 0, len(outs))
+	for _, o := range outs {
+		if o.Parts != nil {
+			cs = append(cs, calls(o.Parts)...)
+			continue
+		}
+		cs = append(cs, runner.Call{Result: o.Call, Fallback: o.Fallback})
 	}
 	return cs
 }
@@ -258,67 +266,20 @@ func (n *Narrative) Lint() []error {
 		tooLong = append(tooLong, n.fits(req)...)
 	}
 	errs = append(errs, tooLong...)
-	if len(errs) == 0 {
-		if err := n.lintCrowd(); err != nil {
-			errs = append(errs, err)
-		}
+	if _, err := PerCall(n.MaxCharacters, n.MaxOutputTokens); err != nil {
+		errs = append(errs, err)
 	}
 	return errs
 }
 
-// lintCrowd checks the worst a run can meet: every character that can walk
-// into a location standing there at once. One resolution call must then
-// still have a schema strict mode accepts; a world where it would not is
-// refused with the limit named, before a run pays for a tick that cannot
-// finish. A world with no more characters than one call can list passes at
-// once; otherwise each location counts who can reach it, and stops counting
-// past the limit.
-func (n *Narrative) lintCrowd() error {
-	fit, err := MaxPresent()
-	if err != nil {
-		return fmt.Errorf("%w: %w", runner.ErrSchemaInvalid, err)
-	}
-	if len(n.Sim.Characters) <= fit {
-		return nil
-	}
-	from := map[string][]string{} // location -> the locations with a connection to it
-	for _, l := range n.Sim.Locations {
-		for _, c := range l.Connections {
-			from[c] = append(from[c], l.ID)
-		}
-	}
-	starting := map[string]int{} // location -> characters that start there
-	for _, c := range n.Sim.Characters {
-		starting[c.Start.Location]++
-	}
-	for _, l := range n.Sim.Locations {
-		if canGather(from, starting, l.ID, fit) <= fit {
-			continue
-		}
-		crowd := canGather(from, starting, l.ID, len(n.Sim.Characters))
-		t, _ := resolutionTemplate() // built by MaxPresent
-		return fmt.Errorf("%w: %d characters can gather in location %s, and its resolution call for them would break strict mode (%w); at most %d characters fit one call, so use fewer characters or split the world",
-			runner.ErrSchemaInvalid, crowd, l.ID, t.fits(crowd), fit)
+// Warnings are what validate says of a world that runs: a location where
+// more characters can gather than one resolution call resolves, which is
+// then resolved in several.
+func (n *Narrative) Warnings() []error {
+	if err := n.crowdWarning(n.env(n.Resolution).perCall()); err != nil {
+		return []error{err}
 	}
 	return nil
-}
-
-// canGather counts the characters whose starting location has a path to
-// location id along the connections (from maps a location to those with a
-// connection to it; starting counts who starts where), up to past limit.
-func canGather(from map[string][]string, starting map[string]int, id string, limit int) int {
-	reach := map[string]bool{id: true}
-	count := starting[id]
-	for queue := []string{id}; len(queue) > 0 && count <= limit; queue = queue[1:] {
-		for _, p := range from[queue[0]] {
-			if !reach[p] {
-				reach[p] = true
-				count += starting[p]
-				queue = append(queue, p)
-			}
-		}
-	}
-	return count
 }
 
 func ids[T any](items []T, id func(T) string) string {

@@ -69,7 +69,7 @@ func (CharacterUpdates) JSONSchema() *jsonschema.Schema {
 type MasterOutput struct {
 	Tick       int              `json:"tick" jsonschema:"minimum=1" jsonschema_description:"The tick being resolved."`
 	LocationID string           `json:"location_id" jsonschema_description:"Id of the location resolved."`
-	Characters CharacterUpdates `json:"characters" jsonschema_description:"One entry per character present, keyed by character id, each a CharacterUpdate ($defs/CharacterUpdate); each request's schema lists exactly the ids present. Empty when no one is here."`
+	Characters CharacterUpdates `json:"characters" jsonschema_description:"One entry per character the call resolves, keyed by character id, each a CharacterUpdate ($defs/CharacterUpdate); each request's schema lists exactly those ids: everyone present, or the call's group when a crowd is shared among several calls. Empty when no one is here."`
 	Location   LocationUpdate   `json:"location"`
 }
 
@@ -103,10 +103,20 @@ func IntentionSchema() json.RawMessage { return slices.Clone(intentionSchema()) 
 // pays for writing its values, not for reflecting and checking the schema; a
 // crowd past strict mode's property limit is refused before it is written.
 func ResolutionSchema(tick int, locationID string, present, reachable []string) (json.RawMessage, error) {
+	return resolutionSchema(tick, locationID, present, reachable, true)
+}
+
+// resolutionSchema is ResolutionSchema of one call of a location's crowd,
+// present being the characters it resolves; without updatesLocation (the
+// location's calls but the first), moment and description must be null.
+func resolutionSchema(tick int, locationID string, present, reachable []string, updatesLocation bool) (json.RawMessage, error) {
 	if len(present) > 0 && len(reachable) == 0 {
 		return nil, errors.New("no reachable location")
 	}
 	t, err := resolutionTemplate()
+	if !updatesLocation {
+		t, err = groupTemplate()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -165,10 +175,24 @@ const (
 	sentinelReachable = "\x00reachable"
 )
 
-var resolutionTemplate = sync.OnceValues(func() (*schemaTemplate, error) {
+var (
+	resolutionTemplate = sync.OnceValues(func() (*schemaTemplate, error) { return buildTemplate(true) })
+	// groupTemplate is the schema of a location's calls after the first,
+	// which leave its update to the first: moment and description null.
+	groupTemplate = sync.OnceValues(func() (*schemaTemplate, error) { return buildTemplate(false) })
+)
+
+func buildTemplate(updatesLocation bool) (*schemaTemplate, error) {
 	root, err := schemas.Reflect(MasterOutput{})
 	if err != nil {
 		return nil, err
+	}
+	if !updatesLocation {
+		loc := prop(root, "location")
+		loc.Description = "Left to call 1 of this location, which writes its update: both fields null."
+		for _, f := range []string{"moment", "description"} {
+			*prop(loc, f) = jsonschema.Schema{Type: "null"}
+		}
 	}
 	character, err := schemas.Reflect(CharacterUpdate{})
 	if err != nil {
@@ -182,7 +206,7 @@ var resolutionTemplate = sync.OnceValues(func() (*schemaTemplate, error) {
 	chars.Properties = jsonschema.NewProperties()
 	chars.Properties.Set(sentinelProperty, &jsonschema.Schema{}) // marshals as true
 	chars.Required, chars.Extras = []string{sentinelRequired}, nil
-	chars.Description = "One entry per character present, keyed by character id: exactly these ids, no others."
+	chars.Description = "One entry per character this call resolves, keyed by character id: exactly these ids, no others."
 
 	rootJSON, err := json.Marshal(root)
 	if err != nil {
@@ -222,7 +246,7 @@ var resolutionTemplate = sync.OnceValues(func() (*schemaTemplate, error) {
 		}
 	}
 	return &tpl, nil
-})
+}
 
 // quoted is the JSON of sentinel, in a one-value array when enum is set.
 func quoted(sentinel string, enum bool) string {

@@ -3,6 +3,7 @@ package phases
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -32,12 +33,14 @@ type overlap struct {
 	answered bool              // an intention call has succeeded: the endpoint works
 	intents  map[string]string // character -> intention (or its fallback)
 	started  []bool
-	outcomes []Outcome[MasterOutput] // read by the worker that made the call
-	logs     [][]heldRecord          // per location: its log, held until resolve
+	groups   [][]Group               // per location: its calls, one per group of its crowd
+	first    []int                   // per location: the index of its first call; then len(calls)
+	parts    []Outcome[MasterOutput] // per call: written by the worker that made it
+	logs     [][]heldRecord          // per call: its log, held until resolve
 	buildErr error
 	index    map[string]int      // location id -> index
-	asks     []map[string]string // per location started: the intentions its call carries
-	ready    chan int            // the locations started, for the workers
+	asks     []map[string]string // per location started: the intentions its calls carry
+	ready    chan int            // the calls of the locations started, for the workers
 	closed   sync.Once           // of ready
 	wg       sync.WaitGroup      // the workers
 }
@@ -48,16 +51,21 @@ func newOverlap(ctx context.Context, env Env, st *world.State, w *prompts.Snapsh
 	locs := env.Sim.Locations
 	o := &overlap{env: env, st: st, w: w, early: early, ctx: newLateContext(ctx),
 		pending: make([]int, len(locs)), fellBack: make([]bool, len(locs)), intents: make(map[string]string, len(env.Sim.Characters)),
-		started: make([]bool, len(locs)), outcomes: make([]Outcome[MasterOutput], len(locs)), logs: make([][]heldRecord, len(locs)), index: make(map[string]int, len(locs))}
+		started: make([]bool, len(locs)), groups: make([][]Group, len(locs)), first: make([]int, len(locs)+1), index: make(map[string]int, len(locs))}
+	per := env.perCall()
 	for i, l := range locs {
 		o.index[l.ID] = i
 		o.pending[i] = len(w.Present(l.ID))
+		o.groups[i] = Groups(w.Present(l.ID), per)
+		o.first[i+1] = o.first[i] + len(o.groups[i])
 	}
-	o.asks, o.ready = make([]map[string]string, len(locs)), make(chan int, len(locs))
+	n := o.first[len(locs)]
+	o.parts, o.logs = make([]Outcome[MasterOutput], n), make([][]heldRecord, n)
+	o.asks, o.ready = make([]map[string]string, len(locs)), make(chan int, n)
 	// As many workers as a batch of calls runs (twice the calls in flight,
-	// see llm.Client.Workers): a location's prompt is rendered when a
-	// worker takes it, and is ready when a slot frees.
-	for range max(1, min(workers, len(locs))) {
+	// see llm.Client.Workers): a call's prompt is rendered when a worker
+	// takes it, and is ready when a slot frees.
+	for range max(1, min(workers, n)) {
 		o.wg.Add(1)
 		go o.work()
 	}
@@ -100,20 +108,29 @@ func (o *overlap) startReady(i int) {
 	}
 }
 
-// start queues location i's call for the workers; o.mu is held.
+// start queues location i's calls for the workers; o.mu is held.
 func (o *overlap) start(i int) {
 	if o.started[i] {
 		return
 	}
 	o.started[i] = true
 	o.asks[i] = IntentionsAt(o.intents, o.w.Present(o.env.Sim.Locations[i].ID))
-	o.ready <- i // never blocks: room for every location, each queued once
+	for c := o.first[i]; c < o.first[i+1]; c++ {
+		o.ready <- c // never blocks: room for every call, each queued once
+	}
 }
 
-// work makes the calls of the locations queued, one at a time.
+// calls is how many calls the phase makes: one per location, more for a
+// crowd.
+func (o *overlap) calls() int { return len(o.parts) }
+
+// work makes the calls queued, one at a time.
 func (o *overlap) work() {
 	defer o.wg.Done()
-	for i := range o.ready {
+	for c := range o.ready {
+		i, _ := slices.BinarySearch(o.first, c+1) // the location of call c: first[i-1] <= c < first[i]
+		i--
+		g := o.groups[i][c-o.first[i]]
 		o.mu.Lock()
 		asks, failed := o.asks[i], o.buildErr != nil
 		o.mu.Unlock()
@@ -126,22 +143,23 @@ func (o *overlap) work() {
 		var held []heldRecord
 		env := o.env
 		env.Logger = slog.New(holdLog{next: o.env.logger().Handler(), held: &held})
-		req, err := ResolutionRequest(env, o.w, o.env.Sim.Locations[i], asks)
+		loc := o.env.Sim.Locations[i]
+		req, err := partRequest(env, o.w, loc, asks, g)
 		if err != nil {
 			o.mu.Lock()
 			if o.buildErr == nil {
 				o.buildErr = err
 			}
-			o.logs[i] = held
+			o.logs[c] = held
 			o.mu.Unlock()
 			o.ctx.cancel(context.Canceled)
 			continue
 		}
 		// The answer is read here, while other calls wait on the server,
 		// not after the phase, when the tick waits for it.
-		out := resolutionOutcome(o.ctx, env, o.st, o.w, o.env.Sim.Locations[i], o.env.Model.Complete(o.ctx, req))
+		out := resolutionOutcome(o.ctx, env, o.st, loc, g, o.env.Model.Complete(o.ctx, req))
 		o.mu.Lock()
-		o.outcomes[i], o.logs[i] = out, held
+		o.parts[c], o.logs[c] = out, held
 		o.mu.Unlock()
 	}
 }
@@ -174,7 +192,11 @@ func (o *overlap) resolve(pctx context.Context) ([]Outcome[MasterOutput], error)
 	if o.buildErr != nil {
 		return nil, o.buildErr
 	}
-	return o.outcomes, nil
+	outs := make([]Outcome[MasterOutput], len(o.env.Sim.Locations))
+	for i, l := range o.env.Sim.Locations {
+		outs[i] = mergeParts(o.st, l.ID, o.parts[o.first[i]:o.first[i+1]:o.first[i+1]])
+	}
+	return outs, nil
 }
 
 // stop cancels the calls still under way (the tick ends without its

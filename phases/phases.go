@@ -46,6 +46,11 @@ type Env struct {
 	Model   Batcher
 	Params  llm.Params
 	Logger  *slog.Logger
+	// MaxCharacters is the most characters one arbiter call resolves
+	// (phases.resolution.max_characters; 0: as many as MaxOutputTokens
+	// allows), MaxOutputTokens the most tokens a call may ask for
+	// (llm.max_output_tokens; 0: DefaultMaxOutputTokens). See PerCall.
+	MaxCharacters, MaxOutputTokens int
 }
 
 // Outcome is what a phase made of one entity (a character, a location): its
@@ -57,8 +62,12 @@ type Outcome[T any] struct {
 	Call     llm.Result
 	// Skipped are the parts of a usable answer that were not (an arbiter's
 	// update of one character that does not match its schema, or that is
-	// missing), reported as apply errors.
+	// missing, or whose group's call failed), reported as apply errors.
 	Skipped []ApplyError
+	// Parts are the outcomes of each call, in order, of an entity resolved
+	// in several (a location's crowd, see Groups); the fields above are
+	// then their merge, and Call is call 1's. Nil for one call.
+	Parts []Outcome[T]
 }
 
 // Values maps each outcome's entity id to its value.

@@ -1,9 +1,11 @@
 package phases
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/arbiter-sim/arbiter/llm"
@@ -21,42 +23,59 @@ func ResolutionKey(locationID string) string { return "resolution:" + locationID
 
 // ResolutionRequest builds the phase-2a request of location loc at the tick
 // after st, given the intentions of the characters there: the very request
-// a run sends (history aside, which the client adds). Its schema is
-// specialised to the location: exactly the characters present, destinations
-// limited to the location and its connections.
+// a run sends (history aside, which the client adds), or, for a crowd
+// resolved in several calls, its first (see Groups and partRequest). Its
+// schema is specialised to the location: exactly the characters the call
+// resolves, destinations limited to the location and its connections.
 func ResolutionRequest(env Env, w *prompts.Snapshot, loc *world.Location, intentions map[string]string) (llm.Request, error) {
+	return partRequest(env, w, loc, intentions, Groups(w.Present(loc.ID), env.perCall())[0])
+}
+
+// partRequest builds the request of call g of location loc: it sees the
+// whole scene and answers for g's characters; call 1 writes the location's
+// update, the others leave it null. One group is ResolutionRequest's
+// request as it was before crowds were split.
+func partRequest(env Env, w *prompts.Snapshot, loc *world.Location, intentions map[string]string, g Group) (llm.Request, error) {
 	tick := w.State().Tick + 1
 	present := w.Present(loc.ID)
 	here := IntentionsAt(intentions, present)
-	data, err := w.ResolutionData(loc.ID, here)
-	if err != nil {
-		return llm.Request{}, fmt.Errorf("resolution prompt for %s: %w", loc.ID, err)
+	key := GroupKey(loc.ID, g.Call)
+	name := loc.ID
+	if g.Calls > 1 {
+		name = fmt.Sprintf("%s (call %d of %d)", loc.ID, g.Call, g.Calls)
 	}
-	log := env.debugLogger("phase", PhaseResolution, "tick", tick, "entity", ResolutionKey(loc.ID))
+	data, err := w.ResolutionPart(loc.ID, here, g.IDs, g.Call, g.Calls)
+	if err != nil {
+		return llm.Request{}, fmt.Errorf("resolution prompt for %s: %w", name, err)
+	}
+	log := env.debugLogger("phase", PhaseResolution, "tick", tick, "entity", key)
 	if log != nil {
-		log.Debug("Phase 2a: context for "+loc.ID, "characters", present, "intentions", len(here),
-			"connections", loc.Connections)
+		args := []any{"characters", g.IDs, "intentions", len(here), "connections", loc.Connections}
+		if g.Calls > 1 {
+			args = append(args, "present", len(present))
+		}
+		log.Debug("Phase 2a: context for "+name, args...)
 	}
 	system, user, err := renderPair(env.Prompts, ResolutionSystemTemplate, ResolutionUserTemplate, data)
 	if err != nil {
 		return llm.Request{}, err
 	}
 	if log != nil {
-		log.Debug("Phase 2a: prompts rendered for "+loc.ID, "system_chars", len(system), "user_chars", len(user))
+		log.Debug("Phase 2a: prompts rendered for "+name, "system_chars", len(system), "user_chars", len(user))
 	}
-	schema, err := ResolutionSchema(tick, loc.ID, present, reachableFrom(loc))
+	schema, err := resolutionSchema(tick, loc.ID, g.IDs, reachableFrom(loc), g.Call == 1)
 	if err != nil {
-		return llm.Request{}, fmt.Errorf("%w: resolution schema for %s: %w", runner.ErrSchemaInvalid, loc.ID, err)
+		return llm.Request{}, fmt.Errorf("%w: resolution schema for %s: %w", runner.ErrSchemaInvalid, name, err)
 	}
 	accept, err := ResolutionEnvelope()
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("%w: %w", runner.ErrSchemaInvalid, err)
 	}
 	return llm.Request{
-		EntityKey:    ResolutionKey(loc.ID),
+		EntityKey:    key,
 		Phase:        PhaseResolution,
 		Tick:         tick,
-		Params:       resolutionParams(env.Params, len(present)),
+		Params:       resolutionParams(env, len(g.IDs)),
 		System:       system,
 		User:         user,
 		SchemaName:   "MasterOutput",
@@ -83,25 +102,39 @@ func Resolution(ctx context.Context, env Env, st *world.State, intentions map[st
 	return o.resolve(ctx)
 }
 
-// resolutionOutcome reads location loc's arbiter answer from its call, or
-// falls back to keeping everyone there as they are (logged as a warning).
-func resolutionOutcome(ctx context.Context, env Env, st *world.State, w *prompts.Snapshot, loc *world.Location, res llm.Result) Outcome[MasterOutput] {
+// resolutionOutcome reads the arbiter answer of call g of location loc, or
+// falls back to keeping everyone of g as they are (logged as a warning).
+// An update for someone outside g is read as any other and left to Apply,
+// which refuses one for a character elsewhere; mergeParts keeps the
+// group's own.
+func resolutionOutcome(ctx context.Context, env Env, st *world.State, loc *world.Location, g Group, res llm.Result) Outcome[MasterOutput] {
 	o := Outcome[MasterOutput]{ID: loc.ID, Call: res}
 	if o.Call.Err == nil {
 		mo, skipped, err := checkedMasterOutput(o.Call.Output, o.Call.Decoded) // Complete checked it against ResolutionEnvelope
 		o.Call.Decoded = nil
 		if err == nil {
 			o.Value = mo
-			o.Skipped = readUpdates(env, st, loc.ID, w.Present(loc.ID), &o.Value, skipped)
+			var others []ApplyError
+			if g.Calls > 1 {
+				others = outsideGroup(g, &o.Value, skipped)
+				if g.Call > 1 {
+					o.Value.Location = LocationUpdate{} // call 1's to write
+				}
+			}
+			o.Skipped = append(others, readUpdates(env, st, loc.ID, g.IDs, &o.Value, skipped)...)
 			return o
 		}
 		o.Call.Err = &llm.Error{Kind: llm.KindSchema, Attempts: o.Call.Attempts, Message: err.Error(), Err: err}
 		o.Call.Output = nil
 	}
-	o.Value, o.Fallback = Fallback(st, loc.ID, w.Present(loc.ID)), true
+	o.Value, o.Fallback = Fallback(st, loc.ID, g.IDs), true
 	if warnsFallback(ctx, o.Call.Err) {
-		env.logger().Warn(fmt.Sprintf("Phase 2a: %s fallback (%s: %v)", loc.ID, llm.KindOf(o.Call.Err), o.Call.Err),
-			"phase", PhaseResolution, "tick", st.Tick+1, "entity", ResolutionKey(loc.ID))
+		name := loc.ID
+		if g.Calls > 1 {
+			name = fmt.Sprintf("%s (call %d of %d)", loc.ID, g.Call, g.Calls)
+		}
+		env.logger().Warn(fmt.Sprintf("Phase 2a: %s fallback (%s: %v)", name, llm.KindOf(o.Call.Err), o.Call.Err),
+			"phase", PhaseResolution, "tick", st.Tick+1, "entity", GroupKey(loc.ID, g.Call))
 	}
 	return o
 }
@@ -129,6 +162,27 @@ func readUpdates(env Env, st *world.State, locationID string, present []string, 
 			Reason: "no update from the arbiter; kept as is (fallback)"})
 		env.logger().Warn(fmt.Sprintf("Phase 2a: %s: no update for %s, fallback", locationID, id),
 			"phase", PhaseResolution, "tick", mo.Tick, "entity", ResolutionKey(locationID))
+	}
+	return errs
+}
+
+// outsideGroup drops from an answer of call g of a location the updates,
+// valid or skipped, of characters outside g (the other calls resolve
+// them; a server that does not enforce the schema may answer for them),
+// and reports each.
+func outsideGroup(g Group, mo *MasterOutput, skipped map[string]error) []ApplyError {
+	var errs []ApplyError
+	for _, id := range sortedKeys(mo.Characters) {
+		if _, in := slices.BinarySearch(g.IDs, id); !in {
+			delete(mo.Characters, id)
+			errs = append(errs, ApplyError{Tick: mo.Tick, LocationID: mo.LocationID, CharacterID: id,
+				Reason: fmt.Sprintf("update skipped: call %d of %d of this location does not resolve this character", g.Call, g.Calls)})
+		}
+	}
+	for _, id := range sortedKeys(skipped) {
+		if _, in := slices.BinarySearch(g.IDs, id); !in {
+			delete(skipped, id)
+		}
 	}
 	return errs
 }
@@ -166,11 +220,14 @@ func Fallback(st *world.State, locationID string, present []string) MasterOutput
 	}
 }
 
-// resolutionParams raises max_tokens for a crowded location so the answer
-// fits: about 300 tokens of frame plus 250 per character present (the string
-// bounds of MasterOutput, see output.go). A configured value above that stays.
-func resolutionParams(p llm.Params, present int) llm.Params {
-	p.MaxTokens = max(p.MaxTokens, ResolutionTokens(present))
+// resolutionParams raises max_tokens for a crowded call so the answer
+// fits: about 300 tokens of frame plus 250 per character it resolves (the
+// string bounds of MasterOutput, see output.go). A configured value above
+// that stays; no call asks for more than the env's MaxOutputTokens (groups
+// are cut so that their answers fit it, see PerCall).
+func resolutionParams(env Env, n int) llm.Params {
+	p := env.Params
+	p.MaxTokens = min(max(p.MaxTokens, ResolutionTokens(n)), cmp.Or(env.MaxOutputTokens, DefaultMaxOutputTokens))
 	return p
 }
 

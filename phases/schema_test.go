@@ -1,6 +1,7 @@
 package phases
 
 import (
+	"encoding/json"
 	"flag"
 	"testing"
 
@@ -52,6 +53,26 @@ func TestSchemasStrict(t *testing.T) {
 		t.Parallel()
 		b, err := ResolutionSchema(3, "common", []string{"ada", "bo"}, []string{"common", "cellar"})
 		check(t, b, err)
+	})
+	t.Run("ResolutionSchema/call 2 of a crowd", func(t *testing.T) {
+		t.Parallel()
+		b, err := resolutionSchema(3, "common", []string{"cy"}, []string{"common", "cellar"}, false)
+		check(t, b, err)
+		var s struct {
+			Properties struct {
+				Location struct {
+					Properties map[string]map[string]any `json:"properties"`
+				} `json:"location"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"moment", "description"} {
+			if got := s.Properties.Location.Properties[f]["type"]; got != "null" {
+				t.Errorf("location.%s of a call after the first: type %v, want null (call 1 writes it)", f, got)
+			}
+		}
 	})
 	t.Run("ResolutionSchema/empty", func(t *testing.T) {
 		t.Parallel()

@@ -56,6 +56,12 @@ type Settings struct {
 	// Context is the model's context window in tokens (0: unknown): a
 	// narrative's first-tick calls must fit it.
 	Context int
+	// MaxOutputTokens is the most tokens a call may ask the model to write
+	// (llm.max_output_tokens; 0: the kind's default), MaxCharacters the
+	// most characters one narrative resolution call resolves
+	// (phases.resolution.max_characters; 0: as many as MaxOutputTokens
+	// allows).
+	MaxOutputTokens, MaxCharacters int
 	// People are the seats people take at the terminal (arbiter play) over
 	// their configured seats; a model client is built for a game only when
 	// another seat is a model.
@@ -153,7 +159,17 @@ func Validate(dir string, set Settings) (sim *world.Simulation, problems, warnin
 	if _, err := s.Kind.Saved(dir); err != nil {
 		return s.Sim, []error{err}, warnings
 	}
+	if w, ok := s.Kind.(Warner); ok {
+		warnings = append(warnings, w.Warnings()...)
+	}
 	return s.Sim, nil, warnings
+}
+
+// Warner is a Kind with warnings of its own about a simulation that
+// validates (a narrative's location that may need several resolution
+// calls): validate lists them after the files' own.
+type Warner interface {
+	Warnings() []error
 }
 
 // Access says what Open may do.
