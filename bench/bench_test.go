@@ -14,8 +14,12 @@ import (
 //
 //	go test -run '^$' -bench Tick -benchtime 5x ./bench
 func BenchmarkTick(b *testing.B) {
-	for _, s := range []Shape{{100, 10}, {1000, 100}} {
-		b.Run(fmt.Sprintf("characters=%d/locations=%d", s.Characters, s.Locations), func(b *testing.B) {
+	for _, s := range []Shape{{Characters: 100, Locations: 10}, {Characters: 1000, Locations: 100}, {Characters: 1000, Locations: 100, Connected: true}} {
+		name := fmt.Sprintf("characters=%d/locations=%d", s.Characters, s.Locations)
+		if s.Connected {
+			name += "/connected"
+		}
+		b.Run(name, func(b *testing.B) {
 			o := testOptions(b, s, b.N)
 			o.Server.Latency, o.Server.Concurrency, o.Client.Concurrency = 50*time.Millisecond, 64, 64
 			o.timer = b

@@ -11,20 +11,27 @@ import (
 )
 
 // RegionCharacters is the most characters the generator puts in one region
-// of connected locations. Every character of a region can walk to any of its
-// locations, and the engine refuses a world where more characters can gather
-// in one location than one strict resolution schema holds (about 990); so a
-// world larger than this is written as regions that do not connect, each as
-// large as the limit allows with room to spare.
+// of connected locations, unless the shape is Connected. The engine once
+// refused a world where more characters could gather in one location than
+// one strict resolution schema holds (about 990), so worlds were written as
+// regions of 500 that do not connect; it now resolves such a crowd in
+// several calls, and the regions stay the default so that the figures
+// measured before keep their meaning.
 const RegionCharacters = 500
 
 // Shape is the size of a generated world.
 type Shape struct {
 	Characters int `json:"characters"`
 	Locations  int `json:"locations"`
+	// Connected writes the world as one region, whatever its size: every
+	// character can walk into every location (`arbiter bench --connected`).
+	Connected bool `json:"connected,omitempty"`
 }
 
 func (s Shape) String() string {
+	if s.Connected {
+		return fmt.Sprintf("%d characters in %d connected locations", s.Characters, s.Locations)
+	}
 	return fmt.Sprintf("%d characters in %d locations", s.Characters, s.Locations)
 }
 
@@ -44,6 +51,9 @@ func (s Shape) Check() error {
 // Regions is how many regions of connected locations the generator splits
 // a world of this shape into: one when all its characters fit one region.
 func (s Shape) Regions() int {
+	if s.Connected {
+		return 1
+	}
 	n := (s.Characters + RegionCharacters - 1) / RegionCharacters
 	return max(1, min(n, s.Locations))
 }

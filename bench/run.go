@@ -34,6 +34,9 @@ type Options struct {
 	// Concurrency the client concurrency of the main world.
 	Client                llm.Config
 	Intention, Resolution llm.Params
+	// MaxCharacters and MaxOutputTokens bound each resolution call
+	// (session.Settings).
+	MaxCharacters, MaxOutputTokens int
 
 	// Sizes are further worlds, run SizeTicks ticks each, from which the
 	// cost exponent is fitted.
@@ -150,7 +153,7 @@ func (o *Options) seqShape() Shape {
 		return s
 	}
 	f := float64(o.SeqBudget) / (calls * float64(o.Server.Latency))
-	return Shape{Characters: max(1, int(float64(s.Characters)*f)), Locations: max(1, int(float64(s.Locations)*f))}
+	return Shape{Characters: max(1, int(float64(s.Characters)*f)), Locations: max(1, int(float64(s.Locations)*f)), Connected: s.Connected}
 }
 
 func (o *Options) progress(format string, args ...any) {
@@ -227,6 +230,9 @@ func (w *World) measure(ctx context.Context, o *Options, child *Child, simDir st
 		Intention:  o.Intention,
 		Resolution: o.Resolution,
 		Logger:     o.Logger,
+
+		MaxCharacters:   o.MaxCharacters,
+		MaxOutputTokens: o.MaxOutputTokens,
 		OnTick: func(t runner.TickReport) {
 			if db == nil {
 				var err error

@@ -17,8 +17,8 @@ import (
 // written: this is the harness working, not a timing.
 func TestRunMeasuresEveryFigure(t *testing.T) {
 	t.Parallel()
-	o := testOptions(t, Shape{30, 5}, 3)
-	o.Sizes, o.SizeTicks, o.SeqTicks = []Shape{{20, 4}, {40, 8}}, 1, 1
+	o := testOptions(t, Shape{Characters: 30, Locations: 5}, 3)
+	o.Sizes, o.SizeTicks, o.SeqTicks = []Shape{{Characters: 20, Locations: 4}, {Characters: 40, Locations: 8}}, 1, 1
 	var progress []string
 	o.Progress = func(s string) { progress = append(progress, s) }
 	rep, err := Run(context.Background(), o)
@@ -89,7 +89,7 @@ func TestRunMeasuresEveryFigure(t *testing.T) {
 // client waits them out (Retry-After), and the report counts them.
 func TestRunCountsRateLimits(t *testing.T) {
 	t.Parallel()
-	o := testOptions(t, Shape{6, 1}, 1)
+	o := testOptions(t, Shape{Characters: 6, Locations: 1}, 1)
 	o.Server.RPM = 120 // 2 a second, in bursts of 2
 	o.Client.RateLimitWaits = 20
 	rep, err := Run(context.Background(), o)
@@ -115,28 +115,28 @@ func TestRunCountsRateLimits(t *testing.T) {
 	}
 }
 
-// TestRunReportsAWorldThatFails: a world the engine refuses, and one stopped
-// by the world timeout, are reported with what went wrong; their targets
-// are not measured.
+// TestRunCrowdInOneLocation: a world whose 1,001 characters all stand in
+// one location, which the engine refused before crowds were split, runs:
+// its location is resolved in 16 calls of at most 64 characters.
+func TestRunCrowdInOneLocation(t *testing.T) {
+	t.Parallel()
+	o := testOptions(t, Shape{Characters: 1001, Locations: 1}, 1)
+	rep, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := rep.Main; m.Ticks != 1 || m.Error != "" || m.Calls != 1001+16 {
+		t.Errorf("main world: error %q, ticks %d, calls %d; want 1 tick of 1,017 calls", m.Error, m.Ticks, m.Calls)
+	}
+}
+
+// TestRunReportsAWorldThatFails: a world stopped by the world timeout is
+// reported with what went wrong; its targets are not measured.
 func TestRunReportsAWorldThatFails(t *testing.T) {
 	t.Parallel()
-	t.Run("refused", func(t *testing.T) {
-		t.Parallel()
-		o := testOptions(t, Shape{1001, 1}, 1) // all in one location: past one schema
-		rep, err := Run(context.Background(), o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m := rep.Main; m.Ticks != 0 || !strings.Contains(m.Error, "open:") || !strings.Contains(m.Error, "strict mode") {
-			t.Errorf("main world error %q, ticks %d", m.Error, m.Ticks)
-		}
-		if rep.Targets[0].Status != NotMeasured {
-			t.Errorf("T/T* target %+v, want not measured", rep.Targets[0])
-		}
-	})
 	t.Run("timeout", func(t *testing.T) {
 		t.Parallel()
-		o := testOptions(t, Shape{4, 2}, 50)
+		o := testOptions(t, Shape{Characters: 4, Locations: 2}, 50)
 		o.Server.Latency, o.WorldTimeout = 100*time.Millisecond, 700*time.Millisecond
 		rep, err := Run(context.Background(), o)
 		if err != nil {
@@ -158,7 +158,7 @@ func TestRunReportsAWorldThatFails(t *testing.T) {
 
 func TestOptionsCheck(t *testing.T) {
 	t.Parallel()
-	base := testOptions(t, Shape{10, 2}, 1)
+	base := testOptions(t, Shape{Characters: 10, Locations: 2}, 1)
 	for _, tc := range []struct {
 		name string
 		edit func(*Options)
@@ -172,8 +172,8 @@ func TestOptionsCheck(t *testing.T) {
 		{"rpm", func(o *Options) { o.Server.RPM = -1 }, "rpm must not be negative"},
 		{"client concurrency", func(o *Options) { o.Client.Concurrency = 0 }, "client concurrency"},
 		{"depth", func(o *Options) { o.Client.Depth = -1 }, "depth must not be negative"},
-		{"sizes", func(o *Options) { o.Sizes, o.SizeTicks = []Shape{{5, 0}}, 1 }, "sizes: a world needs at least 1 location"},
-		{"size ticks", func(o *Options) { o.Sizes = []Shape{{5, 1}} }, "size ticks must be at least 1"},
+		{"sizes", func(o *Options) { o.Sizes, o.SizeTicks = []Shape{{Characters: 5, Locations: 0}}, 1 }, "sizes: a world needs at least 1 location"},
+		{"size ticks", func(o *Options) { o.Sizes = []Shape{{Characters: 5, Locations: 1}} }, "size ticks must be at least 1"},
 		{"sequential ticks", func(o *Options) { o.SeqTicks = -1 }, "sequential ticks"},
 		{"world timeout", func(o *Options) { o.WorldTimeout = -1 }, "world timeout"},
 	} {
@@ -196,8 +196,8 @@ func TestOptionsCheck(t *testing.T) {
 
 func TestSeqShape(t *testing.T) {
 	t.Parallel()
-	o := Options{Shape: Shape{10_000, 1_000}, Server: ServerConfig{Latency: 50 * time.Millisecond}, SeqBudget: time.Minute}
-	if got := o.seqShape(); got != (Shape{1090, 109}) {
+	o := Options{Shape: Shape{Characters: 10_000, Locations: 1_000}, Server: ServerConfig{Latency: 50 * time.Millisecond}, SeqBudget: time.Minute}
+	if got := o.seqShape(); got != (Shape{Characters: 1090, Locations: 109}) {
 		t.Errorf("seqShape() = %s, want 1090 characters in 109 locations (a minute of 50 ms calls)", got)
 	}
 	o.SeqBudget = time.Hour
@@ -241,10 +241,10 @@ func TestIdeal(t *testing.T) {
 		c    int
 		want time.Duration
 	}{
-		{Shape{10_000, 1_000}, 64, (157 + 16) * 50 * time.Millisecond},
-		{Shape{64, 64}, 64, 2 * 50 * time.Millisecond},
-		{Shape{65, 1}, 64, 3 * 50 * time.Millisecond},
-		{Shape{1, 1}, 0, 0},
+		{Shape{Characters: 10_000, Locations: 1_000}, 64, (157 + 16) * 50 * time.Millisecond},
+		{Shape{Characters: 64, Locations: 64}, 64, 2 * 50 * time.Millisecond},
+		{Shape{Characters: 65, Locations: 1}, 64, 3 * 50 * time.Millisecond},
+		{Shape{Characters: 1, Locations: 1}, 0, 0},
 	} {
 		if got := Ideal(tc.s, tc.c, 50*time.Millisecond); got != tc.want {
 			t.Errorf("Ideal(%s, C=%d) = %s, want %s", tc.s, tc.c, got, tc.want)
@@ -270,7 +270,7 @@ func TestSharedPrefixErrors(t *testing.T) {
 func TestProfiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	o := testOptions(t, Shape{20, 4}, 2)
+	o := testOptions(t, Shape{Characters: 20, Locations: 4}, 2)
 	o.CPUProfile, o.HeapProfile = filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "heap.prof")
 	rep, err := Run(context.Background(), o)
 	if err != nil || rep.Main.Error != "" {
@@ -282,12 +282,12 @@ func TestProfiles(t *testing.T) {
 			t.Errorf("%s: %d bytes, %v; want a gzipped pprof profile", p, len(b), err)
 		}
 	}
-	o = testOptions(t, Shape{20, 4}, 1)
+	o = testOptions(t, Shape{Characters: 20, Locations: 4}, 1)
 	o.CPUProfile = filepath.Join(dir, "no", "cpu.prof")
 	if rep, err := Run(context.Background(), o); err != nil || !strings.Contains(rep.Main.Error, "cpu profile") {
 		t.Errorf("an unwritable cpu profile: %v, main world error %q", err, rep.Main.Error)
 	}
-	o = testOptions(t, Shape{20, 4}, 1)
+	o = testOptions(t, Shape{Characters: 20, Locations: 4}, 1)
 	o.HeapProfile = filepath.Join(dir, "no", "heap.prof")
 	if rep, err := Run(context.Background(), o); err != nil || !strings.Contains(rep.Main.Error, "heap profile") {
 		t.Errorf("an unwritable heap profile: %v, main world error %q", err, rep.Main.Error)

@@ -30,7 +30,7 @@ func goodMain() *World {
 }
 
 func size(n int, cpuPerTick time.Duration, growth int64) *World {
-	return &World{Role: "size", Shape: Shape{n, n / 10}, Ticks: 5, CPU: 5 * cpuPerTick, Tick: time.Second,
+	return &World{Role: "size", Shape: Shape{Characters: n, Locations: n / 10}, Ticks: 5, CPU: 5 * cpuPerTick, Tick: time.Second,
 		DBAfter: []int64{growth, 2 * growth, 3 * growth, 4 * growth, 5 * growth}, DBGrowth: growth}
 }
 
@@ -87,7 +87,7 @@ func TestTargets(t *testing.T) {
 	}
 
 	other := goodMain()
-	other.Shape = Shape{100, 10}
+	other.Shape = Shape{Characters: 100, Locations: 10}
 	r = report(other)
 	if !strings.Contains(r.Targets[0].Figure, "the target is stated for 10000 characters in 1000 locations") {
 		t.Errorf("a run at other settings does not say so: %q", r.Targets[0].Figure)
@@ -100,7 +100,7 @@ func TestWriteMarkdownStatesEachTarget(t *testing.T) {
 	bad.Ratio = 1.7
 	r := report(bad, size(100, time.Millisecond, 500e3), size(1000, 10*time.Millisecond, 0))
 	r.Command = "arbiter bench --sizes 100,1000"
-	r.Sequential = &Sequential{World: &World{Role: "sequential", Shape: Shape{1090, 109}, Ticks: 1, Calls: 1199, Wall: time.Minute}, PerCall: 50 * time.Millisecond, SpeedUp: 61.3}
+	r.Sequential = &Sequential{World: &World{Role: "sequential", Shape: Shape{Characters: 1090, Locations: 109}, Ticks: 1, Calls: 1199, Wall: time.Minute}, PerCall: 50 * time.Millisecond, SpeedUp: 61.3}
 	r.Main.Wall, r.Main.Error = 3*time.Minute, "run: interrupted"
 	var b bytes.Buffer
 	if err := WriteMarkdown(&b, r); err != nil {

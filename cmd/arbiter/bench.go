@@ -27,6 +27,7 @@ type BenchOptions struct {
 	Config  *Config
 
 	Characters, Locations, Ticks int
+	Connected                    bool // one region: every character can reach every location
 	Latency                      time.Duration
 	Tail                         string
 	ServerConcurrency, RPM       int
@@ -66,7 +67,7 @@ JSON) and writes it to -o. Worlds are written in a temporary folder and removed.
 			if err := opts.check(sizes); err != nil {
 				return err
 			}
-			cfg, err := g.loadConfig(cmd.Flags(), benchFlags)
+			cfg, err := loadConfig(g.configFile, cmd.Flags(), benchFlags)
 			if err != nil {
 				return err
 			}
@@ -88,6 +89,7 @@ JSON) and writes it to -o. Worlds are written in a temporary folder and removed.
 	f := cmd.Flags()
 	f.IntVar(&opts.Characters, "characters", 10_000, "characters of the main world")
 	f.IntVar(&opts.Locations, "locations", 1_000, "locations of the main world")
+	f.BoolVar(&opts.Connected, "connected", false, "generate connected worlds: every character can walk into every location (default: regions of 500 characters that do not connect)")
 	f.IntVarP(&opts.Ticks, "ticks", "n", 20, "ticks of the main world (the prompt figure needs 20)")
 	f.DurationVar(&opts.Latency, "latency", 50*time.Millisecond, "the stand-in server's latency per call (L; the mean with a tail)")
 	f.StringVar(&opts.Tail, "tail", bench.TailFixed, "latency distribution: "+strings.Join(bench.Tails, ", "))
@@ -138,7 +140,7 @@ func (o *BenchOptions) check(sizes []string) error {
 	bad(o.SeqTicks >= 0, "--sequential-ticks must not be negative, got %d", o.SeqTicks)
 	bad(o.SeqBudget >= 0, "--sequential-budget must not be negative, got %s", o.SeqBudget)
 	bad(o.WorldTimeout >= 0, "--world-timeout must not be negative, got %s", o.WorldTimeout)
-	main := bench.Shape{Characters: o.Characters, Locations: o.Locations}
+	main := bench.Shape{Characters: o.Characters, Locations: o.Locations, Connected: o.Connected}
 	if err := main.Check(); err != nil && o.Characters >= 1 && o.Locations >= 1 {
 		problems = append(problems, "--characters/--locations: "+err.Error())
 	}
@@ -182,7 +184,7 @@ func parseSize(s string, main bench.Shape) (bench.Shape, error) {
 	if !pair && main.Characters > 0 {
 		locs = max(1, int(int64(chars)*int64(main.Locations)/int64(main.Characters)))
 	}
-	shape := bench.Shape{Characters: chars, Locations: locs}
+	shape := bench.Shape{Characters: chars, Locations: locs, Connected: main.Connected}
 	if err := shape.Check(); err != nil {
 		return bench.Shape{}, fmt.Errorf("--sizes %q: %v", s, err)
 	}
@@ -214,7 +216,7 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		client.Concurrency = opts.ServerConcurrency
 	}
 	o := bench.Options{
-		Shape:        bench.Shape{Characters: opts.Characters, Locations: opts.Locations},
+		Shape:        bench.Shape{Characters: opts.Characters, Locations: opts.Locations, Connected: opts.Connected},
 		Ticks:        opts.Ticks,
 		Server:       bench.ServerConfig{Latency: opts.Latency, Tail: opts.Tail, Concurrency: opts.ServerConcurrency, RPM: opts.RPM, Seed: opts.Seed},
 		Client:       client,
