@@ -161,11 +161,11 @@ func TestBenchRuns(t *testing.T) {
 // written fails it naming the file; `bench serve` run by hand says it is
 // not meant to be.
 func TestBenchFailures(t *testing.T) {
-	opts, _, output := benchOptions(t, 1001, 1) // all in one location: past one schema
-	opts.SeqTicks = 0
+	opts, _, output := benchOptions(t, 1001, 1) // all in one location: 16 resolution calls, more than the timeout allows
+	opts.SeqTicks, opts.WorldTimeout = 0, time.Millisecond
 	err := runBench(context.Background(), opts)
 	if err == nil || exitCode(err) != ExitError || !strings.Contains(err.Error(), "committed no tick") {
-		t.Errorf("a world the engine refuses: %v", err)
+		t.Errorf("a world that commits no tick: %v", err)
 	}
 	if out, _ := output(); !strings.Contains(out, "| main | 1001 / 1 (1) | 0 |") {
 		t.Errorf("the report of what was measured is not printed:\n%s", out)
