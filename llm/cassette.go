@@ -13,6 +13,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,6 +59,7 @@ type Cassette struct {
 	session int      // record: the number of this recording run in the file
 	werr    error    // record: the first failed write
 	queues  map[string][]*cassetteEntry
+	models  []string // replay: the models the recorded requests asked, sorted
 }
 
 // maxCassetteLine bounds one line of a cassette, a request and its answer.
@@ -163,7 +166,22 @@ func ReplayCassette(path string, live bool) (*Cassette, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cassette{path: path, replay: true, live: live, queues: queue(entries)}, nil
+	return &Cassette{path: path, replay: true, live: live, queues: queue(entries), models: recordedModels(entries)}, nil
+}
+
+// recordedModels lists the models the requests of entries asked, each once.
+func recordedModels(entries []*cassetteEntry) []string {
+	var models []string
+	for _, e := range entries {
+		var req struct {
+			Model string `json:"model"`
+		}
+		if json.Unmarshal(e.Request, &req) == nil && req.Model != "" && !slices.Contains(models, req.Model) {
+			models = append(models, req.Model)
+		}
+	}
+	slices.Sort(models)
+	return models
 }
 
 // regularOrAbsent reports whether path exists, and refuses a folder, a
@@ -368,10 +386,16 @@ func (c *Cassette) miss(key string, who callSite, cr openai.ChatCompletionReques
 	if who.Phase != "" {
 		what += " (phase " + who.Phase + ")"
 	}
+	hint := "the run asked what the recorded run did not (changed files, prompts, settings or model?); record again, or replay with --replay-missing live to ask the endpoint"
+	if len(c.models) > 0 && !slices.Contains(c.models, cr.Model) {
+		// The likeliest miss of all: the same run under another model.
+		hint = fmt.Sprintf("the cassette was recorded with model %s, not %s: replay with --model %s (or ARBITER_LLM_MODEL=%s), or record again",
+			strings.Join(c.models, ", "), cr.Model, c.models[0], c.models[0])
+	}
 	return &Error{Kind: KindCassette,
 		Message: fmt.Sprintf("cassette %s has no recorded answer for %s: request %s, model %s, %d messages",
 			c.path, what, key[:12], cr.Model, len(cr.Messages)),
-		Hint: "the run asked what the recorded run did not (changed files, prompts, settings or model?); record again, or replay with --replay-missing live to ask the endpoint"}
+		Hint: hint}
 }
 
 // keptError is e as a cassette keeps it.

@@ -22,6 +22,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/arbiter-sim/arbiter/internal/filelock"
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/manifest"
@@ -30,6 +32,22 @@ import (
 	"github.com/arbiter-sim/arbiter/store"
 	"github.com/arbiter-sim/arbiter/world"
 )
+
+// kindNamed is the kind dir's simulation.yaml names, read leniently (the
+// file need not load otherwise); "" when it names none.
+func kindNamed(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "simulation.yaml"))
+	if err != nil {
+		return ""
+	}
+	var head struct {
+		Kind string `yaml:"kind"`
+	}
+	if yaml.Unmarshal(b, &head) != nil || head.Kind == "" {
+		return world.KindNarrative
+	}
+	return head.Kind
+}
 
 // Settings are what the commands' configuration decides for a session.
 type Settings struct {
@@ -428,12 +446,18 @@ func (s *Session) Status(ctx context.Context) (*Status, error) {
 
 // Reset deletes the run state of the simulation in dir (state.db, and a
 // chronicle.json not imported yet); the authored files are kept. It takes
-// the simulation's lock and returns the paths it deleted.
+// the simulation's lock and returns the paths it deleted. It needs only
+// the folder: files that no longer load (an edit gone wrong, a newer
+// version's keys) do not keep a person from starting over.
 func Reset(dir string) ([]string, error) {
-	sim, err := readers().Load(dir)
-	if err != nil {
-		return nil, &InputError{Err: err}
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return nil, &InputError{Err: fmt.Errorf("%s: no such simulation folder", dir)}
+	case !fi.IsDir():
+		return nil, &InputError{Err: fmt.Errorf("%s: not a folder (reset takes a simulation's folder)", dir)}
 	}
+	kind := kindNamed(dir)
 	unlock, err := filelock.TryLock(dir)
 	if errors.Is(err, filelock.ErrLocked) {
 		return nil, fmt.Errorf("%s is %w", dir, ErrInUse)
@@ -451,7 +475,7 @@ func Reset(dir string) ([]string, error) {
 		}
 		deleted = append(deleted, StatePath(dir))
 	}
-	o, _ := opener(sim.Kind)
+	o, _ := opener(kind)
 	for _, name := range o.RunFiles {
 		path := filepath.Join(dir, name)
 		if _, err := os.Stat(path); err == nil {

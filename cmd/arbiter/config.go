@@ -178,6 +178,9 @@ const OpenAIBaseURL = "https://api.openai.com/v1"
 // ErrNoEndpoint says exactly how to configure a model endpoint.
 var ErrNoEndpoint = errors.New(`no model endpoint configured.
   For OpenAI:        export OPENAI_API_KEY=sk-...   (https://platform.openai.com/api-keys)
+  With no key, the local model scripts/demo.sh uses (from the arbiter repository;
+  it builds Ollama once, a few minutes, and stops with scripts/local-model.sh stop):
+                     eval "$(scripts/local-model.sh start)"
   For a local server (Ollama, vLLM, llama.cpp), point at its OpenAI-compatible URL:
                      export OPENAI_BASE_URL=http://127.0.0.1:11434/v1   (Ollama's default)
                      and pick a model it serves: export ARBITER_LLM_MODEL=llama3.2

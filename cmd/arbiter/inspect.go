@@ -88,9 +88,9 @@ func writeStatus(io *IOStreams, s *session.Status) error {
 		}
 	}
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "\ncalls by\tcalls\tfailed\tprompt\tcompletion\tcached\tlatency")
+	fmt.Fprintln(tw, "\ncalls by\tcalls\tfailed\tprompt\tcompletion\tcached\tlatency (per call)")
 	for _, u := range append(slices.Clone(s.ByPhase), s.ByEntity...) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%dms\n", u.Key, u.Calls, u.FailedCalls, u.PromptTokens, u.CompletionTokens, u.CachedTokens, u.LatencyMS)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\n", u.Key, u.Calls, u.FailedCalls, u.PromptTokens, u.CompletionTokens, u.CachedTokens, latency(u.LatencyMS, u.Calls))
 	}
 	return tw.Flush()
 }
@@ -166,11 +166,15 @@ func newResetCmd(io *IOStreams, g *globals, runF func(context.Context, *ResetOpt
 func runReset(opts *ResetOptions) error {
 	deleted, err := session.Reset(opts.Dir)
 	if ex := opts.Globals.exporter(); ex != nil {
-		// What was deleted is said even when a later deletion failed.
-		if deleted == nil {
-			deleted = []string{}
+		if err != nil && len(deleted) == 0 {
+			return err // nothing done: the error alone, no document saying so
 		}
-		if werr := ex.Write(opts.IO, map[string]any{"simulation": opts.Dir, "deleted": deleted}); err == nil {
+		// What was deleted is said even when a later deletion failed.
+		doc := map[string]any{"simulation": opts.Dir, "deleted": append([]string{}, deleted...)}
+		if err != nil {
+			doc["error"] = err.Error()
+		}
+		if werr := ex.Write(opts.IO, doc); err == nil {
 			err = werr
 		}
 		return err

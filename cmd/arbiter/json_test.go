@@ -101,6 +101,8 @@ func TestEveryCommandExportsOneJSONDocument(t *testing.T) {
 		{"validate", "", []string{"validate", sim}},
 		{"validate a game", "", []string{"validate", conq}},
 		{"reset", "", []string{"reset", other}},
+		{"report", "", []string{"report", sim, "-o", filepath.Join(t.TempDir(), "r.html")}},
+		{"version", "", []string{"version"}},
 		{"schemas generate", "", []string{"schemas", "generate", "--dir", schemaDir}},
 		{"schemas check", "", []string{"schemas", "check", "--dir", schemaDir}},
 		{"config show", "", []string{"config", "show"}},

@@ -30,12 +30,16 @@ moment and each character's intentions and memory entries, each character's
 path across locations as a chart, the model calls per phase and tick (tokens,
 latency, failed calls, fallbacks) as plots; for conquest and the duel the
 board after every turn and each player's errors; for a chronicle its timeline.
-The file is replaced whole or not at all; -o - writes the page to stdout.`,
+The file is replaced whole or not at all; -o - writes the page to stdout.
+With --json, what was written: {"path", "bytes", "ticks"} (not with -o -).`,
 		Example: "  arbiter report simulations/demo-sim -o report.html",
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Output == "" {
 				return usageErrorf("-o: say where to write the page (-o report.html, or -o - for stdout)")
+			}
+			if opts.Output == "-" && g.json {
+				return usageErrorf("--json with -o -: stdout holds the page; write it to a file (-o report.html) to have --json say what was written")
 			}
 			opts.Dir = args[0]
 			if runF != nil {
@@ -75,12 +79,22 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 	if err != nil {
 		return err
 	}
+	if ex := opts.Globals.exporter(); ex != nil {
+		return ex.Write(opts.IO, reportWritten{Path: opts.Output, Bytes: size, Ticks: rep.LastTick})
+	}
 	unit := "tick"
 	if rep.Kind != "narrative" {
 		unit = "turn"
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "wrote %s (%s, %s)\n", opts.Output, plural(rep.LastTick, unit), byteSize(size))
 	return nil
+}
+
+// reportWritten is what report --json says of the page it wrote.
+type reportWritten struct {
+	Path  string `json:"path"`
+	Bytes int    `json:"bytes"`
+	Ticks int    `json:"ticks"` // the ticks (or turns) the page shows
 }
 
 // checkOutput refuses, before any work, a path that cannot take a file:

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/arbiter-sim/arbiter/manifest"
 )
 
 // globals are the flags every command shares.
@@ -116,6 +118,8 @@ turn commits whole to the simulation's state.db, or not at all.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.Version = versionLine(manifest.ReadBuild())
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
 	root.PersistentFlags().StringVar(&g.configFile, "config", "", "config file (default ./config.yaml when present; env ARBITER_CONFIG)")
@@ -135,6 +139,7 @@ turn commits whole to the simulation's state.db, or not at all.`,
 		newChatCmd(io, g, nil),
 		newPlayCmd(io, g, nil), newArenaCmd(io, g, nil),
 		newDoctorCmd(io, g), newBenchCmd(io, g, nil),
+		newVersionCmd(io, g),
 	)
 	root.AddCommand(newKindCmds(io, g)...)
 	for _, c := range root.Commands() {

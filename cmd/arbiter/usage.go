@@ -104,13 +104,13 @@ func writeUsage(io *IOStreams, rep *session.UsageReport) error {
 	costs := slices.ContainsFunc(rep.ByPhase, func(l session.UsageLine) bool { return l.CostUSD != nil })
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	section := func(title string, lines []session.UsageLine, key func(session.UsageLine) string) {
-		fmt.Fprintf(tw, "\n%s\tcalls\tfailed\tprompt\tcompletion\tcached\tlatency", title)
+		fmt.Fprintf(tw, "\n%s\tcalls\tfailed\tprompt\tcompletion\tcached\tlatency (per call)", title)
 		if costs {
 			fmt.Fprint(tw, "\tcost")
 		}
 		fmt.Fprintln(tw)
 		for _, l := range lines {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%dms", key(l), l.Calls, l.FailedCalls, l.PromptTokens, l.CompletionTokens, l.CachedTokens, l.LatencyMS)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s", key(l), l.Calls, l.FailedCalls, l.PromptTokens, l.CompletionTokens, l.CachedTokens, latency(l.LatencyMS, l.Calls))
 			if costs {
 				fmt.Fprintf(tw, "\t%s", costText(l.CostUSD))
 			}
@@ -122,6 +122,15 @@ func writeUsage(io *IOStreams, rep *session.UsageReport) error {
 	section("entity", rep.ByEntity, func(l session.UsageLine) string { return l.Key })
 	section("tick", rep.ByTick, func(l session.UsageLine) string { return strconv.Itoa(l.Tick) })
 	return tw.Flush()
+}
+
+// latency is the time calls took, in seconds: in all, and per call, e.g.
+// "338.0s (0.92s)"; summed milliseconds (337951ms) read as nothing.
+func latency(totalMS int64, calls int) string {
+	if calls == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1fs (%.2fs)", float64(totalMS)/1000, float64(totalMS)/1000/float64(calls))
 }
 
 func costText(c *float64) string {

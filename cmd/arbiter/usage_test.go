@@ -88,7 +88,7 @@ prices:
 	}
 	_, out, _ = arbiter(t, "usage", sim, "--config", cfg)
 	total := fmt.Sprintf("cost $%.4f\n", intention+resolution)
-	if !strings.Contains(out, total) || !strings.Contains(out, "latency  cost\n") || strings.Contains(out, "unknown") || strings.Contains(out, "no price") ||
+	if !strings.Contains(out, total) || !strings.Contains(out, "latency (per call)  cost\n") || strings.Contains(out, "unknown") || strings.Contains(out, "no price") ||
 		strings.Contains(out, "other-1") {
 		t.Errorf("usage with prices lacks %q and a cost column, or names the configured model no call used:\n%s", total, out)
 	}

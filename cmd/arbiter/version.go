@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arbiter-sim/arbiter/manifest"
+)
+
+// versionLine is the build of the running binary in one line: its module
+// version, the revision it was built from (and whether the work tree had
+// changes), and the Go it was built with.
+func versionLine(b manifest.Build) string {
+	line := "arbiter " + b.Version
+	if b.Revision != "" {
+		line += " revision " + b.Revision
+		if b.Modified {
+			line += " (with uncommitted changes)"
+		}
+	}
+	return line + " " + b.Go
+}
+
+func newVersionCmd(io *IOStreams, g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the build of arbiter: version, revision, Go (--version too)",
+		Args:  exactArgs(0),
+		RunE: func(*cobra.Command, []string) error {
+			b := manifest.ReadBuild()
+			if ex := g.exporter(); ex != nil {
+				return ex.Write(io, b)
+			}
+			_, err := fmt.Fprintln(io.Out, versionLine(b))
+			return err
+		},
+	}
+}
