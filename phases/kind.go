@@ -25,7 +25,7 @@ func init() {
 // paid for.
 func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (session.Kind, error) {
 	n := &Narrative{Sim: sim, Prompts: pr, Intention: set.Intention, Resolution: set.Resolution, Logger: set.Logger, Context: set.Context,
-		MaxCharacters: set.MaxCharacters, MaxOutputTokens: set.MaxOutputTokens}
+		MaxCharacters: set.MaxCharacters, MaxOutputTokens: set.MaxOutputTokens, Lockstep: set.Lockstep}
 	if errs := n.Lint(); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}

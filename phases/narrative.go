@@ -38,6 +38,11 @@ type Narrative struct {
 	Context int
 	// MaxCharacters and MaxOutputTokens bound each resolution call (Env).
 	MaxCharacters, MaxOutputTokens int
+	// Lockstep plays every location's tick together, as the world did
+	// before out-of-order ticks (ahead.go); for comparison.
+	Lockstep bool
+
+	ahead ahead
 
 	stateSize atomic.Int64 // bytes of the last state encoded, to size the next
 }
@@ -79,19 +84,17 @@ func (n *Narrative) Step(ctx context.Context, t *runner.Tick, s, in any) (any, e
 	}
 	st := s.(*world.State)
 	rec := t.Record
-	w := prompts.NewSnapshot(n.Sim, st)
-	// A location's arbiter starts once its characters' intentions are in,
-	// unless a budget is checked before each phase (no resolution call may
-	// then be made before the resolution phase's check).
-	ov := newOverlap(ctx, n.env(n.Resolution), st, w, !t.Budgeted(), n.Model.Workers())
-	defer ov.stop()
+	// Out of order or in lockstep (ahead.go); the runner sees the same.
+	plan := n.plan(ctx, t, st)
+	var next *world.State
+	defer func() { plan.end(next) }()
 
 	var outs []Outcome[string]
 	_, err := t.Phase(ctx, runner.Phase{Name: PhaseIntention, Calls: len(n.Sim.Characters), Strategy: StrategyFallback},
 		func(ctx context.Context) ([]runner.Call, error) {
-			o, err := intentions(ctx, n.env(n.Intention), st, w, ov.arrived)
+			o, err := plan.intentions(ctx)
 			outs = o
-			return calls(o), err
+			return plan.calls(calls(o)), err
 		})
 	if err != nil {
 		return nil, err
@@ -101,11 +104,11 @@ func (n *Narrative) Step(ctx context.Context, t *runner.Tick, s, in any) (any, e
 	}
 
 	var outputs []Outcome[MasterOutput]
-	_, err = t.Phase(ctx, runner.Phase{Name: PhaseResolution, Calls: ov.calls(), Strategy: StrategyFallback, Final: true},
+	_, err = t.Phase(ctx, runner.Phase{Name: PhaseResolution, Calls: plan.resolutions(), Strategy: StrategyFallback, Final: true},
 		func(ctx context.Context) ([]runner.Call, error) {
-			o, err := ov.resolve(ctx)
+			o, err := plan.resolve(ctx)
 			outputs = o
-			return calls(o), err
+			return plan.calls(calls(o)), err
 		})
 	if err != nil {
 		return nil, err
@@ -119,11 +122,11 @@ func (n *Narrative) Step(ctx context.Context, t *runner.Tick, s, in any) (any, e
 	}
 
 	t.Enter(runner.StateApply)
-	var applyErrs []ApplyError
+	var applyErrs, worldErrs []ApplyError
 	for _, o := range outputs {
 		applyErrs = append(applyErrs, o.Skipped...)
 	}
-	next, worldErrs := Apply(n.Sim, st, Values(outputs))
+	next, worldErrs = Apply(n.Sim, st, Values(outputs))
 	applyErrs = append(applyErrs, worldErrs...)
 	for _, ae := range applyErrs {
 		// The reason says whether the update was skipped or fell back;

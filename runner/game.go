@@ -49,3 +49,13 @@ func (e *refused) Is(target error) bool { return target == ErrRefused }
 type Ender interface {
 	Over(state any) (over bool, how string)
 }
+
+// Ahead is a Game that may start work of the ticks after the one it plays
+// before that tick commits (a narrative location starting its next tick
+// as soon as its neighbourhood has resolved this one). Such work is held
+// in memory and never stored by the kind; Run calls DropAhead when it
+// stops, for whatever reason, and the work not played is dropped: after a
+// crash or a stop, a resumed run asks for it again.
+type Ahead interface {
+	DropAhead()
+}

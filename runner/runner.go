@@ -360,6 +360,9 @@ func (r *Runner) Run(ctx context.Context, n int) (*Report, error) {
 		}
 		_, stop = r.step(ctx, nil, target)
 	}
+	if a, ok := r.Game.(Ahead); ok {
+		a.DropAhead() // nothing past the last tick played is of use
+	}
 	if err := r.awaitCommit(ctx); err != nil {
 		stop = err // the tick before the stop is not stored: that is what the run ended on
 	}

@@ -26,6 +26,12 @@ type Call struct {
 	Result    llm.Result
 	Fallback  bool
 	Recovered bool
+	// Remembered is set when the kind has already put the call's exchange
+	// in the client's history: a kind that works ahead of the tick being
+	// played (a narrative's out-of-order ticks) does so as soon as the
+	// entity's next call may need it, before the tick commits. The runner
+	// then stores the exchange with the tick but does not add it again.
+	Remembered bool
 }
 
 // Phase describes one phase of model calls of a tick.
@@ -92,6 +98,10 @@ func (t *Tick) Enter(state string) { t.emit(stateEntry(t.N, state)) }
 // Budgeted reports whether a token or cost budget is checked before each
 // phase: a kind then makes no call of a phase before that phase begins.
 func (t *Tick) Budgeted() bool { return t.r.Config.TokenBudget > 0 || t.r.Config.MaxCost > 0 }
+
+// Last is the last tick the run in progress will play (the tick itself
+// for a turn): a kind that works ahead stops there.
+func (t *Tick) Last() int { return t.target }
 
 // Log is the runner's logger, for what a kind logs during a tick.
 func (t *Tick) Log() *slog.Logger { return t.r.logger() }
@@ -234,16 +244,19 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 
 // complete fills the tick's record for its commit: the kind's encoding of
 // the step from r.state to next, then the calls, their exchanges and the
-// events. It returns the tick's report and the calls' results.
+// events. It returns the tick's report and the results of the calls whose
+// exchanges are not in the history yet (see Call.Remembered).
 func (t *Tick) complete(next any) (*TickReport, []llm.Result, error) {
 	rec := t.Record
 	if err := t.r.Game.Encode(rec, t.r.state, next); err != nil {
 		return nil, nil, fmt.Errorf("encode tick %d: %w", t.N, err)
 	}
 	tr := &TickReport{Tick: t.N, ApplyErrors: len(rec.ApplyErrors)}
-	results := make([]llm.Result, len(t.calls))
-	for i, c := range t.calls {
-		results[i] = c.Result
+	results := make([]llm.Result, 0, len(t.calls)) // those whose exchange enters the history at commit
+	for _, c := range t.calls {
+		if !c.Remembered {
+			results = append(results, c.Result)
+		}
 		rec.Calls = append(rec.Calls, callRecord(c))
 		tr.add(c)
 		if ex, ok := c.Result.Exchange(); ok {

@@ -80,6 +80,10 @@ type Settings struct {
 	// (phases.resolution.max_characters; 0: as many as MaxOutputTokens
 	// allows).
 	MaxOutputTokens, MaxCharacters int
+	// Lockstep plays a narrative's locations tick by tick together rather
+	// than out of order (each as soon as its neighbourhood allows), for
+	// comparison: the ticks are the same either way.
+	Lockstep bool
 	// People are the seats people take at the terminal (arbiter play) over
 	// their configured seats; a model client is built for a game only when
 	// another seat is a model.

@@ -99,12 +99,14 @@ const perTick = 11
 
 // startHeldInTick2 starts `arbiter run demo-sim --ticks 3` as a real process
 // against a model that answers tick 1 and holds every call of tick 2, and
-// returns once tick 2 is in flight.
+// returns once tick 2 is in flight. A call's tick is read from its prompt:
+// out of order, a location's first call of tick 2 may come before another
+// location's last of tick 1.
 func startHeldInTick2(t *testing.T) (sim string, cmd *exec.Cmd, stdout, stderr *watchedOutput) {
 	t.Helper()
 	inFlight := make(chan struct{}, 1)
 	srv := fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
-		if c.N > perTick {
+		if promptTick(c) > 1 {
 			select {
 			case inFlight <- struct{}{}:
 			default:

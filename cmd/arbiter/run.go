@@ -47,6 +47,9 @@ type RunOptions struct {
 	// Cassette records the run's model calls, or answers them from a
 	// recording (--record, --replay).
 	Cassette CassetteOptions
+	// Lockstep plays a narrative's locations tick by tick together
+	// instead of out of order, for comparison (--lockstep).
+	Lockstep bool
 }
 
 func newRunCmd(io *IOStreams, g *globals, runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -74,6 +77,7 @@ func newRunCmd(io *IOStreams, g *globals, runF func(context.Context, *RunOptions
 		},
 	}
 	cmd.Flags().IntVarP(&opts.Ticks, "ticks", "n", 1, "ticks to run")
+	cmd.Flags().BoolVar(&opts.Lockstep, "lockstep", false, "narrative: every location plays each tick with the whole world, not as soon as its neighbours allow (same ticks, for comparison)")
 	addLLMFlags(cmd)
 	addCassetteFlags(cmd, &opts.Cassette)
 	return cmd
@@ -88,6 +92,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 		return err
 	}
 	set.Logger = g.logger(io)
+	set.Lockstep = opts.Lockstep
 	if g.verbose > 0 {
 		set.OnEvent = func(ev runner.Event) { fmt.Fprintln(io.ErrOut, ev.String()) }
 	}

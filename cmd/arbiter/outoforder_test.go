@@ -1,0 +1,260 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/arbiter-sim/arbiter/bench"
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
+)
+
+// TestOutOfOrderTicksAreLockstepTicks runs one world with movement three
+// ways, in lockstep, out of order (the default) and out of order in two
+// runs, against a stand-in model whose every answer (and latency) is a
+// function of the whole request, history included: any prompt, history or
+// schema that differed would change the answers from there on. The exports
+// of every tick are the same byte for byte, and the out-of-order runs did
+// start ticks before the one before had ended, so the comparison is not
+// between two lockstep runs.
+func TestOutOfOrderTicksAreLockstepTicks(t *testing.T) {
+	cleanEnv(t)
+	m := &determinedModel{}
+	fakeModel(t, m.answer)
+	const ticks = 6
+	worlds := map[string]string{}
+	for _, name := range []string{"lockstep", "ooo", "ooo-resumed"} {
+		dir := filepath.Join(t.TempDir(), name)
+		if err := bench.Generate(dir, bench.Shape{Characters: 48, Locations: 16}, 3); err != nil {
+			t.Fatal(err)
+		}
+		worlds[name] = dir
+	}
+	run := func(name string, args ...string) {
+		t.Helper()
+		m.start(name)
+		code, _, errOut := arbiter(t, append([]string{"run", worlds[name], "--concurrency", "6"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%s: run %v: exit %d\n%s", name, args, code, errOut)
+		}
+	}
+	run("lockstep", "--ticks", strconv.Itoa(ticks), "--lockstep")
+	run("ooo", "--ticks", strconv.Itoa(ticks))
+	run("ooo-resumed", "--ticks", "2")
+	run("ooo-resumed", "--ticks", strconv.Itoa(ticks-2))
+
+	moved := false
+	for tick := 1; tick <= ticks; tick++ {
+		var want string
+		for _, name := range []string{"lockstep", "ooo", "ooo-resumed"} {
+			code, out, errOut := arbiter(t, "export", worlds[name], "--format", "json", "--tick", strconv.Itoa(tick))
+			if code != 0 {
+				t.Fatalf("%s: export --tick %d: exit %d\n%s", name, tick, code, errOut)
+			}
+			if name == "lockstep" {
+				want = out
+				moved = moved || movedAt(t, out)
+				continue
+			}
+			if out != want {
+				t.Errorf("tick %d: %s export differs from lockstep's:\n%s\nlockstep:\n%s", tick, name, out, want)
+			}
+		}
+	}
+	if !moved {
+		t.Error("no character moved: the comparison says nothing about moves")
+	}
+	if n := m.aheadOf("lockstep"); n != 0 {
+		t.Errorf("lockstep: %d calls of a tick arrived before the tick before had all its calls made", n)
+	}
+	if n := m.aheadOf("ooo"); n == 0 {
+		t.Error("out of order: no call of a tick arrived before the tick before was over; nothing ran out of order")
+	} else {
+		t.Logf("out of order: %d calls arrived before the tick before had all its calls answered", n)
+	}
+}
+
+// movedAt reports whether some character of an exported state is not where
+// it started, by its generated start (character i starts in location i mod
+// 16).
+func movedAt(t *testing.T, export string) bool {
+	t.Helper()
+	var st struct {
+		Characters map[string]struct {
+			Location string `json:"location"`
+		} `json:"characters"`
+	}
+	if err := json.Unmarshal([]byte(export), &st); err != nil {
+		t.Fatal(err)
+	}
+	for id, c := range st.Characters {
+		i, _ := strconv.Atoi(strings.TrimPrefix(id, "c"))
+		if c.Location != fmt.Sprintf("l%02d", i%16) {
+			return true
+		}
+	}
+	return false
+}
+
+// determinedModel answers each call from a hash of its whole request (every
+// message, the schema) and takes a latency drawn from that hash, 1-12 ms,
+// one call in eight 40 ms, so that ticks overlap out of order. It notes,
+// per run, when each tick's calls arrive and are answered.
+type determinedModel struct {
+	mu    sync.Mutex
+	run   string
+	spans map[string]map[int]*span // run -> tick -> its calls
+}
+
+type span struct {
+	firstArrival, lastAnswer time.Time
+	calls                    int
+}
+
+func (m *determinedModel) start(run string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.run = run
+	if m.spans == nil {
+		m.spans = map[string]map[int]*span{}
+	}
+	if m.spans[run] == nil {
+		m.spans[run] = map[int]*span{}
+	}
+}
+
+// aheadOf counts the calls of a run that arrived while a call of the tick
+// before was still to be answered: the run's ticks overlapped.
+func (m *determinedModel) aheadOf(run string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for tick, s := range m.spans[run] {
+		if before := m.spans[run][tick-1]; before != nil && s.firstArrival.Before(before.lastAnswer) {
+			n += s.calls
+		}
+	}
+	return n
+}
+
+var tickLine = regexp.MustCompile(`(?m)^(?:Tick|Resolve tick) (\d+)`)
+
+// promptTick is the tick a narrative call is for, as its prompt says
+// (both default user prompts begin "Tick N"); 0 when it says none.
+func promptTick(c *openaitest.Call) int {
+	m := tickLine.FindStringSubmatch(c.LastUserMessage())
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+func (m *determinedModel) answer(c *openaitest.Call) openaitest.Reply {
+	h := sha256.New()
+	for _, msg := range c.Messages() {
+		fmt.Fprintf(h, "%s\x00%s\x00", msg.Role, msg.Content)
+	}
+	h.Write(c.Schema())
+	sum := h.Sum(nil)
+	pick := func(salt, n int) int {
+		return int(binary.BigEndian.Uint64(sum[(salt%4)*8:]) >> (salt / 4) % uint64(n))
+	}
+	delay := time.Duration(1+pick(0, 12)) * time.Millisecond
+	if pick(1, 8) == 0 {
+		delay = 40 * time.Millisecond
+	}
+	tick := promptTick(c)
+	m.mu.Lock()
+	s := m.spans[m.run][tick]
+	if s == nil {
+		s = &span{firstArrival: time.Now()}
+		m.spans[m.run][tick] = s
+	}
+	s.calls++
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		if end := time.Now().Add(delay); end.After(s.lastAnswer) {
+			s.lastAnswer = end
+		}
+		m.mu.Unlock()
+	}()
+	tag := fmt.Sprintf("%x", sum[:6])
+	if c.SchemaName() == "IntentionResponse" {
+		return openaitest.JSON(map[string]string{"intention": "I try the plan marked " + tag + "."}).WithDelay(delay)
+	}
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Defs       map[string]json.RawMessage `json:"$defs"`
+	}
+	if err := json.Unmarshal(c.Schema(), &schema); err != nil {
+		return openaitest.Status(400, "invalid_request_error", "", err.Error())
+	}
+	one := func(raw json.RawMessage) any {
+		var p struct {
+			Const any   `json:"const"`
+			Enum  []any `json:"enum"`
+		}
+		json.Unmarshal(raw, &p)
+		if p.Const != nil {
+			return p.Const
+		}
+		if len(p.Enum) > 0 {
+			return p.Enum[0]
+		}
+		return nil
+	}
+	var chars struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	json.Unmarshal(schema.Properties["characters"], &chars)
+	updates := map[string]any{}
+	i := 2
+	for _, id := range sortedIDs(chars.Properties) {
+		var node struct {
+			Ref        string                     `json:"$ref"`
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		json.Unmarshal(chars.Properties[id], &node)
+		if node.Ref != "" {
+			json.Unmarshal(schema.Defs[strings.TrimPrefix(node.Ref, "#/$defs/")], &node)
+		}
+		var where struct {
+			Enum []string `json:"enum"`
+		}
+		json.Unmarshal(node.Properties["location"], &where)
+		if len(where.Enum) == 0 {
+			return openaitest.Status(400, "invalid_request_error", "", "characters."+id+" has no location enum")
+		}
+		i++
+		dest := where.Enum[pick(i, len(where.Enum))]
+		updates[id] = map[string]any{
+			"location":        dest,
+			"internal_state":  "Thinking over " + tag + ".",
+			"external_intent": "Off to " + dest + " (" + tag + ").",
+			"memory_entry":    fmt.Sprintf("In %v at tick %v: %s.", one(schema.Properties["location_id"]), one(schema.Properties["tick"]), tag),
+		}
+	}
+	moment := "The hour of " + tag + "."
+	return openaitest.JSON(map[string]any{
+		"tick":        one(schema.Properties["tick"]),
+		"location_id": one(schema.Properties["location_id"]),
+		"characters":  updates,
+		"location":    map[string]any{"moment": moment, "description": nil},
+	}).WithDelay(delay)
+}
+
+func sortedIDs(m map[string]json.RawMessage) []string {
+	return slices.Sorted(maps.Keys(m))
+}
