@@ -101,3 +101,73 @@ func TestPhase2aRealLLM(t *testing.T) {
 		}
 	})
 }
+
+// TestPhase2aRealLLMCrowdSplit: with max_characters 1, each location of
+// demo-sim holding two characters is resolved in two calls on the real
+// model; every character gets its update from its own call, the location's
+// update comes from call 1, and the tick applies.
+func TestPhase2aRealLLMCrowdSplit(t *testing.T) {
+	url, key, model := localmodel.ForTest(t)
+	sim, err := world.Load("../simulations/demo-sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := prompts.New(sim.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := llm.DefaultConfig()
+	cfg.BaseURL, cfg.APIKey, cfg.Timeout = url, key, 3*time.Minute
+	client, err := llm.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := sim.InitialState()
+	intentions := map[string]string{}
+	for id, cs := range st.Characters {
+		intentions[id] = cs.ExternalIntent
+	}
+	env := Env{Sim: sim, Prompts: pr, Model: client, Params: llm.Params{Model: model, Temperature: 0.7, MaxTokens: 1000},
+		MaxCharacters: 1, MaxOutputTokens: 1000}
+	res, err := Resolution(context.Background(), env, st, intentions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	split := 0
+	for _, o := range res {
+		present := st.CharactersAt(o.ID)
+		if len(present) > 1 {
+			split++
+			if len(o.Parts) != len(present) {
+				t.Errorf("%s: %d characters resolved in %d calls, want one call each", o.ID, len(present), len(o.Parts))
+			}
+		}
+		parts := o.Parts
+		if parts == nil {
+			parts = []Outcome[MasterOutput]{o}
+		}
+		for _, p := range parts {
+			c := p.Call
+			t.Logf("%s: attempts %d repairs %d err %v usage %+v max_tokens %d latency %s", c.Request.EntityKey, c.Attempts, c.Repairs, c.Err, c.Usage,
+				c.Request.Params.MaxTokens, c.Latency.Round(time.Millisecond))
+			if c.Request.Params.MaxTokens > 1000 {
+				t.Errorf("%s asks for %d output tokens, more than llm.max_output_tokens 1000", c.Request.EntityKey, c.Request.Params.MaxTokens)
+			}
+			if p.Fallback {
+				t.Errorf("%s fell back: %v", c.Request.EntityKey, c.Err)
+			}
+		}
+		for _, e := range o.Skipped {
+			t.Errorf("%s: %v", o.ID, e)
+		}
+		if len(o.Value.Characters) != len(present) {
+			t.Errorf("%s: %d updates for %d present", o.ID, len(o.Value.Characters), len(present))
+		}
+	}
+	if split < 1 {
+		t.Fatal("no location of demo-sim holds two characters: nothing was split")
+	}
+	if _, errs := Apply(sim, st, Values(res)); len(errs) != 0 {
+		t.Errorf("apply rejected updates: %v", errs)
+	}
+}

@@ -216,22 +216,25 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		client.Concurrency = opts.ServerConcurrency
 	}
 	o := bench.Options{
-		Shape:        bench.Shape{Characters: opts.Characters, Locations: opts.Locations, Connected: opts.Connected},
-		Ticks:        opts.Ticks,
-		Server:       bench.ServerConfig{Latency: opts.Latency, Tail: opts.Tail, Concurrency: opts.ServerConcurrency, RPM: opts.RPM, Seed: opts.Seed},
-		Client:       client,
-		Intention:    cfg.params(cfg.Phases.Intention),
-		Resolution:   cfg.params(cfg.Phases.Resolution),
-		Sizes:        opts.Sizes,
-		SizeTicks:    opts.SizeTicks,
-		SeqTicks:     opts.SeqTicks,
-		SeqBudget:    opts.SeqBudget,
-		WorldTimeout: opts.WorldTimeout,
-		Seed:         opts.Seed,
-		Launcher:     opts.Launcher,
-		CPUProfile:   opts.CPUProfile,
-		HeapProfile:  opts.HeapProfile,
-		Logger:       g.logger(io),
+		Shape:      bench.Shape{Characters: opts.Characters, Locations: opts.Locations, Connected: opts.Connected},
+		Ticks:      opts.Ticks,
+		Server:     bench.ServerConfig{Latency: opts.Latency, Tail: opts.Tail, Concurrency: opts.ServerConcurrency, RPM: opts.RPM, Seed: opts.Seed},
+		Client:     client,
+		Intention:  cfg.params(cfg.Phases.Intention),
+		Resolution: cfg.params(cfg.Phases.Resolution.PhaseConfig),
+
+		MaxCharacters:   cfg.Phases.Resolution.MaxCharacters,
+		MaxOutputTokens: cfg.LLM.MaxOutputTokens,
+		Sizes:           opts.Sizes,
+		SizeTicks:       opts.SizeTicks,
+		SeqTicks:        opts.SeqTicks,
+		SeqBudget:       opts.SeqBudget,
+		WorldTimeout:    opts.WorldTimeout,
+		Seed:            opts.Seed,
+		Launcher:        opts.Launcher,
+		CPUProfile:      opts.CPUProfile,
+		HeapProfile:     opts.HeapProfile,
+		Logger:          g.logger(io),
 	}
 	if io.ErrTTY || g.verbose > 0 {
 		o.Progress = func(s string) { fmt.Fprintln(io.ErrOut, "bench: "+s) }

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/phases"
 	"github.com/arbiter-sim/arbiter/runner"
 )
 
@@ -89,6 +90,9 @@ type LLMConfig struct {
 	// ContextTokens is the model's context window in tokens (0: unknown);
 	// validate and run refuse a call that would not fit it.
 	ContextTokens int `mapstructure:"context_tokens" yaml:"context_tokens" json:"context_tokens"`
+	// MaxOutputTokens is the most tokens any call may ask the model to
+	// write (its max_tokens); a crowd's resolution is cut to fit it.
+	MaxOutputTokens int `mapstructure:"max_output_tokens" yaml:"max_output_tokens" json:"max_output_tokens"`
 }
 
 // MarshalJSON writes durations as strings ("60s"), as the text view does.
@@ -104,8 +108,16 @@ func (c LLMConfig) MarshalJSON() ([]byte, error) {
 
 // PhasesConfig holds the model settings of each phase.
 type PhasesConfig struct {
-	Intention  PhaseConfig `mapstructure:"intention" yaml:"intention" json:"intention"`
-	Resolution PhaseConfig `mapstructure:"resolution" yaml:"resolution" json:"resolution"`
+	Intention  PhaseConfig      `mapstructure:"intention" yaml:"intention" json:"intention"`
+	Resolution ResolutionConfig `mapstructure:"resolution" yaml:"resolution" json:"resolution"`
+}
+
+// ResolutionConfig is phase 2a's model settings and how many characters
+// one arbiter call resolves (0: as many as llm.max_output_tokens allows);
+// a location with more present is resolved in several calls.
+type ResolutionConfig struct {
+	PhaseConfig   `mapstructure:",squash" yaml:",inline"`
+	MaxCharacters int `mapstructure:"max_characters" yaml:"max_characters" json:"max_characters"`
 }
 
 // PhaseConfig is one phase's model settings; an empty model means llm.model.
@@ -170,6 +182,11 @@ var defaults = map[string]any{
 	"run.token_budget":              0,
 	"run.max_cost":                  0.0,
 	"prices":                        []any{},
+
+	// A crowd's resolution: the output budget of every call, and how many
+	// characters one arbiter call resolves (0: as many as that budget allows).
+	"llm.max_output_tokens":            phases.DefaultMaxOutputTokens,
+	"phases.resolution.max_characters": 0,
 }
 
 // OpenAIBaseURL is used when an API key is set and no base URL is.
@@ -312,10 +329,13 @@ func (c *Config) validate() error {
 			errs = append(errs, fmt.Errorf("config %w", e))
 		}
 	}
-	for name, p := range map[string]PhaseConfig{"phases.intention": c.Phases.Intention, "phases.resolution": c.Phases.Resolution, "chronicle": c.Chronicle.PhaseConfig, "games": c.Games.PhaseConfig} {
+	for name, p := range map[string]PhaseConfig{"phases.intention": c.Phases.Intention, "phases.resolution": c.Phases.Resolution.PhaseConfig, "chronicle": c.Chronicle.PhaseConfig, "games": c.Games.PhaseConfig} {
 		check(p.Temperature >= 0 && p.Temperature <= 2, "config %s.temperature: must be within 0..2, got %g", name, p.Temperature)
 		check(p.MaxTokens > 0, "config %s.max_tokens: must be positive, got %d", name, p.MaxTokens)
+		check(p.MaxTokens <= c.LLM.MaxOutputTokens || c.LLM.MaxOutputTokens <= 0, "config %s.max_tokens: %d is more than llm.max_output_tokens %d", name, p.MaxTokens, c.LLM.MaxOutputTokens)
 	}
+	check(c.LLM.MaxOutputTokens > 0, "config llm.max_output_tokens: must be positive, got %d", c.LLM.MaxOutputTokens)
+	check(c.Phases.Resolution.MaxCharacters >= 0, "config phases.resolution.max_characters: must not be negative (0: as many as llm.max_output_tokens allows), got %d", c.Phases.Resolution.MaxCharacters)
 	check(c.Chronicle.Window >= 0, "config chronicle.window: must not be negative, got %d", c.Chronicle.Window)
 	check(c.LLM.ContextTokens >= 0, "config llm.context_tokens: must not be negative, got %d", c.LLM.ContextTokens)
 	check(c.Run.PhaseTimeout >= 0, "config run.phase_timeout: must not be negative")

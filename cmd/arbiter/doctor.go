@@ -55,7 +55,7 @@ tool_calls?). Exit 0 when the endpoint can run simulations, 3 when it cannot.`,
 			if err != nil {
 				return usageError(err)
 			}
-			rep := runDoctor(cmd.Context(), client, llm.RedactURL(ccfg.BaseURL), cfg.params(cfg.Phases.Resolution))
+			rep := runDoctor(cmd.Context(), client, llm.RedactURL(ccfg.BaseURL), cfg.params(cfg.Phases.Resolution.PhaseConfig))
 			if ex := g.exporter(); ex != nil {
 				if err := ex.Write(io, rep); err != nil {
 					return err

@@ -13,13 +13,16 @@ func (c *Config) settings(withClient bool, command string) (session.Settings, er
 	s := session.Settings{
 		Depth:      c.LLM.Depth,
 		Intention:  c.params(c.Phases.Intention),
-		Resolution: c.params(c.Phases.Resolution),
+		Resolution: c.params(c.Phases.Resolution.PhaseConfig),
 		Chat:       c.params(c.Chronicle.PhaseConfig),
 		Window:     c.Chronicle.Window,
 		Context:    c.LLM.ContextTokens,
-		Game:       c.params(c.Games.PhaseConfig),
-		ForceShape: c.Games.ForceToolShape,
-		Command:    command,
+
+		MaxOutputTokens: c.LLM.MaxOutputTokens,
+		MaxCharacters:   c.Phases.Resolution.MaxCharacters,
+		Game:            c.params(c.Games.PhaseConfig),
+		ForceShape:      c.Games.ForceToolShape,
+		Command:         command,
 		Run: runner.Config{PhaseTimeout: c.Run.PhaseTimeout, TokenBudget: c.Run.TokenBudget,
 			MaxCost: c.Run.MaxCost, Prices: c.prices(), PhaseModel: c.phaseModel},
 	}

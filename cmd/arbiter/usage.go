@@ -75,7 +75,7 @@ func (c *Config) phaseModel(phase string) string {
 	case "intention":
 		p = c.Phases.Intention
 	case "resolution":
-		p = c.Phases.Resolution
+		p = c.Phases.Resolution.PhaseConfig
 	case "chat":
 		p = c.Chronicle.PhaseConfig
 	case "orders", "build", "charges":

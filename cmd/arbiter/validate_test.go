@@ -191,3 +191,34 @@ func TestRunWarnsOnce(t *testing.T) {
 		t.Error("run with no characters created state.db")
 	}
 }
+
+// TestValidateWarnsOfACrowdResolvedInSeveralCalls: a world where more
+// characters can gather in one location than one resolution call resolves
+// is not refused; validate warns, naming the location, the limit and its
+// key, and passes. A max_characters past the output budget is refused.
+func TestValidateWarnsOfACrowdResolvedInSeveralCalls(t *testing.T) {
+	cleanEnv(t)
+	dir := gameCopy(t, "demo-sim") // 6 characters, every location reachable from every other
+	t.Setenv("ARBITER_PHASES_RESOLUTION_MAX_CHARACTERS", "2")
+	code, out, errOut := arbiter(t, "validate", dir)
+	if code != 0 || !strings.Contains(out, "warning: 6 characters can gather in location ") ||
+		!strings.Contains(out, "more than one resolution call resolves (2, phases.resolution.max_characters") ||
+		!strings.Contains(out, "resolved in up to 3 calls a tick") || !strings.Contains(out, "ok: demo-sim (6 characters, 5 locations, 1 warning)") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+
+	t.Setenv("ARBITER_PHASES_RESOLUTION_MAX_CHARACTERS", "100")
+	t.Setenv("ARBITER_LLM_MAX_OUTPUT_TOKENS", "4096")
+	t.Setenv("ARBITER_PHASES_RESOLUTION_MAX_TOKENS", "2048")
+	code, out, errOut = arbiter(t, "validate", dir)
+	if code == 0 || !strings.Contains(out+errOut, "phases.resolution.max_characters 100: an answer for that many may take 25300 tokens, more than llm.max_output_tokens 4096") {
+		t.Errorf("max_characters past the budget: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+
+	t.Setenv("ARBITER_PHASES_RESOLUTION_MAX_CHARACTERS", "0")
+	t.Setenv("ARBITER_PHASES_RESOLUTION_MAX_TOKENS", "8000")
+	code, out, errOut = arbiter(t, "validate", dir)
+	if code == 0 || !strings.Contains(out+errOut, "config phases.resolution.max_tokens: 8000 is more than llm.max_output_tokens 4096") {
+		t.Errorf("max_tokens past llm.max_output_tokens: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
