@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -35,8 +34,9 @@ func newArenaCmd(io *IOStreams, g *globals, runF func(context.Context, *ArenaOpt
 	cmd := &cobra.Command{
 		Use:   "arena <game-simulation-dir | conquest | duel> --seats model,bot --games 20 --seed 1",
 		Short: "Play seeded games of conquest or the duel between seat configurations and compare them",
-		Long: `arena plays --games games of a conquest or duel simulation (or of
-simulations/conquest-demo / simulations/duel-demo when given conquest or duel),
+		Long: `arena plays --games games of a conquest or duel simulation (or, given
+conquest or duel, of the settings of simulations/conquest-demo or
+simulations/duel-demo, built into arbiter: it works from any folder),
 with seeds --seed, --seed+1, ..., in parallel, each on a run state of its own
 that is removed afterwards; the simulation's own state.db is not touched.
 --seats lists the seats in player order (model,bot: p1 a model, p2 the bot),
@@ -71,21 +71,30 @@ turn, model calls per turn (a conquest seat's tool iterations), failed calls
 
 func runArena(ctx context.Context, opts *ArenaOptions) error {
 	io, g := opts.IO, opts.Globals
-	dir := opts.Dir
-	if (dir == "conquest" || dir == "duel") && !isDir(dir) {
-		dir = filepath.Join("simulations", dir+"-demo")
-	}
 	set, err := opts.Config.settings(false, "arena")
 	if err != nil {
 		return err
 	}
-	s, err := session.Load(dir, set)
+	// A folder is played as it is; a kind's name that is no folder here is
+	// its demo built into arbiter, whatever the working folder.
+	var s *session.Session
+	if isDir(opts.Dir) {
+		s, err = session.Load(opts.Dir, set)
+	} else {
+		var done func()
+		var demo bool
+		if s, done, demo, err = session.LoadDemo(opts.Dir, set); demo && err == nil {
+			defer done()
+		} else if !demo {
+			s, err = session.Load(opts.Dir, set) // says what is missing
+		}
+	}
 	if err != nil {
 		return err
 	}
-	kind, ok := s.Kind.(arena.Game)
-	if !ok {
-		return usageErrorf("%s is a %s simulation: an arena plays conquest or duel", dir, s.Sim.Kind)
+	kind, err := s.ArenaGame()
+	if err != nil {
+		return err
 	}
 	seats, err := parseSeats(opts.Seats, kind.Players())
 	if err != nil {

@@ -115,3 +115,18 @@ func TestUsageLatencyInSeconds(t *testing.T) {
 		t.Errorf("usage: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestArenaShorthandFromAnyFolder: `arena conquest` and `arena duel` play
+// the built-in demos from a folder that holds no simulations/.
+func TestArenaShorthandFromAnyFolder(t *testing.T) {
+	cleanEnv(t) // the working folder is an empty temp folder
+	for _, kind := range []string{"conquest", "duel"} {
+		code, out, errOut := arbiter(t, "arena", kind, "--games", "2", "--seats", "bot,bot")
+		if code != 0 || !strings.HasPrefix(out, kind+"-demo arena ("+kind+"): 2 games") {
+			t.Errorf("arena %s: exit %d\n%s%s", kind, code, out, errOut)
+		}
+	}
+	if code, _, errOut := arbiter(t, "arena", "narrative"); code != ExitUsage {
+		t.Errorf("arena narrative (no demo, no folder): exit %d, want %d\n%s", code, ExitUsage, errOut)
+	}
+}
