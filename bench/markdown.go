@@ -110,8 +110,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
   one (world.Load, prompt lint, state.db, the model client from config.yaml and the flags).
   Character i starts in location i mod M. Locations are grouped in regions of connected
   locations (a ring plus one random two-way connection per location) holding at most %d
-  characters each, because the engine refuses a world where more characters could gather in one
-  location than one strict resolution schema holds.
+  characters each, as every figure here has been measured (with `+"`--connected`"+`, one region: a
+  crowd past phases.resolution.max_characters is then resolved in several calls).
 - The stand-in server runs in a child process (the arbiter binary re-executed with its hidden
   `+"`bench serve`"+` command), on 127.0.0.1. It answers every call from the request's own json_schema:
   an intention, or a MasterOutput with the tick and location of the schema's enums and an update

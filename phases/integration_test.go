@@ -16,9 +16,10 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(localmodel.Main(m)) }
 
-// realResolution runs phase 2a of demo-sim's first tick on the real model,
-// once for the three tests of seed 004 that read it.
-func realResolution(t *testing.T) (*world.Simulation, *world.State, []Outcome[MasterOutput]) {
+// realEnv is demo-sim's first tick on the real model: the env of its
+// resolution calls (max_tokens maxTokens) and each character's external
+// intent as its intention.
+func realEnv(t *testing.T, maxTokens int) (Env, *world.State, map[string]string) {
 	t.Helper()
 	url, key, model := localmodel.ForTest(t)
 	sim, err := world.Load("../simulations/demo-sim")
@@ -40,16 +41,22 @@ func realResolution(t *testing.T) (*world.Simulation, *world.State, []Outcome[Ma
 	for id, cs := range st.Characters {
 		intentions[id] = cs.ExternalIntent
 	}
-	env := Env{Sim: sim, Prompts: pr, Model: client, Params: llm.Params{Model: model, Temperature: 0.7, MaxTokens: 1500}}
+	return Env{Sim: sim, Prompts: pr, Model: client, Params: llm.Params{Model: model, Temperature: 0.7, MaxTokens: maxTokens}}, st, intentions
+}
+
+// realResolution runs phase 2a of demo-sim's first tick on the real model,
+// once for the three tests of seed 004 that read it.
+func realResolution(t *testing.T) (*world.Simulation, *world.State, []Outcome[MasterOutput]) {
+	t.Helper()
+	env, st, intentions := realEnv(t, 1500)
 	res, err := Resolution(context.Background(), env, st, intentions)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, c := range results(res) {
+	for _, c := range results(res) {
 		t.Logf("%s: attempts %d repairs %d err %v usage %+v latency %s", c.Request.EntityKey, c.Attempts, c.Repairs, c.Err, c.Usage, c.Latency.Round(time.Millisecond))
-		_ = i
 	}
-	return sim, st, res
+	return env.Sim, st, res
 }
 
 // TestPhase2aRealLLM, TestPhase2aCharacterUpdatesValid and
@@ -107,28 +114,9 @@ func TestPhase2aRealLLM(t *testing.T) {
 // model; every character gets its update from its own call, the location's
 // update comes from call 1, and the tick applies.
 func TestPhase2aRealLLMCrowdSplit(t *testing.T) {
-	url, key, model := localmodel.ForTest(t)
-	sim, err := world.Load("../simulations/demo-sim")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, err := prompts.New(sim.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := llm.DefaultConfig()
-	cfg.BaseURL, cfg.APIKey, cfg.Timeout = url, key, 3*time.Minute
-	client, err := llm.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := sim.InitialState()
-	intentions := map[string]string{}
-	for id, cs := range st.Characters {
-		intentions[id] = cs.ExternalIntent
-	}
-	env := Env{Sim: sim, Prompts: pr, Model: client, Params: llm.Params{Model: model, Temperature: 0.7, MaxTokens: 1000},
-		MaxCharacters: 1, MaxOutputTokens: 1000}
+	env, st, intentions := realEnv(t, 1000)
+	env.MaxCharacters, env.MaxOutputTokens = 1, 1000
+	sim := env.Sim
 	res, err := Resolution(context.Background(), env, st, intentions)
 	if err != nil {
 		t.Fatal(err)

@@ -199,6 +199,10 @@ func commandLine(cmd *cobra.Command) string {
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
 			v = strings.Join(sv.GetSlice(), ",")
 		}
+		if f.Value.Type() == "bool" {
+			parts = append(parts, "--"+f.Name+"="+v) // "--connected true" would read true as an argument
+			return
+		}
 		parts = append(parts, "--"+f.Name+" "+v)
 	})
 	return strings.Join(parts, " ")
