@@ -69,6 +69,11 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		}
 	}
 
+	if l := r.Lockstep; l != nil && l.Ticks > 0 && r.Main.Ticks > 0 {
+		p("\n## Out-of-order ticks\n\nThe main world plays each location's next tick as soon as it and every location with a connection into it have resolved this one; `main, lockstep` is the same world, run after it, with every location waiting for the whole world (`arbiter run --lockstep`). T/T*: **%.3f** out of order, %.3f in lockstep (T %s and %s, T* %s).\n",
+			r.Main.Ratio, l.Ratio, seconds(r.Main.Tick), seconds(l.Tick), seconds(r.Main.Ideal))
+	}
+
 	if len(r.Main.Prefix) > 0 {
 		p("\n## Shared prompt prefix\n\nThe start the main world's system prompts of tick 1 share, per phase: what a provider's prefix cache can serve to every call of the phase after its first (the premise and instructions come first, the character or place last).\n\n")
 		p("| phase | calls | shared start | mean system prompt | shared |\n| --- | --- | --- | --- | --- |\n")
@@ -139,6 +144,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 // the order the report lists them.
 func (r *Report) allWorlds() []*World {
 	out := r.worlds()
+	if r.Lockstep != nil && r.Main != nil {
+		out = slices.Insert(out, 1, r.Lockstep)
+	}
 	if r.Sequential == nil {
 		return out
 	}

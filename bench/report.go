@@ -17,11 +17,14 @@ import (
 
 // Report is everything one benchmark run measured.
 type Report struct {
-	Date       time.Time   `json:"date"`
-	Command    string      `json:"command,omitempty"` // how it was run, to run it again
-	Machine    Machine     `json:"machine"`
-	Settings   Settings    `json:"settings"`
-	Main       *World      `json:"main"`
+	Date     time.Time `json:"date"`
+	Command  string    `json:"command,omitempty"` // how it was run, to run it again
+	Machine  Machine   `json:"machine"`
+	Settings Settings  `json:"settings"`
+	Main     *World    `json:"main"`
+	// Lockstep is the main world again with out-of-order ticks off
+	// (--lockstep), when asked for.
+	Lockstep   *World      `json:"lockstep,omitempty"`
 	Sequential *Sequential `json:"sequential,omitempty"`
 	Sizes      []*World    `json:"sizes,omitempty"`
 	Exponent   *Exponent   `json:"exponent,omitempty"`

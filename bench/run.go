@@ -48,6 +48,9 @@ type Options struct {
 	// instead, and the speed-up compares time per call.
 	SeqTicks  int
 	SeqBudget time.Duration
+	// Lockstep runs the main world a second time with out-of-order ticks
+	// off, reported side by side with it (Report.Lockstep).
+	Lockstep bool
 	// WorldTimeout stops a world that has not finished its ticks by then
 	// (0: none); what it did measure is reported with the reason.
 	WorldTimeout time.Duration
@@ -116,6 +119,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep.Main = main
+	if o.Lockstep && ctx.Err() == nil {
+		if rep.Lockstep, err = o.world(ctx, "main, lockstep", o.Shape, o.Ticks, o.Client.Concurrency); err != nil {
+			return nil, err
+		}
+	}
 	if o.SeqTicks > 0 && ctx.Err() == nil {
 		shape := o.seqShape()
 		seq, err := o.world(ctx, "sequential", shape, o.SeqTicks, 1)
@@ -233,6 +241,7 @@ func (w *World) measure(ctx context.Context, o *Options, child *Child, simDir st
 
 		MaxCharacters:   o.MaxCharacters,
 		MaxOutputTokens: o.MaxOutputTokens,
+		Lockstep:        w.Role == "main, lockstep",
 		OnTick: func(t runner.TickReport) {
 			if db == nil {
 				var err error

@@ -34,6 +34,7 @@ type BenchOptions struct {
 	Concurrency                  int // the client's; 0: ServerConcurrency
 	Sizes                        []bench.Shape
 	SizeTicks, SeqTicks          int
+	Lockstep                     bool // --lockstep: the main world in lockstep too
 	SeqBudget, WorldTimeout      time.Duration
 	Seed                         uint64
 	Output                       string // BENCHMARKS.md to write; "": print only
@@ -99,6 +100,7 @@ JSON) and writes it to -o. Worlds are written in a temporary folder and removed.
 	f.Int("depth", 0, "past exchanges per entity sent back (llm.depth)")
 	f.StringSliceVar(&sizes, "sizes", nil, "further worlds for the cost exponent: characters or characters:locations, comma-separated (locations default to the main world's proportion)")
 	f.IntVar(&opts.SizeTicks, "size-ticks", 2, "ticks of each --sizes world")
+	f.BoolVar(&opts.Lockstep, "lockstep", true, "run the main world again in lockstep (no out-of-order ticks) and report both side by side")
 	f.IntVar(&opts.SeqTicks, "sequential-ticks", 1, "ticks of the sequential loop (client concurrency 1); 0 skips it")
 	f.DurationVar(&opts.SeqBudget, "sequential-budget", time.Minute, "longest sequential tick: past it the loop runs a smaller world of the same proportions")
 	f.DurationVar(&opts.WorldTimeout, "world-timeout", 0, "stop a world still running after this long and report what it measured (0: none)")
@@ -232,6 +234,7 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		Sizes:           opts.Sizes,
 		SizeTicks:       opts.SizeTicks,
 		SeqTicks:        opts.SeqTicks,
+		Lockstep:        opts.Lockstep,
 		SeqBudget:       opts.SeqBudget,
 		WorldTimeout:    opts.WorldTimeout,
 		Seed:            opts.Seed,
