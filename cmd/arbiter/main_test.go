@@ -524,3 +524,31 @@ func TestContextWindowChecked(t *testing.T) {
 		t.Errorf("negative window: exit %d %s", code, errOut)
 	}
 }
+
+// TestPromptsRenderNamesTheRunsModel: issue 25 item 8. prompts render
+// shows the model a run with the same configuration would call: --model and
+// ARBITER_LLM_MODEL as run takes them, a phase's own model over both.
+func TestPromptsRenderNamesTheRunsModel(t *testing.T) {
+	cleanEnv(t)
+	dir := demoCopy(t)
+	render := func(args ...string) string {
+		t.Helper()
+		code, out, errOut := arbiter(t, append([]string{"prompts", "render", dir, "--phase", "intention", "--entity", "hollis", "--part", "all"}, args...)...)
+		if code != 0 {
+			t.Fatalf("prompts render %v: exit %d\n%s", args, code, errOut)
+		}
+		first, _, _ := strings.Cut(out, "\n")
+		return first
+	}
+	if got := render("--model", "flag-model"); !strings.Contains(got, "(model flag-model,") {
+		t.Errorf("--model: %s", got)
+	}
+	t.Setenv("ARBITER_LLM_MODEL", "env-model")
+	if got := render(); !strings.Contains(got, "(model env-model,") {
+		t.Errorf("ARBITER_LLM_MODEL: %s", got)
+	}
+	t.Setenv("ARBITER_PHASES_INTENTION_MODEL", "phase-model")
+	if got := render("--model", "flag-model"); !strings.Contains(got, "(model phase-model,") {
+		t.Errorf("a phase's own model: %s", got)
+	}
+}

@@ -50,7 +50,7 @@ all (the default) prints every message and the schema.`,
 			default:
 				return usageErrorf("--part %q: must be system, user, both or all", opts.Part)
 			}
-			cfg, err := g.loadConfig(cmd.Flags(), map[string]string{"depth": "llm.depth"})
+			cfg, err := g.loadConfig(cmd.Flags(), map[string]string{"depth": "llm.depth", "model": "llm.model"})
 			if err != nil {
 				return err
 			}
@@ -67,6 +67,7 @@ all (the default) prints every message and the schema.`,
 	f.StringVar(&opts.Part, "part", "all", "system, user, both or all")
 	f.IntVar(&opts.Tick, "tick", 0, "state to render from (default: the latest committed)")
 	f.Int("depth", 0, "past exchanges of the entity sent back (llm.depth)")
+	f.String("model", "", "model for every phase without its own (llm.model), as `arbiter run --model` sets it")
 	_ = render.MarkFlagRequired("phase")
 	cmd.AddCommand(render)
 	return cmd
