@@ -438,11 +438,7 @@ func (r *round) isDropped() bool {
 // bounds its calls, those under way included, and the outcomes come back
 // in the simulation's order once all are in.
 func (r *round) intentions(pctx context.Context) ([]Outcome[string], error) {
-	if d, ok := pctx.Deadline(); ok {
-		r.ictx.setDeadline(d)
-	}
-	stop := context.AfterFunc(pctx, func() { r.ictx.cancel(context.Cause(pctx)) })
-	defer stop()
+	defer r.ictx.endWith(pctx)()
 	<-r.allI
 	flush(pctx, r.ilogs)
 	r.mu.Lock()
@@ -457,11 +453,7 @@ func (r *round) intentions(pctx context.Context) ([]Outcome[string], error) {
 // may now be asked, under pctx's deadline; the outcomes come back in the
 // simulation's order once all locations have resolved.
 func (r *round) resolve(pctx context.Context) ([]Outcome[MasterOutput], error) {
-	if d, ok := pctx.Deadline(); ok {
-		r.rctx.setDeadline(d)
-	}
-	stop := context.AfterFunc(pctx, func() { r.rctx.cancel(context.Cause(pctx)) })
-	defer stop()
+	defer r.rctx.endWith(pctx)()
 	r.mu.Lock()
 	r.resolving = true
 	for i := range r.tasks {

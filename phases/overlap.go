@@ -169,13 +169,7 @@ func (o *overlap) work() {
 // outcomes come back in the simulation's order once all have ended. Only a
 // request that cannot be built is an error.
 func (o *overlap) resolve(pctx context.Context) ([]Outcome[MasterOutput], error) {
-	if d, ok := pctx.Deadline(); ok {
-		o.ctx.setDeadline(d)
-	}
-	// The calls end when the phase does (its deadline, an interruption),
-	// and not before: then the runner sees the deadline passed.
-	stop := context.AfterFunc(pctx, func() { o.ctx.cancel(context.Cause(pctx)) })
-	defer stop()
+	defer o.ctx.endWith(pctx)()
 	o.mu.Lock()
 	for i := range o.env.Sim.Locations {
 		o.start(i)
@@ -286,6 +280,17 @@ func (c *lateContext) setDeadline(d time.Time) {
 	if c.deadline.IsZero() {
 		c.deadline = d
 	}
+}
+
+// endWith makes the context end when phase context pctx does, with its
+// deadline and cause, and not before: then the runner sees the deadline
+// passed when calls started early fail for it. It returns the function
+// that stops watching pctx.
+func (c *lateContext) endWith(pctx context.Context) func() bool {
+	if d, ok := pctx.Deadline(); ok {
+		c.setDeadline(d)
+	}
+	return context.AfterFunc(pctx, func() { c.cancel(context.Cause(pctx)) })
 }
 
 // cancel ends the context with err, once.
