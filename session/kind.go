@@ -2,8 +2,10 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/arbiter-sim/arbiter/llm"
@@ -114,6 +116,9 @@ type Opener struct {
 	Schemas func() []schemas.Named
 	// Tools are the kind's own commands, `arbiter <kind> <tool>`.
 	Tools Tools
+	// PlayHelp is how a person plays a turn, with an example, for `arbiter
+	// play --help` ("": people do not play the kind with `arbiter play`).
+	PlayHelp string
 }
 
 var (
@@ -170,6 +175,18 @@ func Schemas() []schemas.Named {
 		}
 	}
 	return out
+}
+
+// PlayHelp is every registered kind's Opener.PlayHelp, in kind order, each
+// headed by the kind's name.
+func PlayHelp() string {
+	var b strings.Builder
+	for _, name := range Kinds() {
+		if o, _ := opener(name); o.PlayHelp != "" {
+			fmt.Fprintf(&b, "\n%s:\n%s", name, o.PlayHelp)
+		}
+	}
+	return b.String()
 }
 
 // plays checks that command plays the session's kind ("" plays any).

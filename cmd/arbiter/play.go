@@ -40,7 +40,10 @@ bot or model). With more than one person the game is played hot-seat: each
 player's turn starts on a screen of its own, after the keyboard is passed.
 
 End of input leaves the game: every committed turn is kept, and the exit code
-is that of an interruption (130). /quit leaves with exit 0.`,
+is that of an interruption (130). /quit leaves with exit 0.
+
+How a turn is played, by kind:
+` + session.PlayHelp(),
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.Cassette.check(); err != nil {

@@ -319,3 +319,14 @@ func TestPlayDuelUpgrade(t *testing.T) {
 		t.Errorf("the Fighter was not upgraded:\n%s", status)
 	}
 }
+
+// TestPlayHelpShowsHowATurnIsPlayed: issue 25 item 7. play --help gives each
+// kind's order syntax and an example turn, as the kinds write them.
+func TestPlayHelpShowsHowATurnIsPlayed(t *testing.T) {
+	code, out, _ := arbiter(t, "play", "--help")
+	for _, want := range []string{"How a turn is played, by kind:", "conquest:\n", "order> SEND 4 FROM C TO B", "Submit anyway? (y/n):", "duel:\n", "Dreadnought p1-1", "<ship> <target>"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("play --help (exit %d) lacks %q:\n%s", code, want, out)
+		}
+	}
+}

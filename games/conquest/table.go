@@ -82,6 +82,19 @@ func ordersQuestion(st *State, seat string, color bool) session.Question {
 	}
 }
 
+// playHelp is conquest's part of `arbiter play --help`.
+const playHelp = `  Each turn you see the map, the travel times from your stars and the errors of
+  your last turn; you type your orders, one a line, then an empty line:
+    order> SEND 4 FROM C TO B
+    C -> B: 3 turns on the way, arrives in turn 4
+    order> SEND 7 ships from c to g
+    C -> G: 2 turns on the way, arrives in turn 3
+    order>
+  The rules' warnings (more ships than the star has, a star that does not
+  exist...) come before "Submit anyway? (y/n):". /pass submits no orders,
+  /map shows the map again, /help how orders work, /quit leaves.
+`
+
 // helpText is /help at the order prompt.
 func helpText(turn int) string {
 	return fmt.Sprintf(`Orders of turn %d, one a line: SEND <ships> FROM <star> TO <star>, e.g. SEND 4 FROM C TO B.

@@ -21,6 +21,15 @@ func init() {
 		Reads:   world.Reads{Files: []string{"ships.yaml"}, Folders: []string{"prompts"}},
 		Open:    open,
 		Schemas: Schemas,
+		PlayHelp: `  Each turn both players roll a die and gain that many lines; then you build one
+  ship you can pay for (or upgrade one of yours, or build none), and spend the
+  charges of your ships at a target:
+    build (a ship above, "<ship> <your ship>" to upgrade, or none)> Fighter
+    build (...)> Dreadnought p1-1          (upgrades your Fighter p1-1)
+    charges (<ship> <target>, ...; empty: none)> p1-3 opponent, p1-4 p2-2
+  A choice the rules refuse is said and asked again in its step; after each
+  turn you are told what happened. /quit leaves.
+`,
 	})
 }
 
