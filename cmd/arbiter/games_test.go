@@ -199,7 +199,7 @@ func TestPlayConquest(t *testing.T) {
 		}
 	}
 	_, status, _ := arbiter(t, "status", dir)
-	if !strings.Contains(status, "last tick:    2") || !strings.Contains(status, "p1:           bot · ") || !strings.Contains(status, "1 order error ·") {
+	if !strings.Contains(status, "last tick:    2") || !strings.Contains(status, "p1:           person · ") || !strings.Contains(status, "1 order error ·") {
 		t.Errorf("status after play:\n%s", status)
 	}
 }

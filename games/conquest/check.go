@@ -36,6 +36,11 @@ func (s *State) check() error {
 			}
 		}
 	}
+	for i, p := range s.People {
+		if !s.HasPlayer(p) {
+			errs = append(errs, fmt.Errorf("people[%d]: %q is not one of the players (%s)", i, p, strings.Join(s.Players, ", ")))
+		}
+	}
 	for i, f := range s.Fleets {
 		if !s.HasPlayer(f.Owner) || !seen[f.From] || !seen[f.To] || !inRange(f.Ships, 1) {
 			errs = append(errs, fmt.Errorf("fleets[%d] (%s %s -> %s, %d ships): want a player's fleet of 1 to %d ships between stars of the map", i, f.Owner, f.From, f.To, f.Ships, MaxShips))

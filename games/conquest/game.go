@@ -102,6 +102,15 @@ func (g *Game) NeedsModel(people ...string) bool {
 // Seat returns the seat of player ("" when not a player).
 func (g *Game) Seat(player string) string { return g.Setup.Seats[player] }
 
+// seatIn is how player's seat was played in the game up to s: person when
+// a person has played it at the terminal, else as configured.
+func (g *Game) seatIn(s *State, player string) string {
+	if slices.Contains(s.People, player) {
+		return SeatPerson
+	}
+	return g.Seat(player)
+}
+
 // Over reports whether the game in state s has ended, and how.
 func (g *Game) Over(s any) (bool, string) {
 	st := s.(*State)
@@ -261,6 +270,12 @@ func (g *Game) Step(ctx context.Context, t *runner.Tick, s, in any) (any, error)
 	next := cur.clone()
 	next.Turn = t.N
 	next.Passed = append(next.Passed, passed...)
+	for p := range move.Orders {
+		if !slices.Contains(next.People, p) {
+			next.People = append(next.People, p)
+		}
+	}
+	slices.Sort(next.People)
 	for _, e := range next.resolve(orders) {
 		t.Record.ApplyErrors = append(t.Record.ApplyErrors, store.ApplyError{LocationID: "conquest", CharacterID: e.Player, Reason: e.Error})
 	}
@@ -313,7 +328,7 @@ func (g *Game) Status(_ context.Context, _ *store.Store, s any) ([]runner.Field,
 			}
 		}
 		fields = append(fields, runner.Field{Key: sc.Player, Value: fmt.Sprintf("%s · %s, %s · %s · %s",
-			g.Seat(sc.Player), count(sc.Stars, "star"), count(sc.Ships, "ship"), count(sc.Errors, "order error"), count(passed, "turn")+" passed")})
+			g.seatIn(st, sc.Player), count(sc.Stars, "star"), count(sc.Ships, "ship"), count(sc.Errors, "order error"), count(passed, "turn")+" passed")})
 	}
 	if st.Over() {
 		// The end of game summary's error statistics (seed 000).

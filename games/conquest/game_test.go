@@ -2,9 +2,11 @@ package conquest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -644,4 +646,40 @@ func exported(t *testing.T, g *Game, s any) any {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// TestPersonSeatReadsPerson: issue 25 item 1. A seat a person played at the
+// terminal (a Move's orders) reads "person" in status from then on, over
+// its configured bot; a game no person played stores no people.
+func TestPersonSeatReadsPerson(t *testing.T) {
+	g := newGame(t, botSettings(3))
+	r, _ := openRunner(t, t.TempDir(), g, nil)
+	if _, err := r.Turn(context.Background(), Move{Orders: map[string][]Order{"p1": {}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Turn(context.Background(), nil); err != nil { // p1 back to its bot
+		t.Fatal(err)
+	}
+	st := r.State().(*State)
+	if !slices.Equal(st.People, []string{"p1"}) {
+		t.Fatalf("people %v, want [p1]", st.People)
+	}
+	fields, err := g.Status(context.Background(), nil, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seats := map[string]string{}
+	for _, f := range fields {
+		seats[f.Key], _, _ = strings.Cut(f.Value, " ·")
+	}
+	if seats["p1"] != SeatPerson || seats["p2"] != SeatBot {
+		t.Errorf("status seats p1 %q, p2 %q; want person and bot", seats["p1"], seats["p2"])
+	}
+	bots, _ := openRunner(t, t.TempDir(), newGame(t, botSettings(3)), nil)
+	if _, err := bots.Turn(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(bots.State()); strings.Contains(string(b), `"people"`) {
+		t.Errorf("a game of bots stores people: %s", b)
+	}
 }

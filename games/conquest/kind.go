@@ -129,7 +129,8 @@ func markOrderError(lines *[]string, player, reason string) {
 // Report is every turn with the star map after it, and each player's
 // errors.
 func (g *Game) Report(ctx context.Context, s *session.Session) (*session.ReportPart, error) {
-	part, err := s.GameReport(ctx, g.Players(), g.Seat, g.board)
+	st := s.State().(*State)
+	part, err := s.GameReport(ctx, g.Players(), func(p string) string { return g.seatIn(st, p) }, g.board)
 	if err != nil {
 		return nil, err
 	}

@@ -92,6 +92,10 @@ type State struct {
 	Result *Result  `json:"result"`
 	Rand   Rand     `json:"rand"`
 	Log    []string `json:"log"` // what happened in the last turn, for people
+	// People are the players a person has played in this game at the
+	// terminal (arbiter play), over their configured seats: they read
+	// "person" in status, the story and the report.
+	People []string `json:"people,omitempty"`
 }
 
 // Pass records a model seat that did not submit its orders in time.
@@ -130,6 +134,7 @@ func (s *State) clone() *State {
 		c.Stars[i] = st
 	}
 	c.Fleets = slices.Clone(s.Fleets)
+	c.People = slices.Clone(s.People)
 	c.Errors = slices.Clone(s.Errors)
 	c.Passed = slices.Clone(s.Passed)
 	c.Log = nil
