@@ -1,4 +1,4 @@
-package arena
+package arena_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/arbiter-sim/arbiter/arena"
 	"github.com/arbiter-sim/arbiter/games/conquest"
 	"github.com/arbiter-sim/arbiter/games/duel"
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
@@ -48,10 +49,10 @@ func TestBotsArena(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, g := range []Game{conquestDemo(t), dg} {
+	for _, g := range []arena.Game{conquestDemo(t), dg} {
 		t.Run(g.Kind(), func(t *testing.T) {
-			cfg := Config{Games: 6, Seed: 3, Parallel: 3}
-			a, err := Run(context.Background(), g, cfg)
+			cfg := arena.Config{Games: 6, Seed: 3, Parallel: 3}
+			a, err := arena.Run(context.Background(), g, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +76,7 @@ func TestBotsArena(t *testing.T) {
 			if a.Rows[0].Wins+a.Rows[1].Wins != decided || a.Draws != 6-decided {
 				t.Errorf("wins %d+%d, draws %d, decided %d", a.Rows[0].Wins, a.Rows[1].Wins, a.Draws, decided)
 			}
-			b, err := Run(context.Background(), g, cfg)
+			b, err := arena.Run(context.Background(), g, cfg)
 			if err != nil || !reflect.DeepEqual(a, b) {
 				t.Errorf("same seeds, another table:\n%+v\n%+v (%v)", a, b, err)
 			}
@@ -92,7 +93,7 @@ func TestModelSeatArena(t *testing.T) {
 	client := newClient(t, srv.URL)
 	g := conquestDemo(t)
 	g.Params = llm.Params{Model: "m", MaxTokens: 200}
-	a, err := Run(context.Background(), g, Config{Games: 3, Seed: 1, Seats: map[string]string{"p1": "model"}, Client: client, MaxTurns: 5})
+	a, err := arena.Run(context.Background(), g, arena.Config{Games: 3, Seed: 1, Seats: map[string]string{"p1": "model"}, Client: client, MaxTurns: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestFailingModelArena(t *testing.T) {
 	srv := openaitest.New(t, openaitest.Always(openaitest.Status(500, "server_error", "", "down")))
 	g := conquestDemo(t)
 	g.Params = llm.Params{Model: "m", MaxTokens: 200}
-	a, err := Run(context.Background(), g, Config{Games: 2, Seats: map[string]string{"p2": "model"}, Client: newClient(t, srv.URL)})
+	a, err := arena.Run(context.Background(), g, arena.Config{Games: 2, Seats: map[string]string{"p2": "model"}, Client: newClient(t, srv.URL)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,23 +130,23 @@ func TestFailingModelArena(t *testing.T) {
 func TestArenaRefusesBadSeats(t *testing.T) {
 	g := conquestDemo(t)
 	for _, tc := range []struct {
-		cfg  Config
+		cfg  arena.Config
 		want string
 	}{
-		{Config{Games: 1, Seats: map[string]string{"p9": "bot"}}, "seat p9: not a player"},
-		{Config{Games: 1, Seats: map[string]string{"p1": "person"}}, "want model or bot"},
-		{Config{Games: 1, Seats: map[string]string{"p1": "model"}}, "no model client"},
-		{Config{Games: 0}, "at least 1"},
+		{arena.Config{Games: 1, Seats: map[string]string{"p9": "bot"}}, "seat p9: not a player"},
+		{arena.Config{Games: 1, Seats: map[string]string{"p1": "person"}}, "want model or bot"},
+		{arena.Config{Games: 1, Seats: map[string]string{"p1": "model"}}, "no model client"},
+		{arena.Config{Games: 0}, "at least 1"},
 	} {
-		if _, err := Run(context.Background(), g, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := arena.Run(context.Background(), g, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want %q", tc.cfg, err, tc.want)
 		}
 	}
 	g.Setup.Seats["p2"] = conquest.SeatPerson
-	if _, err := Run(context.Background(), g, Config{Games: 1}); err == nil || !strings.Contains(err.Error(), "seat p2 is a person in simulation.yaml") {
+	if _, err := arena.Run(context.Background(), g, arena.Config{Games: 1}); err == nil || !strings.Contains(err.Error(), "seat p2 is a person in simulation.yaml") {
 		t.Errorf("a person's seat left as it is: %v", err)
 	}
-	if _, err := Run(context.Background(), g, Config{Games: 1, Seats: map[string]string{"p2": "bot"}}); err != nil {
+	if _, err := arena.Run(context.Background(), g, arena.Config{Games: 1, Seats: map[string]string{"p2": "bot"}}); err != nil {
 		t.Errorf("a person's seat given to the bot: %v", err)
 	}
 }
