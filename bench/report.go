@@ -13,6 +13,7 @@ import (
 
 	"github.com/arbiter-sim/arbiter/internal/memlimit"
 	"github.com/arbiter-sim/arbiter/manifest"
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 // Report is everything one benchmark run measured.
@@ -90,18 +91,10 @@ type World struct {
 	// Prefix is, per phase, how much of the system prompts of the first
 	// tick's calls is the same text: what a provider's prefix cache can
 	// serve to every call of the phase after its first.
-	Prefix    []PhasePrefix `json:"shared_prefix,omitempty"`
-	Server    Stats         `json:"server"`
-	ServerCPU time.Duration `json:"server_cpu_ns"`
-	Error     string        `json:"error,omitempty"`
-}
-
-// PhasePrefix is the shared start of one phase's system prompts.
-type PhasePrefix struct {
-	Phase  string `json:"phase"`
-	Calls  int    `json:"calls"`
-	Shared int    `json:"shared_bytes"` // the longest start every system prompt has
-	Mean   int    `json:"mean_bytes"`   // a system prompt's mean length
+	Prefix    []session.PromptPrefix `json:"shared_prefix,omitempty"`
+	Server    Stats                  `json:"server"`
+	ServerCPU time.Duration          `json:"server_cpu_ns"`
+	Error     string                 `json:"error,omitempty"`
 }
 
 // PromptAt is the prompt tokens per call of tick n (1-based), 0 when the

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,10 +15,8 @@ import (
 	_ "modernc.org/sqlite" // a read-only look at state.db's size after each tick
 
 	"github.com/arbiter-sim/arbiter/llm"
-	"github.com/arbiter-sim/arbiter/prompts"
 	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
-	"github.com/arbiter-sim/arbiter/store"
 	"github.com/arbiter-sim/arbiter/world"
 )
 
@@ -302,6 +299,13 @@ func (w *World) measure(ctx context.Context, o *Options, child *Child, simDir st
 		db.Close()
 		db = nil
 	}
+	if rep != nil && len(rep.Ticks) > 0 {
+		prefix, err := sess.PromptPrefixes(context.WithoutCancel(ctx), rep.Ticks[0].Tick)
+		if err != nil {
+			o.progress("%s world: shared prompt prefix not measured: %v", w.Role, err)
+		}
+		w.Prefix = prefix
+	}
 	if err := sess.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -310,13 +314,6 @@ func (w *World) measure(ctx context.Context, o *Options, child *Child, simDir st
 	}
 	if fi, err := os.Stat(dbPath); err == nil {
 		w.DBBytes = fi.Size()
-	}
-	if rep != nil && len(rep.Ticks) > 0 {
-		prefix, err := sharedPrefix(context.WithoutCancel(ctx), dbPath, rep.Ticks[0].Tick)
-		if err != nil {
-			o.progress("%s world: shared prompt prefix not measured: %v", w.Role, err)
-		}
-		w.Prefix = prefix
 	}
 	if runErr != nil {
 		w.Error = fmt.Sprintf("run: %v", runErr)
@@ -365,41 +362,6 @@ func (w *World) measure(ctx context.Context, o *Options, child *Child, simDir st
 	} else if n == 1 {
 		w.DBGrowth = w.DBAfter[0]
 	}
-}
-
-// sharedPrefix reads the calls of tick from state.db and measures, per
-// phase, the start their system prompts share.
-func sharedPrefix(ctx context.Context, dbPath string, tick int) ([]PhasePrefix, error) {
-	st, err := store.OpenReadOnly(ctx, dbPath)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	calls, err := st.Calls(ctx, tick)
-	if err != nil {
-		return nil, err
-	}
-	systems := map[string][]string{}
-	var phases []string
-	for _, c := range calls {
-		var msgs []store.Message
-		if err := json.Unmarshal([]byte(c.Request), &msgs); err != nil || len(msgs) == 0 || msgs[0].Role != "system" {
-			continue
-		}
-		if _, ok := systems[c.Phase]; !ok {
-			phases = append(phases, c.Phase)
-		}
-		systems[c.Phase] = append(systems[c.Phase], msgs[0].Content)
-	}
-	out := make([]PhasePrefix, 0, len(phases))
-	for _, ph := range phases {
-		texts, total := systems[ph], 0
-		for _, t := range texts {
-			total += len(t)
-		}
-		out = append(out, PhasePrefix{Phase: ph, Calls: len(texts), Shared: prompts.SharedPrefix(texts), Mean: total / len(texts)})
-	}
-	return out, nil
 }
 
 // dbSize is state.db's size as of its last commit (WAL included): its page

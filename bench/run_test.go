@@ -255,15 +255,6 @@ func TestIdeal(t *testing.T) {
 func pow(x, y float64) float64 { return math.Pow(x, y) }
 func abs(x float64) float64    { return math.Abs(x) }
 
-// TestSharedPrefixErrors: a state.db that cannot be read is an error, not
-// a figure.
-func TestSharedPrefixErrors(t *testing.T) {
-	t.Parallel()
-	if _, err := sharedPrefix(t.Context(), filepath.Join(t.TempDir(), "none", "state.db"), 1); err == nil {
-		t.Error("no state.db: no error")
-	}
-}
-
 // TestProfiles: --cpuprofile and --memprofile write pprof profiles (gzip
 // streams) of the main world's ticks; a profile that cannot be written is
 // the world's error, not a crash or a silent skip.
