@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 // TestMain lets the tests start the stand-in server in a child process by
@@ -32,14 +33,18 @@ func testOptions(t testing.TB, s Shape, ticks int) Options {
 	client := llm.DefaultConfig()
 	client.Concurrency, client.Timeout = 8, 20*time.Second
 	return Options{
-		Shape:      s,
-		Ticks:      ticks,
-		Server:     ServerConfig{Latency: 5 * time.Millisecond, Tail: TailFixed, Concurrency: 8, Seed: 1},
-		Client:     client,
-		Intention:  llm.Params{Model: "bench", MaxTokens: 400},
-		Resolution: llm.Params{Model: "bench", MaxTokens: 2048},
-		Seed:       1,
-		Launcher:   testLauncher(),
-		TempDir:    t.TempDir(),
+		Shape:  s,
+		Ticks:  ticks,
+		Server: ServerConfig{Latency: 5 * time.Millisecond, Tail: TailFixed, Concurrency: 8, Seed: 1},
+		Client: client,
+		Session: session.Settings{
+			Command:    "run",
+			Depth:      client.Depth,
+			Intention:  llm.Params{Model: "bench", MaxTokens: 400},
+			Resolution: llm.Params{Model: "bench", MaxTokens: 2048},
+		},
+		Seed:     1,
+		Launcher: testLauncher(),
+		TempDir:  t.TempDir(),
 	}
 }

@@ -52,7 +52,7 @@ func settingsOf(o Options) Settings {
 	return Settings{
 		Latency: o.Server.Latency, Tail: o.Server.Tail, ServerConcurrency: o.Server.Concurrency, RPM: o.Server.RPM,
 		ClientConcurrency: o.Client.Concurrency, Depth: o.Client.Depth, Ticks: o.Ticks, SizeTicks: o.SizeTicks,
-		SeqTicks: o.SeqTicks, Seed: o.Seed, IntentionMax: o.Intention.MaxTokens, ResolutionMax: o.Resolution.MaxTokens,
+		SeqTicks: o.SeqTicks, Seed: o.Seed, IntentionMax: o.Session.Intention.MaxTokens, ResolutionMax: o.Session.Resolution.MaxTokens,
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,7 +16,6 @@ import (
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
-	"github.com/arbiter-sim/arbiter/world"
 )
 
 // Options are the settings of one benchmark run.
@@ -26,14 +24,15 @@ type Options struct {
 	Ticks int   // ticks of the main world
 
 	Server ServerConfig
+	// Session is what each world is opened with: the settings `arbiter run`
+	// opens a simulation with (config.yaml and the flags, through the CLI's
+	// one path). Per world, bench gives it the model client (Client, at the
+	// stand-in server) and its own Lockstep and OnTick.
+	Session session.Settings
 	// Client is the model client's configuration (from config.yaml and the
 	// flags); its BaseURL and APIKey are the stand-in server's, and its
 	// Concurrency the client concurrency of the main world.
-	Client                llm.Config
-	Intention, Resolution llm.Params
-	// MaxCharacters and MaxOutputTokens bound each resolution call
-	// (session.Settings).
-	MaxCharacters, MaxOutputTokens int
+	Client llm.Config
 
 	// Sizes are further worlds, run SizeTicks ticks each, from which the
 	// cost exponent is fitted.
@@ -58,8 +57,7 @@ type Options struct {
 	// CPU profile of the main world's ticks and a heap profile taken when
 	// their live heap was largest (go tool pprof reads both).
 	CPUProfile, HeapProfile string
-	TempDir                 string // where worlds are generated ("": the system's)
-	Logger                  *slog.Logger
+	TempDir                 string       // where worlds are generated ("": the system's)
 	Progress                func(string) // told of each step; nil: silent
 
 	// timer, when set, is stopped while a world is generated and opened,
@@ -224,33 +222,24 @@ func (w *World) measure(ctx context.Context, o *Options, child *Child, simDir st
 			db.Close()
 		}
 	}()
-	set := session.Settings{
-		LLM: func() (llm.Config, error) {
-			c := o.Client
-			c.BaseURL, c.APIKey, c.Concurrency = child.URL, standInKey, concurrency
-			return c, nil
-		},
-		Plays:      []string{world.KindNarrative},
-		Depth:      o.Client.Depth,
-		Intention:  o.Intention,
-		Resolution: o.Resolution,
-		Logger:     o.Logger,
-
-		MaxCharacters:   o.MaxCharacters,
-		MaxOutputTokens: o.MaxOutputTokens,
-		Lockstep:        w.Role == "main, lockstep",
-		OnTick: func(t runner.TickReport) {
-			if db == nil {
-				var err error
-				if db, err = sql.Open("sqlite", "file:"+dbPath+"?mode=ro"); err != nil {
-					db = nil
-				}
+	set := o.Session
+	set.LLM = func() (llm.Config, error) {
+		c := o.Client
+		c.BaseURL, c.APIKey, c.Concurrency = child.URL, standInKey, concurrency
+		return c, nil
+	}
+	set.Lockstep = w.Role == "main, lockstep"
+	set.OnTick = func(t runner.TickReport) {
+		if db == nil {
+			var err error
+			if db, err = sql.Open("sqlite", "file:"+dbPath+"?mode=ro"); err != nil {
+				db = nil
 			}
-			size := dbSize(db)
-			w.DBAfter = append(w.DBAfter, size)
-			o.progress("%s world: tick %d/%d committed in %s (T* %s), commit %s, state.db %s", w.Role, t.Tick, ticks,
-				t.Duration.Round(time.Millisecond), w.Ideal.Round(time.Millisecond), t.Commit.Round(time.Millisecond), megabytes(size))
-		},
+		}
+		size := dbSize(db)
+		w.DBAfter = append(w.DBAfter, size)
+		o.progress("%s world: tick %d/%d committed in %s (T* %s), commit %s, state.db %s", w.Role, t.Tick, ticks,
+			t.Duration.Round(time.Millisecond), w.Ideal.Round(time.Millisecond), t.Commit.Round(time.Millisecond), megabytes(size))
 	}
 	start := time.Now()
 	sess, err := session.Open(ctx, simDir, set, session.ReadWrite)

@@ -216,32 +216,34 @@ func commandLine(cmd *cobra.Command) string {
 func runBench(ctx context.Context, opts *BenchOptions) error {
 	io, g := opts.IO, opts.Globals
 	cfg := opts.Config
+	// Each world is opened with the settings `arbiter run` opens a
+	// simulation with; bench gives them the stand-in server as the client.
+	set, err := cfg.settings(false, "run")
+	if err != nil {
+		return err
+	}
+	set.Logger = g.logger(io)
 	client := cfg.llmConfig("")
 	client.Concurrency = opts.Concurrency
 	if client.Concurrency == 0 {
 		client.Concurrency = opts.ServerConcurrency
 	}
 	o := bench.Options{
-		Shape:      bench.Shape{Characters: opts.Characters, Locations: opts.Locations, Connected: opts.Connected},
-		Ticks:      opts.Ticks,
-		Server:     bench.ServerConfig{Latency: opts.Latency, Tail: opts.Tail, Concurrency: opts.ServerConcurrency, RPM: opts.RPM, Seed: opts.Seed},
-		Client:     client,
-		Intention:  cfg.params(cfg.Phases.Intention),
-		Resolution: cfg.params(cfg.Phases.Resolution.PhaseConfig),
-
-		MaxCharacters:   cfg.Phases.Resolution.MaxCharacters,
-		MaxOutputTokens: cfg.LLM.MaxOutputTokens,
-		Sizes:           opts.Sizes,
-		SizeTicks:       opts.SizeTicks,
-		SeqTicks:        opts.SeqTicks,
-		Lockstep:        opts.Lockstep,
-		SeqBudget:       opts.SeqBudget,
-		WorldTimeout:    opts.WorldTimeout,
-		Seed:            opts.Seed,
-		Launcher:        opts.Launcher,
-		CPUProfile:      opts.CPUProfile,
-		HeapProfile:     opts.HeapProfile,
-		Logger:          g.logger(io),
+		Shape:        bench.Shape{Characters: opts.Characters, Locations: opts.Locations, Connected: opts.Connected},
+		Ticks:        opts.Ticks,
+		Server:       bench.ServerConfig{Latency: opts.Latency, Tail: opts.Tail, Concurrency: opts.ServerConcurrency, RPM: opts.RPM, Seed: opts.Seed},
+		Session:      set,
+		Client:       client,
+		Sizes:        opts.Sizes,
+		SizeTicks:    opts.SizeTicks,
+		SeqTicks:     opts.SeqTicks,
+		Lockstep:     opts.Lockstep,
+		SeqBudget:    opts.SeqBudget,
+		WorldTimeout: opts.WorldTimeout,
+		Seed:         opts.Seed,
+		Launcher:     opts.Launcher,
+		CPUProfile:   opts.CPUProfile,
+		HeapProfile:  opts.HeapProfile,
 	}
 	if io.ErrTTY || g.verbose > 0 {
 		o.Progress = func(s string) { fmt.Fprintln(io.ErrOut, "bench: "+s) }
