@@ -24,7 +24,15 @@ func (c *Client) CreateEach(ctx context.Context, n int, build func(i int) (Reque
 // ready to go, and a finished call's answer is read and kept while the
 // next call is already at the server (with one worker per slot, the slot
 // idled for all of that).
-func (c *Client) Workers() int { return 2 * c.cfg.Concurrency }
+//
+// With several endpoints, the calls in flight are the sum of theirs.
+func (c *Client) Workers() int {
+	n := 0
+	for _, ep := range c.eps {
+		n += ep.gate.max
+	}
+	return 2 * n
+}
 
 // CreateEachThen is CreateEach that also hands each result to done, when
 // set, as soon as its call ends (from the worker that made it, so done must

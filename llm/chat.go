@@ -53,7 +53,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (res ChatResult) {
 	for i, m := range req.Messages {
 		cr.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
 	}
-	resp, n, usage, callErr := c.create(ctx, c.log.With("entity", req.EntityKey), &res.Recoveries, callSite{Entity: req.EntityKey}, cr)
+	resp, n, usage, _, callErr := c.create(ctx, c.log.With("entity", req.EntityKey), &res.Recoveries, callSite{Entity: req.EntityKey}, cr)
 	res.Usage = usage
 	res.Attempts = n
 	if callErr != nil {

@@ -1,30 +1,29 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
+	"maps"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// Client makes structured-output calls to one OpenAI-compatible endpoint.
-// It is safe for concurrent use.
+// Client makes structured-output calls to one OpenAI-compatible endpoint,
+// or to several (Config.Endpoints). It is safe for concurrent use.
 type Client struct {
 	cfg     Config
-	oa      *openai.Client
-	class   classifier
+	class   classifier // of the client as a whole: every key, the first endpoint named
 	schemas schemaCache
 	history *History
 	usage   usageTally
-	pacer   *pacer // nil without llm.rpm and llm.tpm
-	gate    *gate
-	limited atomic.Int64 // 429 rate-limit answers received
+	eps     []*endpoint            // every endpoint, each once
+	pool    []*endpoint            // where calls go
+	phases  map[string][]*endpoint // a phase's own endpoints
 	log     *slog.Logger
 
 	// Replaced in tests to observe and skip the waits between retries.
@@ -71,28 +70,60 @@ func New(cfg Config) (*Client, error) {
 	cfg = cfg.withDefaults()
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = max(cfg.Concurrency, 2)
-	// A prompt of tens of kilobytes (an arbiter's: every character present,
-	// their memories and past exchanges) goes out in one write, not in
-	// 4 KiB pieces.
-	tr.WriteBufferSize = 64 << 10
-	secrets := NewSecrets(cfg)
-	shown := RedactURL(cfg.BaseURL)
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = cfg.BaseURL
-	oc.HTTPClient = &http.Client{Transport: transport{next: tr, secrets: secrets, limit: cfg.responseLimit(0), baseURL: shown}}
-	return &Client{
+	list := cfg.Endpoints
+	if len(list) == 0 {
+		list = []Endpoint{{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey}}
+	}
+	all := []Secrets{NewSecrets(cfg)}
+	for _, ep := range append(slices.Clone(list), slices.Concat(slices.Collect(maps.Values(cfg.PhaseEndpoints))...)...) {
+		all = append(all, NewSecrets(Config{BaseURL: ep.BaseURL, APIKey: ep.APIKey}))
+	}
+	secrets := joinSecrets(all...)
+	c := &Client{
 		cfg:     cfg,
-		oa:      openai.NewClientWithConfig(oc),
-		class:   classifier{baseURL: shown, secrets: secrets, timeout: cfg.Timeout},
 		history: NewHistory(cfg.Depth),
-		pacer:   newPacer(cfg.RPM, cfg.TPM),
-		gate:    newGate(cfg.Concurrency, cfg.Logger),
 		log:     cfg.Logger,
 		wait:    sleep,
 		jitter:  fullJitter,
-	}, nil
+	}
+	c.pool = c.endpoints(list, secrets)
+	c.class = classifier{baseURL: RedactURL(cmp.Or(list[0].BaseURL, DefaultBaseURL)), secrets: secrets, timeout: cfg.Timeout}
+	if len(list) > 1 {
+		c.class.baseURL = fmt.Sprintf("%d endpoints", len(list))
+	}
+	for _, phase := range slices.Sorted(maps.Keys(cfg.PhaseEndpoints)) {
+		if eps := cfg.PhaseEndpoints[phase]; len(eps) > 0 {
+			if c.phases == nil {
+				c.phases = map[string][]*endpoint{}
+			}
+			c.phases[phase] = c.endpoints(eps, secrets)
+		}
+	}
+	return c, nil
+}
+
+// endpoints makes list ready; an endpoint listed twice (the same name, or
+// the same base URL unnamed) is one endpoint, with one set of limits.
+func (c *Client) endpoints(list []Endpoint, secrets Secrets) []*endpoint {
+	out := make([]*endpoint, 0, len(list))
+	for _, e := range list {
+		ep := newEndpoint(c.cfg, e, secrets)
+		if i := slices.IndexFunc(c.eps, func(o *endpoint) bool { return o.name == ep.name }); i >= 0 {
+			ep = c.eps[i]
+		} else {
+			c.eps = append(c.eps, ep)
+		}
+		out = append(out, ep)
+	}
+	return out
+}
+
+// poolOf is where the calls of phase go.
+func (c *Client) poolOf(phase string) []*endpoint {
+	if p, ok := c.phases[phase]; ok {
+		return p
+	}
+	return c.pool
 }
 
 // Config returns the configuration in use, defaults filled in.
@@ -109,10 +140,18 @@ func (c *Client) History() *History { return c.history }
 func (c *Client) Usage() Usage { return c.usage.total() }
 
 // Stats returns the 429 rate limits received so far and the adaptive
-// concurrency they left.
+// concurrency they left, summed over the endpoints, and each endpoint's.
 func (c *Client) Stats() Stats {
-	limit, lowest := c.gate.state()
-	return Stats{RateLimited: c.limited.Load(), Concurrency: limit, LowestConcurrency: lowest}
+	var st Stats
+	now := time.Now()
+	for _, ep := range c.eps {
+		es := ep.stats(now)
+		st.RateLimited += es.RateLimited
+		st.Concurrency += es.Concurrency
+		st.LowestConcurrency += es.Lowest
+		st.Endpoints = append(st.Endpoints, es)
+	}
+	return st
 }
 
 // Complete makes one structured-output call: the system prompt, the last
@@ -157,6 +196,9 @@ func (c *Client) Complete(ctx context.Context, req Request) (res Result) {
 		res.Messages = msgs
 		ans, n, usage, callErr := c.send(ctx, log, &res.Recoveries, req, msgs)
 		res.Attempts += n
+		if ans.endpoint != "" {
+			res.Endpoint = ans.endpoint
+		}
 		res.Usage = res.Usage.Add(usage)
 		if callErr != nil {
 			callErr.Attempts = res.Attempts
@@ -266,11 +308,11 @@ func ChatCompletion(req Request, msgs []Message) openai.ChatCompletionRequest {
 // the attempts made and the usage of every answer received.
 func (c *Client) send(ctx context.Context, log *slog.Logger, recs *[]Recovery, req Request, msgs []Message) (answer, int, Usage, *Error) {
 	cr := ChatCompletion(req, msgs)
-	resp, n, usage, err := c.create(ctx, log, recs, callSite{req.EntityKey, req.Phase, req.Tick}, cr)
+	resp, n, usage, ep, err := c.create(ctx, log, recs, callSite{req.EntityKey, req.Phase, req.Tick}, cr)
 	if err != nil {
-		return answer{}, n, usage, err
+		return answer{endpoint: ep}, n, usage, err
 	}
-	a := answer{maxTokens: req.Params.MaxTokens}
+	a := answer{maxTokens: req.Params.MaxTokens, endpoint: ep}
 	if len(resp.Choices) > 0 {
 		ch := resp.Choices[0]
 		a.content, a.refusal, a.finish = ch.Message.Content, ch.Message.Refusal, ch.FinishReason
@@ -283,9 +325,9 @@ func (c *Client) send(ctx context.Context, log *slog.Logger, recs *[]Recovery, r
 // the same retries and errors as Complete.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
 	var list openai.ModelsList
-	_, err := c.retry(ctx, c.log, nil, 0, func(ctx context.Context) error {
+	_, _, err := c.retry(ctx, c.log, nil, c.pool, 0, func(ctx context.Context, ep *endpoint) error {
 		var err error
-		list, err = c.oa.ListModels(ctx)
+		list, err = ep.oa.ListModels(ctx)
 		return err
 	})
 	if err != nil {

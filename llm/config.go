@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"net/url"
 	"time"
 )
@@ -37,6 +39,18 @@ type Config struct {
 	// answer fails its call (KindOversized). 0: a few times the largest
 	// answer the request's max_tokens allows (see responseLimit).
 	MaxResponseBytes int64
+
+	// Endpoints, when set, are the servers calls go to instead of BaseURL
+	// and APIKey: each call to the one with the most free capacity, each
+	// with its own limits, 429 handling, adaptive concurrency and circuit
+	// breaker. PhaseEndpoints names a phase's own list (by
+	// Request.Phase); a phase it does not name uses Endpoints.
+	Endpoints      []Endpoint
+	PhaseEndpoints map[string][]Endpoint
+	// BreakerCooldown is how long an endpoint that failed BreakerFailures
+	// times in a row is left out before a call probes it again (default
+	// 30s, doubling after a failed probe up to 5m).
+	BreakerCooldown time.Duration
 
 	Logger *slog.Logger // retries and repairs are logged here; discarded when nil
 
@@ -86,7 +100,7 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("llm.base_url %q must be an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1", RedactURL(c.BaseURL)))
 		}
 	}
-	if (c.BaseURL == "" || c.BaseURL == DefaultBaseURL) && c.APIKey == "" && !c.Cassette.ReplayOnly() {
+	if (c.BaseURL == "" || c.BaseURL == DefaultBaseURL) && c.APIKey == "" && len(c.Endpoints) == 0 && !c.Cassette.ReplayOnly() {
 		errs = append(errs, errors.New("no API key for "+DefaultBaseURL+": set OPENAI_API_KEY, or llm.base_url for a local server"))
 	}
 	for _, f := range []struct {
@@ -108,6 +122,26 @@ func (c Config) Validate() error {
 		if f.v < 0 {
 			errs = append(errs, fmt.Errorf("%s must not be negative", f.key))
 		}
+	}
+	if c.BreakerCooldown < 0 {
+		errs = append(errs, errors.New("llm.breaker_cooldown must not be negative"))
+	}
+	check := func(key string, eps []Endpoint) {
+		for i, ep := range eps {
+			at := fmt.Sprintf("%s[%d]", key, i)
+			if ep.BaseURL == "" {
+				errs = append(errs, fmt.Errorf("%s.base_url must be set", at))
+			} else if u, err := url.Parse(ep.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				errs = append(errs, fmt.Errorf("%s.base_url %q must be an http:// or https:// URL", at, RedactURL(ep.BaseURL)))
+			}
+			if ep.Concurrency < 0 || ep.RPM < 0 || ep.TPM < 0 {
+				errs = append(errs, fmt.Errorf("%s: concurrency, rpm and tpm must not be negative", at))
+			}
+		}
+	}
+	check("llm.endpoints", c.Endpoints)
+	for _, phase := range slices.Sorted(maps.Keys(c.PhaseEndpoints)) {
+		check("phases."+phase+".endpoints", c.PhaseEndpoints[phase])
 	}
 	if c.BackoffBase > 0 && c.BackoffMax > 0 && c.BackoffBase > c.BackoffMax {
 		errs = append(errs, fmt.Errorf("llm.backoff_base %s is larger than llm.backoff_max %s", c.BackoffBase, c.BackoffMax))
@@ -134,6 +168,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.BackoffMax == 0 {
 		c.BackoffMax = max(DefaultBackoffMax, c.BackoffBase)
+	}
+	if c.BreakerCooldown == 0 {
+		c.BreakerCooldown = DefaultBreakerCooldown
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

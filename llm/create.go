@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -13,8 +14,9 @@ import (
 // usage; every kind of call (structured, plain chat, tools) goes through it,
 // and through the cassette when the client has one (who names the call
 // there). It returns the response, the attempts made, the usage of every
-// answer received, and the classified error.
-func (c *Client) create(ctx context.Context, log *slog.Logger, recs *[]Recovery, who callSite, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, Usage, *Error) {
+// answer received, the endpoint that answered last, and the classified
+// error.
+func (c *Client) create(ctx context.Context, log *slog.Logger, recs *[]Recovery, who callSite, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, Usage, string, *Error) {
 	// max_tokens is what Ollama, vLLM and llama.cpp understand; OpenAI's
 	// reasoning models accept only max_completion_tokens.
 	if errors.Is(openai.NewReasoningValidator().Validate(cr), openai.ErrReasoningModelMaxTokensDeprecated) {
@@ -23,32 +25,43 @@ func (c *Client) create(ctx context.Context, log *slog.Logger, recs *[]Recovery,
 	if c.cfg.Cassette != nil {
 		return c.taped(ctx, log, recs, who, cr)
 	}
-	return c.live(ctx, log, recs, cr)
+	return c.live(ctx, log, recs, who.Phase, cr)
 }
 
-// live sends cr to the endpoint, as create says.
-func (c *Client) live(ctx context.Context, log *slog.Logger, recs *[]Recovery, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, Usage, *Error) {
+// live sends cr to an endpoint of phase, as create says; an endpoint's
+// Model replaces cr's.
+func (c *Client) live(ctx context.Context, log *slog.Logger, recs *[]Recovery, phase string, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, Usage, string, *Error) {
 	var (
 		resp  openai.ChatCompletionResponse
 		usage Usage
 	)
 	limit := c.cfg.responseLimit(max(cr.MaxTokens, cr.MaxCompletionTokens))
+	pool := c.poolOf(phase)
 	cost := 0
-	if c.pacer.countsTokens() {
+	if slices.ContainsFunc(pool, func(ep *endpoint) bool { return ep.pacer.countsTokens() }) {
 		cost = estimateTokens(cr)
 	}
-	n, err := c.retry(withLimit(ctx, limit), log, recs, cost, func(ctx context.Context) error {
-		r, err := c.oa.CreateChatCompletion(ctx, cr)
+	n, ep, err := c.retry(withLimit(ctx, limit), log, recs, pool, cost, func(ctx context.Context, ep *endpoint) error {
+		sent := cr
+		if ep.model != "" {
+			sent.Model = ep.model
+		}
+		r, err := ep.oa.CreateChatCompletion(ctx, sent)
 		if err != nil {
 			return err
 		}
 		u := usageOf(r.Usage)
 		usage = usage.Add(u)
 		c.usage.add(u)
+		ep.usage.add(u)
 		resp = r
 		return nil
 	})
-	return resp, n, usage, err
+	name := ""
+	if ep != nil {
+		name = ep.name
+	}
+	return resp, n, usage, name, err
 }
 
 // stopError is the error of an answer the model did not finish on its own

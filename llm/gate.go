@@ -129,3 +129,11 @@ func (g *gate) state() (limit, lowest int) {
 	defer g.mu.Unlock()
 	return g.limit, g.lowest
 }
+
+// free is the slots free now less the waiters queued for them: how much
+// more the endpoint takes at once (negative when calls queue at it).
+func (g *gate) free() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.limit - g.inFlight - len(g.waiters)
+}

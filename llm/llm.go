@@ -95,6 +95,9 @@ type Result struct {
 	Repairs  int           // repair attempts made after invalid JSON or schema errors
 	Latency  time.Duration // wall time of the whole call, retries included
 	Usage    Usage         // summed over every attempt
+	// Endpoint names the endpoint that gave the last answer (its name or
+	// base URL, never its key); "" when none answered or a cassette did.
+	Endpoint string
 	Err      error         // *Error when the call failed
 	// Recoveries are the failures the call went past or tried to, in order:
 	// transient errors retried, answers sent back for repair. Err, when set,

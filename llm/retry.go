@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,21 +15,25 @@ import (
 )
 
 // retry runs call until it succeeds, fails for good, or has been tried
-// Config.MaxAttempts times. Each try runs under its own Config.Timeout and
-// waits its turn (see admit): a slot of the adaptive concurrency and the
-// pacer of llm.rpm / llm.tpm, which charges it cost tokens. Between tries it waits the server's Retry-After (capped at
-// BackoffMax) or an exponential backoff with full jitter. It returns the
-// number of tries made and the last failure. This is the only place that
-// retries.
+// Config.MaxAttempts times. Each try goes to an endpoint of pool (see
+// pick), runs under its own Config.Timeout and waits its turn there (see
+// admit): a slot of the endpoint's adaptive concurrency and the pacer of
+// its rpm / tpm, which charges it cost tokens. Between tries it waits the
+// server's Retry-After (capped at BackoffMax) or an exponential backoff
+// with full jitter. It returns the number of tries made, the endpoint of
+// the last, and the last failure. This is the only place that retries.
 //
 // A 429 rate limit (not insufficient_quota, which is final) is flow
 // control, not a failure of the call: it is waited out up to
 // Config.RateLimitWaits times per request without counting as a try, for
 // the server's Retry-After when it sends one up to BackoffMax, else for the
-// exponential backoff of the waits so far; and it halves the adaptive
-// concurrency (see gate). Each retry is added to recs (when not nil), with
-// whether the try after it succeeded.
-func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, cost int, call func(ctx context.Context) error) (int, *Error) {
+// exponential backoff of the waits so far; and it halves the endpoint's
+// adaptive concurrency (see gate). A failure of the endpoint (refused,
+// 5xx, timeout) is not a failure of the call while another endpoint of the
+// pool has not failed it and is in: the call goes there at once, without
+// counting a try. Each retry is added to recs (when not nil), with whether
+// the try after it succeeded.
+func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, pool []*endpoint, cost int, call func(ctx context.Context, ep *endpoint) error) (int, *endpoint, *Error) {
 	var pending *Recovery // the retry whose outcome the next try tells
 	settle := func(ok bool) {
 		if pending != nil {
@@ -37,38 +42,65 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, 
 			pending = nil
 		}
 	}
+	var (
+		tried []*endpoint // endpoints that failed this call
+		ep    *endpoint
+	)
 	waits, tries := 0, 0
 	for n := 1; ; n++ {
 		if err := ctx.Err(); err != nil { // nothing is sent once the caller has given up
 			e := c.class.classify(ctx, err)
 			e.Attempts = n - 1
 			settle(false)
-			return n - 1, e
+			return n - 1, ep, e
 		}
-		turn, e := c.admit(ctx, cost)
+		ep = pick(pool, tried, time.Now())
+		turn, e := c.admit(ctx, ep, cost)
 		if e != nil {
 			e.Attempts = n - 1
 			settle(false)
-			return n - 1, e
+			return n - 1, ep, e
 		}
 
 		hold := new(retryAfter)
 		actx, cancel := context.WithTimeout(context.WithValue(ctx, retryAfterKey{}, hold), c.cfg.Timeout)
-		err := call(actx)
+		ep.brk.take(time.Now())
+		err := call(actx, ep)
 		cancel()
 		if err == nil {
-			c.gate.release(turn, endOK)
+			ep.gate.release(turn, endOK)
+			ep.answered.Add(1)
+			ep.brk.done(time.Now(), true, false)
 			settle(true)
-			return n, nil
+			return n, ep, nil
 		}
-		e = c.class.classify(ctx, err)
-		if e.Kind == KindRateLimit {
-			c.limited.Add(1)
-			c.gate.release(turn, endRateLimited)
-		} else {
-			c.gate.release(turn, endOther)
+		e = ep.class.classify(ctx, err)
+		switch {
+		case e.Kind == KindRateLimit:
+			ep.limited.Add(1)
+			ep.gate.release(turn, endRateLimited)
+		default:
+			ep.gate.release(turn, endOther)
+		}
+		down := endpointFailure(e) && ctx.Err() == nil
+		if down {
+			ep.failed.Add(1)
+		} else if e.Kind != KindCanceled {
+			ep.answered.Add(1)
+		}
+		if ep.brk.done(time.Now(), !down && e.Kind != KindCanceled, down) {
+			log.Warn("endpoint taken out after failing", "endpoint", ep.name, "error", e.Error())
 		}
 		e.Attempts = n
+		if down && len(pool) > 1 {
+			if !slices.Contains(tried, ep) {
+				tried = append(tried, ep)
+			}
+			if another(pool, tried, time.Now()) {
+				log.Info("endpoint failed, sending the call to another", "endpoint", ep.name, "kind", e.Kind.String(), "error", e.Error())
+				continue
+			}
+		}
 		ra, hasRA := hold.get()
 		if hasRA {
 			e.RetryAfter = ra
@@ -79,12 +111,12 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, 
 			tries++
 		}
 		if !e.Transient() || (!flow && tries >= c.cfg.MaxAttempts) || ctx.Err() != nil {
-			return n, e
+			return n, ep, e
 		}
 		if hasRA && ra > c.cfg.BackoffMax {
 			// Asking again before the server allows only earns another 429.
 			e.Hint = fmt.Sprintf("the server asks to wait %s before another request (Retry-After), longer than this client waits (%s); try again later", ra, c.cfg.BackoffMax)
-			return n, e
+			return n, ep, e
 		}
 
 		var d time.Duration
@@ -109,28 +141,29 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, 
 			we.Attempts = n
 			we.Message += " while waiting to retry after: " + e.Message
 			settle(false)
-			return n, we
+			return n, ep, we
 		}
+		tried = tried[:0] // every endpoint may take the next try
 	}
 }
 
-// admit waits for an attempt's turn: a slot at the gate, then the pacer
-// (llm.rpm / llm.tpm), so that attempts leave at the pace they were given
+// admit waits for an attempt's turn at ep: a slot at its gate, then its
+// pacer (rpm / tpm), so that attempts leave at the pace they were given
 // rather than in a bunch when slots free up. It runs before the attempt's
 // own timeout starts: waiting for a turn is not waiting for the server. On
 // failure it holds nothing; the error says which wait ctx ended in.
-func (c *Client) admit(ctx context.Context, cost int) (slot, *Error) {
-	turn, err := c.gate.acquire(ctx)
+func (c *Client) admit(ctx context.Context, ep *endpoint, cost int) (slot, *Error) {
+	turn, err := ep.gate.acquire(ctx)
 	if err != nil {
-		e := c.class.classify(ctx, err)
-		if limit, _ := c.gate.state(); limit < c.gate.max {
-			e.Message += fmt.Sprintf(" (waiting for a slot: concurrency lowered to %d of %d after 429 rate limits)", limit, c.gate.max)
+		e := ep.class.classify(ctx, err)
+		if limit, _ := ep.gate.state(); limit < ep.gate.max {
+			e.Message += fmt.Sprintf(" (waiting for a slot: concurrency lowered to %d of %d after 429 rate limits)", limit, ep.gate.max)
 			e.Hint = "set llm.rpm / llm.tpm to the endpoint's published limits to pace calls under them"
 		}
 		return slot{}, e
 	}
-	if err := c.pacer.wait(ctx, time.Now(), cost); err != nil {
-		c.gate.release(turn, endOther)
+	if err := ep.pacer.wait(ctx, time.Now(), cost); err != nil {
+		ep.gate.release(turn, endOther)
 		return slot{}, c.waitError(ctx, err, "llm.rpm / llm.tpm pace calls under the endpoint's limits; raise the phase deadline")
 	}
 	return turn, nil

@@ -49,6 +49,20 @@ func NewSecrets(cfg Config) Secrets {
 		// The user name alone is not a secret, and it is often a plain
 		// word ("admin", "user"): scrubbing it would rewrite model answers.
 	}
+	return secretsOf(values)
+}
+
+// joinSecrets scrubs what any of ss scrubs.
+func joinSecrets(ss ...Secrets) Secrets {
+	var values []string
+	for _, s := range ss {
+		values = append(values, s.values...)
+	}
+	return secretsOf(slices.Compact(slices.Sorted(slices.Values(values))))
+}
+
+// secretsOf scrubs values.
+func secretsOf(values []string) Secrets {
 	if len(values) == 0 {
 		return Secrets{}
 	}

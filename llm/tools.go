@@ -80,7 +80,7 @@ func (c *Client) CompleteTools(ctx context.Context, req ToolRequest) (res ToolRe
 		return res
 	}
 	log := c.log.With("entity", req.EntityKey, "phase", req.Phase, "tick", req.Tick)
-	resp, n, usage, callErr := c.create(ctx, log, &res.Recoveries, callSite{req.EntityKey, req.Phase, req.Tick}, cr)
+	resp, n, usage, _, callErr := c.create(ctx, log, &res.Recoveries, callSite{req.EntityKey, req.Phase, req.Tick}, cr)
 	res.Usage = usage
 	res.Attempts = n
 	if callErr != nil {

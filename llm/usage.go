@@ -33,8 +33,8 @@ func usageOf(u openai.Usage) Usage {
 	return out
 }
 
-// Stats are what the client counted of its endpoint's rate limiting since it
-// was made.
+// Stats are what the client counted of its endpoints' rate limiting since
+// it was made; with several endpoints, the concurrencies are their sums.
 type Stats struct {
 	// RateLimited is the 429 rate-limit answers received (insufficient_quota
 	// excluded), each waited out or retried.
@@ -44,4 +44,6 @@ type Stats struct {
 	// when no 429 arrived.
 	Concurrency       int `json:"concurrency"`
 	LowestConcurrency int `json:"lowest_concurrency"`
+	// Endpoints are each endpoint's figures, in the order configured.
+	Endpoints []EndpointStats `json:"endpoints,omitempty"`
 }

@@ -27,7 +27,8 @@ type answer struct {
 	refusal   string
 	finish    openai.FinishReason
 	toolCalls int
-	maxTokens int // of the request, to say which limit cut the answer
+	maxTokens int    // of the request, to say which limit cut the answer
+	endpoint  string // the endpoint that answered (Endpoint's name)
 }
 
 // checkAnswer checks a reply in the order refusal, finish_reason, JSON,
