@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"slices"
 	"net/url"
+	"slices"
 	"time"
 )
 

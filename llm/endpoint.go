@@ -2,8 +2,8 @@ package llm
 
 import (
 	"cmp"
-	"slices"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"

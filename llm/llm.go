@@ -98,7 +98,7 @@ type Result struct {
 	// Endpoint names the endpoint that gave the last answer (its name or
 	// base URL, never its key); "" when none answered or a cassette did.
 	Endpoint string
-	Err      error         // *Error when the call failed
+	Err      error // *Error when the call failed
 	// Recoveries are the failures the call went past or tried to, in order:
 	// transient errors retried, answers sent back for repair. Err, when set,
 	// is the failure after the last of them.
