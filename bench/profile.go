@@ -91,3 +91,33 @@ func (w *heapWatch) write(path string) error {
 	}
 	return nil
 }
+
+// profiles are the main world's CPU and heap profiles while they are taken.
+type profiles struct {
+	stopCPU func() error
+	heap    *heapWatch
+}
+
+// startProfiles starts the profiles asked for (--cpuprofile, --memprofile)
+// when w is the main world; of other worlds it takes none.
+func (w *World) startProfiles(o *Options) (*profiles, error) {
+	p := &profiles{stopCPU: func() error { return nil }, heap: watchHeap("", 0)}
+	if w.Role != "main" {
+		return p, nil
+	}
+	var err error
+	if p.stopCPU, err = startCPUProfile(o.CPUProfile); err != nil {
+		return nil, err
+	}
+	p.heap = watchHeap(o.HeapProfile, 50*time.Millisecond)
+	return p, nil
+}
+
+// finish stops the CPU profile and writes the heap profile's peak.
+func (p *profiles) finish(o *Options) error {
+	err := p.stopCPU()
+	if herr := p.heap.write(o.HeapProfile); err == nil {
+		err = herr
+	}
+	return err
+}

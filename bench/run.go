@@ -2,19 +2,14 @@ package bench
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
-	_ "modernc.org/sqlite" // a read-only look at state.db's size after each tick
-
 	"github.com/arbiter-sim/arbiter/llm"
-	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -204,166 +199,6 @@ func (o *Options) world(ctx context.Context, role string, s Shape, ticks, concur
 	}
 	w.measure(ctx, o, child, simDir, ticks, concurrency)
 	return w, nil
-}
-
-// measure opens the world as `arbiter run` would and runs its ticks,
-// recording every figure into w; a failure is w.Error.
-// standInKey is the API key sent to the stand-in server. Like a real key,
-// it appears in no answer: the key "bench", which the model name and so
-// every answer held, had every answer scrubbed of it, work a real run does
-// not do.
-const standInKey = "sk-bench-stand-in"
-
-func (w *World) measure(ctx context.Context, o *Options, child *Child, simDir string, ticks, concurrency int) {
-	dbPath := session.StatePath(simDir)
-	var db *sql.DB
-	defer func() {
-		if db != nil {
-			db.Close()
-		}
-	}()
-	set := o.Session
-	set.LLM = func() (llm.Config, error) {
-		c := o.Client
-		c.BaseURL, c.APIKey, c.Concurrency = child.URL, standInKey, concurrency
-		return c, nil
-	}
-	set.Lockstep = w.Role == "main, lockstep"
-	set.OnTick = func(t runner.TickReport) {
-		if db == nil {
-			var err error
-			if db, err = sql.Open("sqlite", "file:"+dbPath+"?mode=ro"); err != nil {
-				db = nil
-			}
-		}
-		size := dbSize(db)
-		w.DBAfter = append(w.DBAfter, size)
-		o.progress("%s world: tick %d/%d committed in %s (T* %s), commit %s, state.db %s", w.Role, t.Tick, ticks,
-			t.Duration.Round(time.Millisecond), w.Ideal.Round(time.Millisecond), t.Commit.Round(time.Millisecond), megabytes(size))
-	}
-	start := time.Now()
-	sess, err := session.Open(ctx, simDir, set, session.ReadWrite)
-	w.Open = time.Since(start)
-	if err != nil {
-		w.Error = fmt.Sprintf("open: %v", err)
-		return
-	}
-	o.progress("%s world: opened in %s (load, lint, state.db)", w.Role, w.Open.Round(time.Millisecond))
-	before, err := child.Stats(ctx)
-	if err != nil {
-		sess.Close()
-		w.Error = err.Error()
-		return
-	}
-	runtime.GC()
-	if o.timer != nil {
-		o.timer.StartTimer()
-		defer o.timer.StopTimer()
-	}
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	stopProfile, heap := func() error { return nil }, watchHeap("", 0)
-	if w.Role == "main" {
-		if stopProfile, err = startCPUProfile(o.CPUProfile); err != nil {
-			sess.Close()
-			w.Error = err.Error()
-			return
-		}
-		heap = watchHeap(o.HeapProfile, 50*time.Millisecond)
-	}
-	cpu0, _, _ := usage()
-	start = time.Now()
-	rep, runErr := sess.Run(ctx, ticks)
-	w.Wall = time.Since(start)
-	cpu1, rss, _ := usage()
-	runtime.ReadMemStats(&m1)
-	if err := stopProfile(); err != nil && runErr == nil {
-		runErr = err
-	}
-	if err := heap.write(o.HeapProfile); err != nil && runErr == nil {
-		runErr = err
-	}
-	w.PeakRSS = rss
-	if db != nil {
-		db.Close()
-		db = nil
-	}
-	if rep != nil && len(rep.Ticks) > 0 {
-		prefix, err := sess.PromptPrefixes(context.WithoutCancel(ctx), rep.Ticks[0].Tick)
-		if err != nil {
-			o.progress("%s world: shared prompt prefix not measured: %v", w.Role, err)
-		}
-		w.Prefix = prefix
-	}
-	if err := sess.Close(); err != nil && runErr == nil {
-		runErr = err
-	}
-	if after, err := child.Stats(context.WithoutCancel(ctx)); err == nil {
-		w.Server = after.Sub(before)
-	}
-	if fi, err := os.Stat(dbPath); err == nil {
-		w.DBBytes = fi.Size()
-	}
-	if runErr != nil {
-		w.Error = fmt.Sprintf("run: %v", runErr)
-		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			w.Error = fmt.Sprintf("stopped by the world timeout (%s) with the tick in flight rolled back: %v", o.WorldTimeout, runErr)
-		}
-	}
-	if rep == nil {
-		return
-	}
-	for _, t := range rep.Ticks {
-		w.Ticks++
-		w.Calls += t.Calls
-		w.Failed += t.Failed
-		w.Fallbacks += t.Fallbacks
-		w.Commit += t.Commit
-		w.CommitMax = max(w.CommitMax, t.Commit)
-		w.TickMax = max(w.TickMax, t.Duration)
-		w.Prompt = append(w.Prompt, float64(t.Usage.PromptTokens)/float64(max(1, t.Calls)))
-	}
-	if w.Ticks == 0 {
-		return
-	}
-	w.CPU = cpu1 - cpu0
-	w.Tick = w.Wall / time.Duration(w.Ticks)
-	if runErr != nil {
-		// The wall time then includes a tick rolled back: T is the mean of
-		// the committed ticks alone.
-		var sum time.Duration
-		for _, t := range rep.Ticks {
-			sum += t.Duration
-		}
-		w.Tick = sum / time.Duration(w.Ticks)
-	}
-	w.Commit /= time.Duration(w.Ticks)
-	if w.Ideal > 0 {
-		w.Ratio = float64(w.Tick) / float64(w.Ideal)
-	}
-	if w.Calls > 0 {
-		w.CPUPerCall = w.CPU / time.Duration(w.Calls)
-		w.AllocsPerCall = float64(m1.Mallocs-m0.Mallocs) / float64(w.Calls)
-		w.AllocBytesPerCall = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(w.Calls)
-	}
-	if n := len(w.DBAfter); n >= 2 {
-		w.DBGrowth = (w.DBAfter[n-1] - w.DBAfter[0]) / int64(n-1)
-	} else if n == 1 {
-		w.DBGrowth = w.DBAfter[0]
-	}
-}
-
-// dbSize is state.db's size as of its last commit (WAL included): its page
-// count times its page size, or 0 when it cannot be read.
-func dbSize(db *sql.DB) int64 {
-	if db == nil {
-		return 0
-	}
-	var pages, size int64
-	if db.QueryRow("PRAGMA page_count").Scan(&pages) != nil || db.QueryRow("PRAGMA page_size").Scan(&size) != nil {
-		return 0
-	}
-	return pages * size
 }
 
 // Ideal is T*: the two waves of calls of a tick at server concurrency c and

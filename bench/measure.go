@@ -1,0 +1,201 @@
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+
+	_ "modernc.org/sqlite" // a read-only look at state.db's size after each tick
+
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/session"
+)
+
+// standInKey is the API key sent to the stand-in server. Like a real key,
+// it appears in no answer: the key "bench", which the model name and so
+// every answer held, had every answer scrubbed of it, work a real run does
+// not do.
+const standInKey = "sk-bench-stand-in"
+
+// measure opens the world as `arbiter run` would and runs its ticks,
+// recording every figure into w; a failure is w.Error.
+func (w *World) measure(ctx context.Context, o *Options, child *Child, simDir string, ticks, concurrency int) {
+	sizes := &dbWatch{path: session.StatePath(simDir)}
+	defer sizes.close()
+	start := time.Now()
+	sess, err := session.Open(ctx, simDir, w.settings(o, child.URL, sizes, ticks, concurrency), session.ReadWrite)
+	w.Open = time.Since(start)
+	if err != nil {
+		w.Error = fmt.Sprintf("open: %v", err)
+		return
+	}
+	o.progress("%s world: opened in %s (load, lint, state.db)", w.Role, w.Open.Round(time.Millisecond))
+	before, err := child.Stats(ctx)
+	var prof *profiles
+	if err == nil {
+		prof, err = w.startProfiles(o)
+	}
+	if err != nil {
+		sess.Close()
+		w.Error = err.Error()
+		return
+	}
+	rep, sp, runErr := w.runTicks(ctx, o, sess, ticks, prof)
+	sizes.close()
+	if rep != nil && len(rep.Ticks) > 0 {
+		prefix, err := sess.PromptPrefixes(context.WithoutCancel(ctx), rep.Ticks[0].Tick)
+		if err != nil {
+			o.progress("%s world: shared prompt prefix not measured: %v", w.Role, err)
+		}
+		w.Prefix = prefix
+	}
+	if err := sess.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if after, err := child.Stats(context.WithoutCancel(ctx)); err == nil {
+		w.Server = after.Sub(before)
+	}
+	if fi, err := os.Stat(sizes.path); err == nil {
+		w.DBBytes = fi.Size()
+	}
+	if runErr != nil {
+		w.Error = fmt.Sprintf("run: %v", runErr)
+		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			w.Error = fmt.Sprintf("stopped by the world timeout (%s) with the tick in flight rolled back: %v", o.WorldTimeout, runErr)
+		}
+	}
+	w.sum(rep, runErr != nil, sp)
+}
+
+// settings are o.Session with the stand-in server at url as the model
+// client, at the given client concurrency, and an OnTick that records
+// state.db's size after each commit.
+func (w *World) settings(o *Options, url string, sizes *dbWatch, ticks, concurrency int) session.Settings {
+	set := o.Session
+	set.LLM = func() (llm.Config, error) {
+		c := o.Client
+		c.BaseURL, c.APIKey, c.Concurrency = url, standInKey, concurrency
+		return c, nil
+	}
+	set.Lockstep = w.Role == "main, lockstep"
+	set.OnTick = func(t runner.TickReport) {
+		size := sizes.size()
+		w.DBAfter = append(w.DBAfter, size)
+		o.progress("%s world: tick %d/%d committed in %s (T* %s), commit %s, state.db %s", w.Role, t.Tick, ticks,
+			t.Duration.Round(time.Millisecond), w.Ideal.Round(time.Millisecond), t.Commit.Round(time.Millisecond), megabytes(size))
+	}
+	return set
+}
+
+// span is what the arbiter process spent over a world's ticks.
+type span struct {
+	cpu                   time.Duration // user + system time
+	mallocs, allocedBytes uint64
+}
+
+// runTicks runs the ticks: the span over which engine CPU, allocations and
+// peak RSS are measured, the main world's profiles taken, and a testing.B's
+// timer runs.
+func (w *World) runTicks(ctx context.Context, o *Options, sess *session.Session, ticks int, prof *profiles) (*runner.Report, span, error) {
+	runtime.GC()
+	if o.timer != nil {
+		o.timer.StartTimer()
+		defer o.timer.StopTimer()
+	}
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	cpu0, _, _ := usage()
+	start := time.Now()
+	rep, err := sess.Run(ctx, ticks)
+	w.Wall = time.Since(start)
+	cpu1, rss, _ := usage()
+	runtime.ReadMemStats(&m1)
+	if perr := prof.finish(o); perr != nil && err == nil {
+		err = perr
+	}
+	w.PeakRSS = rss
+	return rep, span{cpu: cpu1 - cpu0, mallocs: m1.Mallocs - m0.Mallocs, allocedBytes: m1.TotalAlloc - m0.TotalAlloc}, err
+}
+
+// sum folds the committed ticks of rep and the span of the run into w's
+// figures: counts, T, commit, prompt tokens by tick, per-call CPU and
+// allocations, state.db growth. failed says the run stopped on an error,
+// so its wall time includes a tick rolled back.
+func (w *World) sum(rep *runner.Report, failed bool, sp span) {
+	if rep == nil {
+		return
+	}
+	for _, t := range rep.Ticks {
+		w.Ticks++
+		w.Calls += t.Calls
+		w.Failed += t.Failed
+		w.Fallbacks += t.Fallbacks
+		w.Commit += t.Commit
+		w.CommitMax = max(w.CommitMax, t.Commit)
+		w.TickMax = max(w.TickMax, t.Duration)
+		w.Prompt = append(w.Prompt, float64(t.Usage.PromptTokens)/float64(max(1, t.Calls)))
+	}
+	if w.Ticks == 0 {
+		return
+	}
+	w.CPU = sp.cpu
+	w.Tick = w.Wall / time.Duration(w.Ticks)
+	if failed {
+		// T is then the mean of the committed ticks alone.
+		var sum time.Duration
+		for _, t := range rep.Ticks {
+			sum += t.Duration
+		}
+		w.Tick = sum / time.Duration(w.Ticks)
+	}
+	w.Commit /= time.Duration(w.Ticks)
+	if w.Ideal > 0 {
+		w.Ratio = float64(w.Tick) / float64(w.Ideal)
+	}
+	if w.Calls > 0 {
+		w.CPUPerCall = w.CPU / time.Duration(w.Calls)
+		w.AllocsPerCall = float64(sp.mallocs) / float64(w.Calls)
+		w.AllocBytesPerCall = float64(sp.allocedBytes) / float64(w.Calls)
+	}
+	if n := len(w.DBAfter); n >= 2 {
+		w.DBGrowth = (w.DBAfter[n-1] - w.DBAfter[0]) / int64(n-1)
+	} else if n == 1 {
+		w.DBGrowth = w.DBAfter[0]
+	}
+}
+
+// dbWatch reads state.db's size after each commit through a read-only
+// connection of its own, opened at the first commit.
+type dbWatch struct {
+	path string
+	db   *sql.DB
+}
+
+// size is state.db's size as of its last commit (WAL included): its page
+// count times its page size, or 0 when it cannot be read.
+func (d *dbWatch) size() int64 {
+	if d.db == nil {
+		db, err := sql.Open("sqlite", "file:"+d.path+"?mode=ro")
+		if err != nil {
+			return 0
+		}
+		d.db = db
+	}
+	var pages, size int64
+	if d.db.QueryRow("PRAGMA page_count").Scan(&pages) != nil || d.db.QueryRow("PRAGMA page_size").Scan(&size) != nil {
+		return 0
+	}
+	return pages * size
+}
+
+func (d *dbWatch) close() {
+	if d.db != nil {
+		d.db.Close()
+		d.db = nil
+	}
+}
