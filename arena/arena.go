@@ -44,6 +44,7 @@ type Config struct {
 	MaxTurns int               // turns a game may take at most before it counts as unfinished (0: 10,000)
 	Parallel int               // games played at once (0: 4)
 	Client   *llm.Client       // for model seats; nil when every seat is a bot
+	Shard    Shard             // the games Play plays (zero: every game)
 }
 
 // GameResult is one game.
@@ -90,13 +91,32 @@ type Table struct {
 	Results    []GameResult `json:"results"`
 }
 
-// Run plays the arena: cfg.Games games of g in parallel, each on a run
-// state in its own temporary folder (removed afterwards). A game that stops
-// short (a quorum failure of the model, say) is counted unfinished with its
-// error; a bad configuration fails the arena before any game starts.
+// Run plays the whole arena: cfg.Games games of g in parallel, each on a
+// run state in its own temporary folder (removed afterwards). A game that
+// stops short (a quorum failure of the model, say) is counted unfinished
+// with its error; a bad configuration fails the arena before any game
+// starts. Play plays one shard of it.
 func Run(ctx context.Context, g Game, cfg Config) (*Table, error) {
+	if s := cfg.Shard.whole(); s.Count != 1 {
+		return nil, fmt.Errorf("arena: Run plays every game, not shard %s (Play plays a shard)", s)
+	}
+	r, err := Play(ctx, g, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return summarize(r.Arena, r.Results), nil
+}
+
+// Play plays the games of cfg.Shard (every game when it is zero) as Run
+// does and returns their results, in game order. The caller names the
+// simulation, settings and build in r.Arena before writing it.
+func Play(ctx context.Context, g Game, cfg Config) (*Results, error) {
 	if cfg.Games < 1 {
 		return nil, fmt.Errorf("arena: games must be at least 1, got %d", cfg.Games)
+	}
+	shard := cfg.Shard.whole()
+	if err := shard.Check(cfg.Games); err != nil {
+		return nil, fmt.Errorf("arena: %w", err)
 	}
 	seats, err := Seats(g, cfg.Seats)
 	if err != nil {
@@ -105,9 +125,13 @@ func Run(ctx context.Context, g Game, cfg Config) (*Table, error) {
 	if slices.Contains(slices.Collect(maps.Values(seats)), "model") && cfg.Client == nil {
 		return nil, errors.New("arena: a seat is a model and no model client was given")
 	}
-	games := make([]runner.Game, cfg.Games)
-	for i := range games {
-		games[i] = g.Reseated(cfg.Seed+uint64(i), cfg.Seats, cfg.Client)
+	id := Identity{Kind: g.Kind(), Seed: cfg.Seed, Games: cfg.Games, MaxTurns: cfg.MaxTurns}
+	for _, p := range g.Players() {
+		id.Seats = append(id.Seats, Seat{Player: p, Seat: seats[p]})
+	}
+	games := make([]runner.Game, shard.size(cfg.Games))
+	for j := range games {
+		games[j] = g.Reseated(cfg.Seed+uint64(shard.game(j)), cfg.Seats, cfg.Client)
 	}
 	tmp, err := os.MkdirTemp("", "arbiter-arena-")
 	if err != nil {
@@ -115,21 +139,22 @@ func Run(ctx context.Context, g Game, cfg Config) (*Table, error) {
 	}
 	defer os.RemoveAll(tmp)
 
-	results := make([]GameResult, cfg.Games)
+	results := make([]GameResult, len(games))
 	eg, ectx := errgroup.WithContext(ctx)
 	eg.SetLimit(cmp.Or(cfg.Parallel, 4))
-	for i, rg := range games {
+	for j, rg := range games {
 		eg.Go(func() error {
-			res, err := play(ectx, rg, g, cfg, filepath.Join(tmp, fmt.Sprintf("game-%d", i)))
-			res.Seed = cfg.Seed + uint64(i)
-			results[i] = res
+			k := shard.game(j)
+			res, err := play(ectx, rg, g, cfg, filepath.Join(tmp, fmt.Sprintf("game-%d", k)))
+			res.Seed = cfg.Seed + uint64(k)
+			results[j] = res
 			return err // only storage errors and interrupts stop the arena
 		})
 	}
 	if err := eg.Wait(); err != nil {
 		return nil, err
 	}
-	return summarize(g, cfg, seats, results), nil
+	return &Results{Format: ResultsFormat, Arena: id, Shard: shard, Results: results}, nil
 }
 
 // Seats returns how each player of g sits once seats replace the
@@ -211,13 +236,14 @@ func play(ctx context.Context, g runner.Game, kind Game, cfg Config, dir string)
 	return res, nil
 }
 
-func summarize(g Game, cfg Config, seats map[string]string, results []GameResult) *Table {
-	t := &Table{Kind: g.Kind(), Games: cfg.Games, Seed: cfg.Seed, Results: results}
-	rows := map[string]*Row{}
-	for _, p := range g.Players() {
-		rows[p] = &Row{Player: p, Seat: seats[p]}
-	}
+// summarize sums up the results of every game of arena a, in game order.
+func summarize(a Identity, results []GameResult) *Table {
+	t := &Table{Kind: a.Kind, Games: a.Games, Seed: a.Seed, Results: results}
 	invalid, calls := map[string]int{}, map[string]int{}
+	rows := make([]Row, len(a.Seats))
+	for i, s := range a.Seats {
+		rows[i] = Row{Player: s.Player, Seat: s.Seat}
+	}
 	for _, res := range results {
 		t.Turns += res.Turns
 		switch {
@@ -226,31 +252,31 @@ func summarize(g Game, cfg Config, seats map[string]string, results []GameResult
 		case res.Winner == "":
 			t.Draws++
 		}
-		for _, p := range g.Players() {
-			row, ps := rows[p], res.Players[p]
+		for i := range rows {
+			row := &rows[i]
+			ps := res.Players[row.Player]
 			if res.Stop == runner.StopGameOver {
 				switch res.Winner {
 				case "":
 					row.Draws++
-				case p:
+				case row.Player:
 					row.Wins++
 				default:
 					row.Losses++
 				}
 			}
-			invalid[p] += ps.Errors
-			calls[p] += ps.Calls
+			invalid[row.Player] += ps.Errors
+			calls[row.Player] += ps.Calls
 			row.FailedCalls += ps.FailedCalls
 			row.Tokens += ps.Tokens
 		}
 	}
-	for _, p := range g.Players() {
-		row := rows[p]
-		if t.Turns > 0 {
-			row.InvalidByTurn = float64(invalid[p]) / float64(t.Turns)
-			row.CallsByTurn = float64(calls[p]) / float64(t.Turns)
+	for i := range rows {
+		if row := &rows[i]; t.Turns > 0 {
+			row.InvalidByTurn = float64(invalid[row.Player]) / float64(t.Turns)
+			row.CallsByTurn = float64(calls[row.Player]) / float64(t.Turns)
 		}
-		t.Rows = append(t.Rows, *row)
 	}
+	t.Rows = rows
 	return t
 }
