@@ -620,6 +620,7 @@ func callRecord(c Call) store.CallRecord {
 		Phase:            res.Request.Phase,
 		EntityKey:        res.Request.EntityKey,
 		Model:            res.Request.Params.Model,
+		Endpoint:         res.Endpoint,
 		Raw:              res.Raw,
 		Output:           sameOr(res.Raw, res.Output),
 		LatencyMS:        res.Latency.Milliseconds(),

@@ -148,10 +148,10 @@ func (s *Store) writeCalls(w *tickWriter, calls []CallRecord, used map[string]st
 		case c.Messages != nil:
 			request = s.requestJSON(w, c.Messages, used)
 		}
-		w.exec("calls", `INSERT INTO calls (tick, phase, entity_key, model, request_json, raw_response, parsed_output,
+		w.exec("calls", `INSERT INTO calls (tick, phase, entity_key, model, endpoint, request_json, raw_response, parsed_output,
 			latency_ms, prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			w.tick, c.Phase, c.EntityKey, c.Model, request, bounded(s.clean(c.Raw), MaxStoredRaw), c.Output,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			w.tick, c.Phase, c.EntityKey, c.Model, c.Endpoint, request, bounded(s.clean(c.Raw), MaxStoredRaw), c.Output,
 			c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.Attempts, c.Repairs, c.ErrorKind, s.clean(c.Error), c.Fallback)
 	}
 }
@@ -289,6 +289,8 @@ func writeTotals(w *tickWriter, rec *TickRecord) {
 				cached_tokens = cached_tokens + excluded.cached_tokens, latency_ms = latency_ms + excluded.latency_ms`,
 			k.phase, k.entity, k.model, u.Calls, u.FailedCalls, u.Repairs, u.PromptTokens, u.CompletionTokens, u.CachedTokens, u.LatencyMS)
 	}
+	writeEndpointTotals(w, rec)
+	w.exec("batch_jobs", "DELETE FROM batch_jobs WHERE tick <= ?", rec.Tick)
 	fallbacks := 0
 	for _, in := range rec.Intentions {
 		if in.Fallback {
@@ -305,5 +307,40 @@ func writeTotals(w *tickWriter, rec *TickRecord) {
 		n    int
 	}{{"fallbacks", fallbacks}, {"apply_errors", len(rec.ApplyErrors)}} {
 		w.exec("counts", "INSERT INTO counts (name, n) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET n = n + excluded.n", c.name, c.n)
+	}
+}
+
+// writeEndpointTotals adds the tick's calls to the running totals of the
+// endpoints that answered them.
+func writeEndpointTotals(w *tickWriter, rec *TickRecord) {
+	sums := map[string]*Usage{}
+	for _, c := range rec.Calls {
+		if c.Endpoint == "" {
+			continue
+		}
+		u := sums[c.Endpoint]
+		if u == nil {
+			u = &Usage{}
+			sums[c.Endpoint] = u
+		}
+		u.Calls++
+		if c.Failed() {
+			u.FailedCalls++
+		}
+		u.Repairs += c.Repairs
+		u.PromptTokens += c.PromptTokens
+		u.CompletionTokens += c.CompletionTokens
+		u.CachedTokens += c.CachedTokens
+		u.LatencyMS += c.LatencyMS
+	}
+	for _, ep := range slices.Sorted(maps.Keys(sums)) {
+		u := sums[ep]
+		w.exec("endpoint_totals", `INSERT INTO endpoint_totals (endpoint, calls, failed, repairs, prompt_tokens, completion_tokens, cached_tokens, latency_ms)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (endpoint) DO UPDATE SET
+				calls = calls + excluded.calls, failed = failed + excluded.failed, repairs = repairs + excluded.repairs,
+				prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens,
+				cached_tokens = cached_tokens + excluded.cached_tokens, latency_ms = latency_ms + excluded.latency_ms`,
+			ep, u.Calls, u.FailedCalls, u.Repairs, u.PromptTokens, u.CompletionTokens, u.CachedTokens, u.LatencyMS)
 	}
 }

@@ -67,6 +67,7 @@ type CallRecord struct {
 	Phase     string
 	EntityKey string
 	Model     string // the model the request named; "" when stored before schema version 3
+	Endpoint  string // the endpoint that answered (its name); "" when none did
 	Request   string // the messages sent, as JSON (what Calls reads back)
 	// Messages, when set, are the messages sent, stored in place of Request
 	// with each long content kept once (see Message).
@@ -139,6 +140,9 @@ type Summary struct {
 	ApplyErrors     int          `json:"apply_errors"`
 	ByPhase         []GroupUsage `json:"by_phase"`  // sorted by phase
 	ByEntity        []GroupUsage `json:"by_entity"` // sorted by entity key
+	// ByEndpoint sums the calls per endpoint that answered them, sorted by
+	// name; empty before schema version 6.
+	ByEndpoint []GroupUsage `json:"by_endpoint,omitempty"`
 	// LastStop is why the latest run stopped short, when it did so after the
 	// last commit; nil otherwise.
 	LastStop *Stop `json:"last_stop,omitempty"`

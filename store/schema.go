@@ -2,7 +2,7 @@ package store
 
 // schemaVersion is stored in PRAGMA user_version. Raise it, and add a step
 // to upgrades, whenever the schema below changes.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // readableVersion is the oldest version read-only commands read as it is:
 // version 5 changed only how new texts are compressed, which the reader
@@ -16,7 +16,9 @@ const readableVersion = 4
 // records; version 3 the model of each call and the runs; version 4 the
 // texts of requests kept once (calls.request_json refers to them) and the
 // running totals that status and resume read; version 5 texts compressed
-// by S2 (older arbiters read only DEFLATE bodies). An older database
+// by S2 (older arbiters read only DEFLATE bodies); version 6 the endpoint
+// that answered each call, the running totals per endpoint and the Batch
+// API jobs in flight (see BatchJob). An older database
 // gets what it lacks when opened (see upgrades).
 const schema = `
 CREATE TABLE IF NOT EXISTS ticks (
@@ -69,7 +71,10 @@ CREATE TABLE IF NOT EXISTS calls (
 	error             TEXT    NOT NULL,
 	fallback          INTEGER NOT NULL CHECK (fallback IN (0, 1)),
 	-- the model the request named; '' for calls stored before version 3
-	model             TEXT    NOT NULL DEFAULT ''
+	model             TEXT    NOT NULL DEFAULT '',
+	-- the endpoint that answered (its name, never its key); '' for calls
+	-- no endpoint answered, replayed, or stored before version 6
+	endpoint          TEXT    NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS calls_tick ON calls (tick);
 
@@ -170,6 +175,32 @@ CREATE TABLE IF NOT EXISTS totals (
 	PRIMARY KEY (phase, entity_key, model)
 ) WITHOUT ROWID;
 
+-- endpoint_totals: the calls summed per endpoint that answered them, kept
+-- by each commit as totals is.
+CREATE TABLE IF NOT EXISTS endpoint_totals (
+	endpoint          TEXT    PRIMARY KEY,
+	calls             INTEGER NOT NULL,
+	failed            INTEGER NOT NULL,
+	repairs           INTEGER NOT NULL,
+	prompt_tokens     INTEGER NOT NULL,
+	completion_tokens INTEGER NOT NULL,
+	cached_tokens     INTEGER NOT NULL,
+	latency_ms        INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- batch_jobs: a phase's Batch API job, stored before the run waits for it,
+-- so that a run killed meanwhile polls the same job when it resumes rather
+-- than paying for another; the commit of its tick deletes it. Its tick is
+-- not committed yet, so it references none.
+CREATE TABLE IF NOT EXISTS batch_jobs (
+	phase        TEXT    NOT NULL,
+	tick         INTEGER NOT NULL,
+	job_id       TEXT    NOT NULL,
+	endpoint     TEXT    NOT NULL,
+	submitted_at TEXT    NOT NULL,
+	PRIMARY KEY (phase, tick)
+) WITHOUT ROWID;
+
 -- counts: running counts of rows that status shows ('fallbacks':
 -- intentions and outputs that fell back; 'apply_errors').
 CREATE TABLE IF NOT EXISTS counts (
@@ -185,6 +216,9 @@ CREATE TABLE IF NOT EXISTS counts (
 var upgrades = map[int]string{
 	// Version 3: calls name their model; a call stored earlier has ''.
 	2: "ALTER TABLE calls ADD COLUMN model TEXT NOT NULL DEFAULT ''",
+	// Version 6: calls name the endpoint that answered; a call stored
+	// earlier has ''.
+	5: "ALTER TABLE calls ADD COLUMN endpoint TEXT NOT NULL DEFAULT ''",
 	// Version 4: the running totals start from the calls stored so far;
 	// their requests stay whole (Calls reads either form).
 	3: `ALTER TABLE history ADD COLUMN user_ref TEXT NOT NULL DEFAULT '';

@@ -109,6 +109,9 @@ func (s *Store) summary(ctx context.Context) (Summary, error) {
 	if sum.ByEntity, err = s.groupUsage(ctx, "entity_key"); err != nil {
 		return sum, err
 	}
+	if sum.ByEndpoint, err = s.endpointUsage(ctx); err != nil {
+		return sum, err
+	}
 	if sum.LastStop, err = s.lastStop(ctx, sum.LastTick); err != nil {
 		return sum, err
 	}
@@ -163,4 +166,27 @@ func (s *Store) Totals(ctx context.Context) (_ []CallUsage, err error) {
 		return nil, fmt.Errorf("read totals: %w", err)
 	}
 	return out, nil
+}
+
+// endpointUsage sums the calls per endpoint that answered them; none in a
+// database older than version 6 read as it is.
+func (s *Store) endpointUsage(ctx context.Context) ([]GroupUsage, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'endpoint_totals'").Scan(&n); err != nil || n == 0 {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT endpoint, "+totalsColumns+" FROM endpoint_totals GROUP BY endpoint ORDER BY endpoint")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var groups []GroupUsage
+	for rows.Next() {
+		var g GroupUsage
+		if err := rows.Scan(append([]any{&g.Key}, g.Usage.scanArgs()...)...); err != nil {
+			return nil, err
+		}
+		groups = append(groups, g)
+	}
+	return groups, rows.Err()
 }

@@ -72,8 +72,8 @@ func TestUpgradeV2(t *testing.T) {
 		t.Fatalf("Open of a version 2 database: %v", err)
 	}
 	defer s.Close()
-	if v := userVersion(t, s); v != schemaVersion || schemaVersion != 5 {
-		t.Fatalf("user_version after the upgrade = %d, want 5", v)
+	if v := userVersion(t, s); v != schemaVersion || schemaVersion != 6 {
+		t.Fatalf("user_version after the upgrade = %d, want 6", v)
 	}
 	if sum, err := s.Summary(t.Context()); err != nil || sum.Total.Calls != 2 || sum.Total.PromptTokens != 200 || len(sum.ByEntity) != 1 {
 		t.Fatalf("summary after the upgrade = %+v, %v; want the 2 old calls in the totals", sum, err)
@@ -168,7 +168,7 @@ func TestNewDatabaseMatchesUpgraded(t *testing.T) {
 		}
 		return strings.Join(cols, ", ")
 	}
-	if a, b := columns(fresh), columns(up); a != b || !strings.HasSuffix(a, "model TEXT 1") {
+	if a, b := columns(fresh), columns(up); a != b || !strings.HasSuffix(a, "model TEXT 1, endpoint TEXT 1") {
 		t.Errorf("calls columns differ:\n new      %s\n upgraded %s", a, b)
 	}
 }
@@ -196,6 +196,10 @@ func TestVersion4TextsRead(t *testing.T) {
 	if _, err := s.db.ExecContext(t.Context(), "UPDATE texts SET body = ? WHERE key = ?", old.Bytes(), key); err != nil {
 		t.Fatal(err)
 	}
+	// What version 6 added, a version 4 database lacks.
+	if _, err := s.db.ExecContext(t.Context(), "ALTER TABLE calls DROP COLUMN endpoint; DROP TABLE endpoint_totals; DROP TABLE batch_jobs"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.db.ExecContext(t.Context(), "PRAGMA user_version = 4"); err != nil {
 		t.Fatal(err)
 	}
@@ -220,8 +224,8 @@ func TestVersion4TextsRead(t *testing.T) {
 		t.Fatalf("Open of a version 4 database: %v", err)
 	}
 	defer s.Close()
-	if v := userVersion(t, s); v != 5 {
-		t.Fatalf("user_version = %d, want 5", v)
+	if v := userVersion(t, s); v != schemaVersion {
+		t.Fatalf("user_version = %d, want %d", v, schemaVersion)
 	}
 	rec2, msgs2 := withMessages(2)
 	msgs2[len(msgs2)-1].Content = strings.Repeat("A new long user prompt. ", 60)

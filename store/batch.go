@@ -1,0 +1,61 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// BatchJob is a phase's Batch API job in flight: stored before the run
+// waits for it, so that a run killed meanwhile polls the same job when it
+// resumes instead of submitting (and paying for) another. The commit of its
+// tick deletes it.
+type BatchJob struct {
+	Phase       string
+	Tick        int
+	JobID       string
+	Endpoint    string // the endpoint it was submitted to (its name)
+	SubmittedAt time.Time
+}
+
+// SaveBatchJob stores j in a transaction of its own, replacing the job of
+// its phase and tick.
+func (s *Store) SaveBatchJob(ctx context.Context, j BatchJob) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO batch_jobs (phase, tick, job_id, endpoint, submitted_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (phase, tick) DO UPDATE SET job_id = excluded.job_id, endpoint = excluded.endpoint, submitted_at = excluded.submitted_at`,
+		j.Phase, j.Tick, j.JobID, j.Endpoint, j.SubmittedAt.UTC().Format(time.RFC3339Nano))
+	if err != nil {
+		return fmt.Errorf("store batch job %s of %s tick %d: %w", j.JobID, j.Phase, j.Tick, err)
+	}
+	return nil
+}
+
+// BatchJob returns the job stored for phase and tick, false when none is.
+func (s *Store) BatchJob(ctx context.Context, phase string, tick int) (_ BatchJob, _ bool, err error) {
+	defer markDamaged(&err)
+	j := BatchJob{Phase: phase, Tick: tick}
+	var at string
+	err = s.db.QueryRowContext(ctx, "SELECT job_id, endpoint, submitted_at FROM batch_jobs WHERE phase = ? AND tick = ?", phase, tick).
+		Scan(&j.JobID, &j.Endpoint, &at)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return BatchJob{}, false, nil
+	case err != nil:
+		return BatchJob{}, false, fmt.Errorf("read batch job of %s tick %d: %w", phase, tick, err)
+	}
+	if j.SubmittedAt, err = time.Parse(time.RFC3339Nano, at); err != nil {
+		return BatchJob{}, false, fmt.Errorf("batch job %s: submitted_at: %w", j.JobID, err)
+	}
+	return j, true, nil
+}
+
+// DeleteBatchJob forgets the job of phase and tick (it failed or expired:
+// the next attempt submits anew).
+func (s *Store) DeleteBatchJob(ctx context.Context, phase string, tick int) error {
+	if _, err := s.db.ExecContext(ctx, "DELETE FROM batch_jobs WHERE phase = ? AND tick = ?", phase, tick); err != nil {
+		return fmt.Errorf("delete batch job of %s tick %d: %w", phase, tick, err)
+	}
+	return nil
+}
