@@ -10,54 +10,79 @@ import (
 )
 
 // WriteMarkdown writes the report as BENCHMARKS.md: the machine and settings,
-// the targets with pass or fail, a row of figures per world, the sequential
-// loop, the cost exponent and how each figure was measured.
+// the targets with pass or fail, a row of figures per world, out-of-order
+// ticks against lockstep, the shared prompt prefix, the sequential loop, the
+// cost exponent and how each figure was measured.
 func WriteMarkdown(w io.Writer, r *Report) error {
-	var b bytes.Buffer
-	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	p("# Benchmarks\n\n")
-	p("What a narrative tick costs at scale (issue 12), measured %s", r.Date.Format("2006-01-02 15:04 MST"))
+	var b page
+	b.header(r)
+	b.targets(r)
+	b.worlds(r)
+	b.outOfOrder(r)
+	b.prefix(r)
+	b.sequential(r)
+	b.exponent(r)
+	b.method(r)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// page is BENCHMARKS.md as it is written, a section at a time.
+type page struct{ bytes.Buffer }
+
+func (b *page) p(format string, args ...any) { fmt.Fprintf(&b.Buffer, format, args...) }
+
+// header is the title, how the run was started, the machine and the settings.
+func (b *page) header(r *Report) {
+	b.p("# Benchmarks\n\n")
+	b.p("What a narrative tick costs at scale (issue 12), measured %s", r.Date.Format("2006-01-02 15:04 MST"))
 	if r.Command != "" {
-		p(" by\n\n```sh\n%s\n```\n\n", r.Command)
+		b.p(" by\n\n```sh\n%s\n```\n\n", r.Command)
 	} else {
-		p(".\n\n")
+		b.p(".\n\n")
 	}
 	m := r.Machine
-	p("Machine: %s/%s, %s, %d CPUs (GOMAXPROCS %d), %s memory, %s", m.OS, m.Arch, m.CPU, m.CPUs, m.GOMAXPROCS, gigabytes(m.Memory), m.Go)
+	b.p("Machine: %s/%s, %s, %d CPUs (GOMAXPROCS %d), %s memory, %s", m.OS, m.Arch, m.CPU, m.CPUs, m.GOMAXPROCS, gigabytes(m.Memory), m.Go)
 	if m.Revision != "" {
-		p("; arbiter %s", short(m.Revision))
+		b.p("; arbiter %s", short(m.Revision))
 		if m.Modified {
-			p(" with uncommitted changes")
+			b.p(" with uncommitted changes")
 		}
 	}
 	if m.Collector != "" {
-		p("; collector: %s", m.Collector)
+		b.p("; collector: %s", m.Collector)
 	}
-	p(".\n\n")
+	b.p(".\n\n")
 	s := r.Settings
-	p("Settings: stand-in server latency %s (%s), server concurrency C=%d, ", s.Latency, tailText(s.Tail), s.ServerConcurrency)
+	b.p("Settings: stand-in server latency %s (%s), server concurrency C=%d, ", s.Latency, tailText(s.Tail), s.ServerConcurrency)
 	if s.RPM > 0 {
-		p("%d requests per minute (429 with Retry-After above it), ", s.RPM)
+		b.p("%d requests per minute (429 with Retry-After above it), ", s.RPM)
 	} else {
-		p("no rpm limit, ")
+		b.p("no rpm limit, ")
 	}
-	p("client concurrency (llm.concurrency) %d, depth (llm.depth) %d, max_tokens %d intention / %d resolution", s.ClientConcurrency, s.Depth, s.IntentionMax, s.ResolutionMax)
-	p("; main world %d ticks", s.Ticks)
+	b.p("client concurrency (llm.concurrency) %d, depth (llm.depth) %d, max_tokens %d intention / %d resolution", s.ClientConcurrency, s.Depth, s.IntentionMax, s.ResolutionMax)
+	b.p("; main world %d ticks", s.Ticks)
 	if s.SizeTicks > 0 && len(r.Sizes) > 0 {
-		p(", sizes %d ticks each", s.SizeTicks)
+		b.p(", sizes %d ticks each", s.SizeTicks)
 	}
-	p(", seed %d.\n\n", s.Seed)
+	b.p(", seed %d.\n\n", s.Seed)
+}
 
-	p("## Targets\n\n| target | goal | measured | result |\n| --- | --- | --- | --- |\n")
+// targets is issue 12's targets, each with pass or FAIL.
+func (b *page) targets(r *Report) {
+	b.p("## Targets\n\n| target | goal | measured | result |\n| --- | --- | --- | --- |\n")
 	for _, t := range r.Targets {
-		p("| %s | %s | %s | **%s** |\n", t.Name, t.Goal, cell(t.Figure), t.Status)
+		b.p("| %s | %s | %s | **%s** |\n", t.Name, t.Goal, cell(t.Figure), t.Status)
 	}
+}
 
-	p("\n## Worlds\n\n")
-	p("| world | characters / locations (regions) | ticks | calls | T | T* | T/T* | engine CPU per call | allocations per call | peak RSS | commit mean / max | state.db per tick (final size) | prompt tokens per call, tick 1 → tick n | 429s | failed calls | open |\n")
-	p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+// worlds is a row of figures per world, and the error of each that had one.
+func (b *page) worlds(r *Report) {
+	b.p("\n## Worlds\n\n")
+	b.p("| world | characters / locations (regions) | ticks | calls | T | T* | T/T* | engine CPU per call | allocations per call | peak RSS | commit mean / max | state.db per tick (final size) | prompt tokens per call, tick 1 → tick n | 429s | failed calls | open |\n")
+	b.p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, w := range r.allWorlds() {
-		p("| %s | %d / %d (%d) | %d | %d | %s | %s | %.3f | %s | %.0f (%.1f KB) | %s | %s / %s | %s (%s) | %s | %d | %d | %s |\n",
+		b.p("| %s | %d / %d (%d) | %d | %d | %s | %s | %.3f | %s | %.0f (%.1f KB) | %s | %s / %s | %s (%s) | %s | %d | %d | %s |\n",
 			w.Role, w.Characters, w.Locations, w.Regions, w.Ticks, w.Calls,
 			seconds(w.Tick), seconds(w.Ideal), w.Ratio, cpuMillis(w.CPUPerCall), w.AllocsPerCall, w.AllocBytesPerCall/1e3,
 			megabytes(w.PeakRSS), millis(w.Commit), millis(w.CommitMax), megabytes(w.DBGrowth), megabytes(w.DBBytes),
@@ -65,52 +90,67 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	for _, w := range r.allWorlds() {
 		if w.Error != "" {
-			p("\n%s world (%s): %s\n", w.Role, w.Shape, cell(w.Error))
+			b.p("\n%s world (%s): %s\n", w.Role, w.Shape, cell(w.Error))
 		}
 	}
+}
 
+// outOfOrder compares the main world with the same world run in lockstep.
+func (b *page) outOfOrder(r *Report) {
 	if l := r.Lockstep; l != nil && l.Ticks > 0 && r.Main.Ticks > 0 {
-		p("\n## Out-of-order ticks\n\nThe main world plays each location's next tick as soon as it and every location with a connection into it have resolved this one; `main, lockstep` is the same world, run after it, with every location waiting for the whole world (`arbiter run --lockstep`). T/T*: **%.3f** out of order, %.3f in lockstep (T %s and %s, T* %s).\n",
+		b.p("\n## Out-of-order ticks\n\nThe main world plays each location's next tick as soon as it and every location with a connection into it have resolved this one; `main, lockstep` is the same world, run after it, with every location waiting for the whole world (`arbiter run --lockstep`). T/T*: **%.3f** out of order, %.3f in lockstep (T %s and %s, T* %s).\n",
 			r.Main.Ratio, l.Ratio, seconds(r.Main.Tick), seconds(l.Tick), seconds(r.Main.Ideal))
 	}
+}
 
+// prefix is the start the main world's system prompts of tick 1 share.
+func (b *page) prefix(r *Report) {
 	if len(r.Main.Prefix) > 0 {
-		p("\n## Shared prompt prefix\n\nThe start the main world's system prompts of tick 1 share, per phase: what a provider's prefix cache can serve to every call of the phase after its first (the premise and instructions come first, the character or place last).\n\n")
-		p("| phase | calls | shared start | mean system prompt | shared |\n| --- | --- | --- | --- | --- |\n")
+		b.p("\n## Shared prompt prefix\n\nThe start the main world's system prompts of tick 1 share, per phase: what a provider's prefix cache can serve to every call of the phase after its first (the premise and instructions come first, the character or place last).\n\n")
+		b.p("| phase | calls | shared start | mean system prompt | shared |\n| --- | --- | --- | --- | --- |\n")
 		for _, x := range r.Main.Prefix {
-			p("| %s | %d | %d bytes | %d bytes | %.0f %% |\n", x.Phase, x.Calls, x.Shared, x.Mean, 100*float64(x.Shared)/float64(max(1, x.Mean)))
+			b.p("| %s | %d | %d bytes | %d bytes | %.0f %% |\n", x.Phase, x.Calls, x.Shared, x.Mean, 100*float64(x.Shared)/float64(max(1, x.Mean)))
 		}
 	}
+}
 
+// sequential is the speed-up over a loop at client concurrency 1.
+func (b *page) sequential(r *Report) {
 	if q := r.Sequential; q != nil {
-		p("\n## Speed-up over a sequential loop\n\n")
+		b.p("\n## Speed-up over a sequential loop\n\n")
 		sw := q.World
 		ticks := fmt.Sprintf("%d ticks", sw.Ticks)
 		if sw.Ticks == 1 {
 			ticks = "1 tick"
 		}
-		p("The same kind of world run with client concurrency 1 in the same invocation: %s, %s, %d calls in %s, %s per call",
+		b.p("The same kind of world run with client concurrency 1 in the same invocation: %s, %s, %d calls in %s, %s per call",
 			sw.Shape, ticks, sw.Calls, seconds(sw.Wall), millis(q.PerCall))
 		if sw.Shape != r.Main.Shape {
-			p(" (a smaller world of the main world's proportions: one sequential tick of the main world would take about %s)",
+			b.p(" (a smaller world of the main world's proportions: one sequential tick of the main world would take about %s)",
 				seconds(time.Duration(r.Main.Characters+r.Main.Locations)*r.Settings.Latency))
 		}
 		if r.Main.Calls > 0 {
-			p(". The main world: %s per call. Speed-up: **%.1fx**.\n", millis(r.Main.Wall/time.Duration(r.Main.Calls)), q.SpeedUp)
+			b.p(". The main world: %s per call. Speed-up: **%.1fx**.\n", millis(r.Main.Wall/time.Duration(r.Main.Calls)), q.SpeedUp)
 		} else {
-			p(". The main world committed no tick, so there is no speed-up to state.\n")
+			b.p(". The main world committed no tick, so there is no speed-up to state.\n")
 		}
 	}
+}
 
-	p("\n## Cost exponent\n\n")
+// exponent is the cost exponent fitted over the sizes.
+func (b *page) exponent(r *Report) {
+	b.p("\n## Cost exponent\n\n")
 	if e := r.Exponent; e != nil {
-		p("Fitted cost = a·characters^b by least squares on the logs over %v characters (locations in the same proportion): engine CPU per tick b = **%.2f**, T b = %.2f (goal 1.0: a tick costs in proportion to the world).\n", e.Characters, e.CPU, e.Wall)
+		b.p("Fitted cost = a·characters^b by least squares on the logs over %v characters (locations in the same proportion): engine CPU per tick b = **%.2f**, T b = %.2f (goal 1.0: a tick costs in proportion to the world).\n", e.Characters, e.CPU, e.Wall)
 	} else {
-		p("Not measured: fewer than two sizes committed a tick (`--sizes`).\n")
+		b.p("Not measured: fewer than two sizes committed a tick (`--sizes`).\n")
 	}
+}
 
-	p("\n## How it was measured\n\n")
-	p(`- Each world is generated as a real simulation folder (simulation.yaml, characters/*.yaml,
+// method says how each figure was measured.
+func (b *page) method(r *Report) {
+	b.p("\n## How it was measured\n\n")
+	b.p(`- Each world is generated as a real simulation folder (simulation.yaml, characters/*.yaml,
   locations/*.yaml) in a temporary folder and opened with session.Open, as `+"`arbiter run`"+` opens
   one (world.Load, prompt lint, state.db, the model client from config.yaml and the flags).
   Character i starts in location i mod M. Locations are grouped in regions of connected
@@ -136,8 +176,6 @@ func WriteMarkdown(w io.Writer, r *Report) error {
   server-reported prompt tokens of a tick over its calls.
 - Figures are measured, not asserted: unit tests check that the harness works, never timings.
 `, RegionCharacters, seconds(r.serverCPU()))
-	_, err := w.Write(b.Bytes())
-	return err
 }
 
 // allWorlds is worlds with the sequential loop after the main world, in
