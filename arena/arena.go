@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/manifest"
 	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/store"
 )
@@ -108,8 +109,9 @@ func Run(ctx context.Context, g Game, cfg Config) (*Table, error) {
 }
 
 // Play plays the games of cfg.Shard (every game when it is zero) as Run
-// does and returns their results, in game order. The caller names the
-// simulation, settings and build in r.Arena before writing it.
+// does and returns their results, in game order, with the build playing
+// them. The caller names the simulation and its settings in r.Arena before
+// writing it.
 func Play(ctx context.Context, g Game, cfg Config) (*Results, error) {
 	if cfg.Games < 1 {
 		return nil, fmt.Errorf("arena: games must be at least 1, got %d", cfg.Games)
@@ -125,7 +127,7 @@ func Play(ctx context.Context, g Game, cfg Config) (*Results, error) {
 	if slices.Contains(slices.Collect(maps.Values(seats)), "model") && cfg.Client == nil {
 		return nil, errors.New("arena: a seat is a model and no model client was given")
 	}
-	id := Identity{Kind: g.Kind(), Seed: cfg.Seed, Games: cfg.Games, MaxTurns: cfg.MaxTurns}
+	id := Identity{Kind: g.Kind(), Build: manifest.ReadBuild().String(), Seed: cfg.Seed, Games: cfg.Games, MaxTurns: cfg.MaxTurns}
 	for _, p := range g.Players() {
 		id.Seats = append(id.Seats, Seat{Player: p, Seat: seats[p]})
 	}

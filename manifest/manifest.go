@@ -19,6 +19,10 @@ type Manifest struct {
 	Arbiter   Build        `json:"arbiter"`
 	Kind      string       `json:"kind"`
 	BaseURL   string       `json:"base_url"` // without user information or query secrets (llm.CleanURL)
+	// Endpoints name the servers of llm.endpoints and the phases' own
+	// lists (name, else the URL without credentials), when configured;
+	// each stored call names the one that answered it.
+	Endpoints []string     `json:"endpoints,omitempty"`
 	Models    []PhaseModel `json:"models"`   // in the kind's phase order
 	Templates []File       `json:"templates"`
 	Schemas   []File       `json:"schemas"`
@@ -55,6 +59,19 @@ type File struct {
 func Hash(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// String is b in one line: version, revision (and whether the work tree
+// had changes), Go.
+func (b Build) String() string {
+	line := b.Version
+	if b.Revision != "" {
+		line += " revision " + b.Revision
+		if b.Modified {
+			line += " (with uncommitted changes)"
+		}
+	}
+	return line + " " + b.Go
 }
 
 // ReadBuild describes the running binary from its build information.

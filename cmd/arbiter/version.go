@@ -12,14 +12,7 @@ import (
 // version, the revision it was built from (and whether the work tree had
 // changes), and the Go it was built with.
 func versionLine(b manifest.Build) string {
-	line := "arbiter " + b.Version
-	if b.Revision != "" {
-		line += " revision " + b.Revision
-		if b.Modified {
-			line += " (with uncommitted changes)"
-		}
-	}
-	return line + " " + b.Go
+	return "arbiter " + b.String()
 }
 
 func newVersionCmd(io *IOStreams, g *globals) *cobra.Command {
