@@ -1,11 +1,14 @@
 package session
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/arbiter-sim/arbiter/arena"
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/manifest"
 	"github.com/arbiter-sim/arbiter/simulations"
 )
 
@@ -17,6 +20,41 @@ func (s *Session) ArenaGame() (arena.Game, error) {
 		return g, nil
 	}
 	return nil, inputErrorf("%s is a %s simulation: an arena plays conquest or duel", s.Dir, s.Sim.Kind)
+}
+
+// ArenaSettings is a digest of what decides how an arena of s plays,
+// beyond its seeds and seats (arena.Identity.Settings): the simulation's
+// settings and, when a seat is a model (models), the model seats'
+// parameters and the prompt templates and schemas they are sent, by
+// content. The same simulation and configuration give the same digest on
+// every machine, whatever folder the simulation sits in.
+func (s *Session) ArenaSettings(models bool) (string, error) {
+	type file struct{ Name, SHA256 string }
+	what := struct {
+		Settings   map[string]any
+		Model      *llm.Params `json:",omitempty"`
+		ForceShape bool        `json:",omitempty"`
+		Templates  []file      `json:",omitempty"`
+		Schemas    []file      `json:",omitempty"`
+	}{Settings: s.Sim.Settings}
+	if models {
+		m, err := s.Manifest()
+		if err != nil {
+			return "", err
+		}
+		what.Model, what.ForceShape = &s.settings.Game, s.settings.ForceShape
+		for _, f := range m.Templates {
+			what.Templates = append(what.Templates, file{f.Name, f.SHA256})
+		}
+		for _, f := range m.Schemas {
+			what.Schemas = append(what.Schemas, file{f.Name, f.SHA256})
+		}
+	}
+	b, err := json.Marshal(what)
+	if err != nil {
+		return "", fmt.Errorf("arena settings of %s: %w", s.Dir, err)
+	}
+	return manifest.Hash(b), nil
 }
 
 // LoadDemo loads the built-in demo game of kind (the settings of

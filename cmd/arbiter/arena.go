@@ -27,10 +27,15 @@ type ArenaOptions struct {
 	Seed     uint64
 	Parallel int
 	MaxTurns int
+	// Shard is the part of the games this run plays (--shard i/n; zero:
+	// every game), Out the results file it writes.
+	Shard arena.Shard
+	Out   string
 }
 
 func newArenaCmd(io *IOStreams, g *globals, runF func(context.Context, *ArenaOptions) error) *cobra.Command {
 	opts := &ArenaOptions{IO: io, Globals: g}
+	var shard string
 	cmd := &cobra.Command{
 		Use:   "arena <game-simulation-dir | conquest | duel> --seats model,bot --games 20 --seed 1",
 		Short: "Play seeded games of conquest or the duel between seat configurations and compare them",
@@ -42,11 +47,20 @@ that is removed afterwards; the simulation's own state.db is not touched.
 --seats lists the seats in player order (model,bot: p1 a model, p2 the bot),
 or by player (p2=model). It prints wins, draws, invalid orders or choices per
 turn, model calls per turn (a conquest seat's tool iterations), failed calls
-(the seat fell back) and tokens per player, and with --json every game.`,
+(the seat fell back) and tokens per player, and with --json every game.
+
+--shard i/n plays only the i-th of n shards of the games (game k, from 0,
+when k mod n is i-1; its seed is --seed+k as in the whole arena) and writes
+their results to --out instead of printing a table, so that n machines can
+play one arena; 'arbiter arena merge' prints the table of their files, the
+same as one run of the whole arena would print.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Games < 1 || opts.Games > 10000 {
 				return usageErrorf("--games must be from 1 to 10000, got %d", opts.Games)
+			}
+			if err := opts.parseShard(shard, cmd.Flags().Changed("out")); err != nil {
+				return err
 			}
 			cfg, err := g.loadConfig(cmd.Flags(), llmFlags)
 			if err != nil {
@@ -65,8 +79,37 @@ turn, model calls per turn (a conquest seat's tool iterations), failed calls
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the first game; game i plays seed+i")
 	f.IntVar(&opts.Parallel, "parallel", 4, "games played at once")
 	f.IntVar(&opts.MaxTurns, "max-turns", 0, "turns after which a game counts as unfinished (0: the game's own limit)")
+	f.StringVar(&shard, "shard", "", "play only shard i of n of the games and write their results file (1/4: the first of 4)")
+	f.StringVarP(&opts.Out, "out", "o", "", "results file of a --shard run (default arena-<i>-of-<n>.json)")
 	addLLMFlags(cmd)
+	cmd.AddCommand(newArenaMergeCmd(io, g, nil))
 	return cmd
+}
+
+// parseShard reads --shard into opts.Shard and names its results file;
+// --out without --shard is refused, since a whole arena prints its table.
+func (opts *ArenaOptions) parseShard(spec string, out bool) error {
+	if spec == "" {
+		if out {
+			return usageErrorf("--out names the results file of a --shard run; give --shard i/n too (1/1: every game)")
+		}
+		return nil
+	}
+	s, err := arena.ParseShard(spec)
+	if err == nil {
+		err = s.Check(opts.Games)
+	}
+	if err != nil {
+		return usageErrorf("--shard %s: %v", spec, err)
+	}
+	opts.Shard = s
+	if !out {
+		opts.Out = fmt.Sprintf("arena-%d-of-%d.json", s.Index, s.Count)
+	}
+	if opts.Out == "" {
+		return usageErrorf("--out is empty: name the results file of shard %s", s)
+	}
+	return nil
 }
 
 func runArena(ctx context.Context, opts *ArenaOptions) error {
@@ -100,12 +143,13 @@ func runArena(ctx context.Context, opts *ArenaOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg := arena.Config{Games: opts.Games, Seed: opts.Seed, Seats: seats, MaxTurns: opts.MaxTurns, Parallel: opts.Parallel}
+	cfg := arena.Config{Games: opts.Games, Seed: opts.Seed, Seats: seats, MaxTurns: opts.MaxTurns, Parallel: opts.Parallel, Shard: opts.Shard}
 	eff, err := arena.Seats(kind, seats)
 	if err != nil {
 		return usageError(err)
 	}
-	if slices.Contains(slices.Collect(maps.Values(eff)), "model") {
+	models := slices.Contains(slices.Collect(maps.Values(eff)), "model")
+	if models {
 		lc, err := opts.Config.clientConfig()
 		if err != nil {
 			return err
@@ -116,6 +160,9 @@ func runArena(ctx context.Context, opts *ArenaOptions) error {
 			return usageError(err)
 		}
 	}
+	if opts.Shard != (arena.Shard{}) {
+		return playShard(ctx, opts, s, kind, cfg, models)
+	}
 	t, err := arena.Run(ctx, kind, cfg)
 	if err != nil {
 		return err
@@ -124,6 +171,85 @@ func runArena(ctx context.Context, opts *ArenaOptions) error {
 		return ex.Write(io, t)
 	}
 	writeArena(io, s.Sim.ID, t)
+	return nil
+}
+
+// shardWritten is what `arena --shard --json` prints: the results file it
+// wrote, and what it holds.
+type shardWritten struct {
+	Path  string      `json:"path"`
+	Bytes int         `json:"bytes"`
+	Shard arena.Shard `json:"shard"`
+	Games int         `json:"games"` // the games of the shard, of the arena's
+	Of    int         `json:"of"`
+}
+
+// playShard plays opts.Shard's games and writes their results file, named
+// by the simulation and the settings that decide how its games play, so
+// that merge takes only the shards of one arena.
+func playShard(ctx context.Context, opts *ArenaOptions, s *session.Session, kind arena.Game, cfg arena.Config, models bool) error {
+	r, err := arena.Play(ctx, kind, cfg)
+	if err != nil {
+		return err
+	}
+	r.Arena.Simulation = s.Sim.ID
+	if r.Arena.Settings, err = s.ArenaSettings(models); err != nil {
+		return err
+	}
+	size, err := arena.WriteResults(opts.Out, r)
+	if err != nil {
+		return err
+	}
+	if ex := opts.Globals.exporter(); ex != nil {
+		return ex.Write(opts.IO, shardWritten{Path: opts.Out, Bytes: size, Shard: r.Shard, Games: len(r.Results), Of: cfg.Games})
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "wrote %s: shard %s, %d of %s (%s)\n", opts.Out, r.Shard, len(r.Results), plural(cfg.Games, "game"), byteSize(size))
+	return nil
+}
+
+// ArenaMergeOptions are the inputs of `arbiter arena merge`.
+type ArenaMergeOptions struct {
+	IO      *IOStreams
+	Globals *globals
+	Files   []string
+}
+
+func newArenaMergeCmd(io *IOStreams, g *globals, runF func(*ArenaMergeOptions) error) *cobra.Command {
+	opts := &ArenaMergeOptions{IO: io, Globals: g}
+	return &cobra.Command{
+		Use:   "merge <results-file>...",
+		Short: "Print the table of an arena played in shards (arena --shard i/n) from their results files",
+		Long: `merge reads the results files that 'arbiter arena --shard i/n' wrote, one for
+each shard of the split, and prints the arena's table (with --json, every
+game) exactly as one run of the whole arena with the same seed prints it.
+It refuses, naming the file, a damaged file, a file of another arena (kind,
+simulation, seats, seed, games, --max-turns, settings or arbiter build), a
+shard given twice, and it names the shards that are missing.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fmt.Errorf("takes the results files of every shard, got none")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Files = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runArenaMerge(opts)
+		},
+	}
+}
+
+func runArenaMerge(opts *ArenaMergeOptions) error {
+	t, id, err := arena.Merge(opts.Files...)
+	if err != nil {
+		return usageError(err)
+	}
+	if ex := opts.Globals.exporter(); ex != nil {
+		return ex.Write(opts.IO, t)
+	}
+	writeArena(opts.IO, id.Simulation, t)
 	return nil
 }
 

@@ -85,6 +85,7 @@ func TestEveryCommandExportsOneJSONDocument(t *testing.T) {
 	gameFile := filepath.Join(t.TempDir(), "game.json")
 	os.WriteFile(gameFile, []byte(game), 0o644)
 	schemaDir := t.TempDir()
+	shards := arenaShards(t, 2, t.TempDir(), "arena", conq, "--games", "2", "--seats", "bot,bot")
 	tests := []struct {
 		name string
 		in   string
@@ -111,6 +112,8 @@ func TestEveryCommandExportsOneJSONDocument(t *testing.T) {
 		{"chronicle parse", "CREATE PERIOD The Flood (dark): the rivers rise. FIRST", []string{"chronicle", "parse", "--phase", "setup"}},
 		{"conquest check-orders", `[{"from": "x", "to": "y", "ships": 1}]`, []string{"conquest", "check-orders", "--game", gameFile, "--player", "p1"}},
 		{"arena", "", []string{"arena", conq, "--games", "2", "--seats", "bot,bot"}},
+		{"arena --shard", "", []string{"arena", conq, "--games", "2", "--seats", "bot,bot", "--shard", "1/2", "-o", filepath.Join(t.TempDir(), "1.json")}},
+		{"arena merge", "", append([]string{"arena", "merge"}, shards...)},
 		{"bench", "", []string{"bench", "--characters", "6", "--locations", "2", "--ticks", "1", "--latency", "1ms",
 			"--server-concurrency", "4", "--size-ticks", "1", "--sequential-ticks", "0"}},
 	}
