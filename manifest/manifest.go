@@ -16,14 +16,14 @@ import (
 
 // Manifest is what one run ran with.
 type Manifest struct {
-	Arbiter   Build        `json:"arbiter"`
-	Kind      string       `json:"kind"`
-	BaseURL   string       `json:"base_url"` // without user information or query secrets (llm.CleanURL)
+	Arbiter Build  `json:"arbiter"`
+	Kind    string `json:"kind"`
+	BaseURL string `json:"base_url"` // without user information or query secrets (llm.CleanURL)
 	// Endpoints name the servers of llm.endpoints and the phases' own
 	// lists (name, else the URL without credentials), when configured;
 	// each stored call names the one that answered it.
 	Endpoints []string     `json:"endpoints,omitempty"`
-	Models    []PhaseModel `json:"models"`   // in the kind's phase order
+	Models    []PhaseModel `json:"models"` // in the kind's phase order
 	Templates []File       `json:"templates"`
 	Schemas   []File       `json:"schemas"`
 	Seed      *uint64      `json:"seed,omitempty"` // games only

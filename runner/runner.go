@@ -192,6 +192,9 @@ type Report struct {
 	// calls in flight adaptive concurrency went down to (0: no client).
 	RateLimited       int64 `json:"rate_limited"`
 	LowestConcurrency int   `json:"lowest_concurrency,omitempty"`
+	// Endpoints are each endpoint's figures since the client was made,
+	// when it has more than one (llm.endpoints).
+	Endpoints []llm.EndpointStats `json:"endpoints,omitempty"`
 }
 
 // Stop reasons of a run.
@@ -370,6 +373,9 @@ func (r *Runner) Run(ctx context.Context, n int) (*Report, error) {
 	if r.Client != nil {
 		st := r.Client.Stats()
 		rep.RateLimited, rep.LowestConcurrency = st.RateLimited-limited, st.LowestConcurrency
+		if len(st.Endpoints) > 1 {
+			rep.Endpoints = st.Endpoints
+		}
 	}
 	rep.Ticks = append(rep.Ticks, r.committed...)
 	for _, tr := range r.committed {

@@ -26,6 +26,10 @@ type UsageReport struct {
 	ByPhase  []UsageLine `json:"by_phase"`
 	ByEntity []UsageLine `json:"by_entity"`
 	ByTick   []UsageLine `json:"by_tick"`
+	// ByEndpoint is the calls per endpoint that answered them (not
+	// priced: the model prices them); none in a state.db written before
+	// schema version 6.
+	ByEndpoint []UsageLine `json:"by_endpoint,omitempty"`
 }
 
 // UsageLine is the usage of one group of calls.
@@ -49,7 +53,17 @@ func (s *Session) UsageReport(ctx context.Context) (*UsageReport, error) {
 	if s.settings.Run.PhaseModel != nil {
 		model = s.settings.Run.PhaseModel
 	}
-	return buildUsage(s.Sim.ID, rows, model, s.settings.Run.Prices), nil
+	rep := buildUsage(s.Sim.ID, rows, model, s.settings.Run.Prices)
+	if s.store != nil {
+		sum, err := s.store.Summary(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range sum.ByEndpoint {
+			rep.ByEndpoint = append(rep.ByEndpoint, UsageLine{Key: g.Key, Usage: g.Usage})
+		}
+	}
+	return rep, nil
 }
 
 // buildUsage sums rows per model, phase, entity and tick and prices each

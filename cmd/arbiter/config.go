@@ -93,6 +93,39 @@ type LLMConfig struct {
 	// MaxOutputTokens is the most tokens any call may ask the model to
 	// write (its max_tokens); a crowd's resolution is cut to fit it.
 	MaxOutputTokens int `mapstructure:"max_output_tokens" yaml:"max_output_tokens" json:"max_output_tokens"`
+	// Endpoints, when listed, are the servers calls go to in place of
+	// base_url and api_key, each call to the one with the most free
+	// capacity; BreakerCooldown is how long one that keeps failing is left
+	// out before a call probes it again.
+	Endpoints       []EndpointConfig `mapstructure:"endpoints" yaml:"endpoints" json:"endpoints"`
+	BreakerCooldown time.Duration    `mapstructure:"breaker_cooldown" yaml:"breaker_cooldown" json:"breaker_cooldown"`
+}
+
+// EndpointConfig is one entry of llm.endpoints or phases.<name>.endpoints:
+// its limits default to the llm.* ones.
+type EndpointConfig struct {
+	Name    string `mapstructure:"name" yaml:"name,omitempty" json:"name,omitempty"`
+	BaseURL string `mapstructure:"base_url" yaml:"base_url" json:"base_url"`
+	APIKey  string `mapstructure:"api_key" yaml:"api_key,omitempty" json:"api_key,omitempty"`
+	// APIKeyEnv names the variable holding the key, so that the file
+	// holds none.
+	APIKeyEnv   string `mapstructure:"api_key_env" yaml:"api_key_env,omitempty" json:"api_key_env,omitempty"`
+	Model       string `mapstructure:"model" yaml:"model,omitempty" json:"model,omitempty"`
+	Concurrency int    `mapstructure:"concurrency" yaml:"concurrency,omitempty" json:"concurrency,omitempty"`
+	RPM         int    `mapstructure:"rpm" yaml:"rpm,omitempty" json:"rpm,omitempty"`
+	TPM         int    `mapstructure:"tpm" yaml:"tpm,omitempty" json:"tpm,omitempty"`
+}
+
+// endpointKeys are the keys of one entry of an endpoints list.
+var endpointKeys = []string{"name", "base_url", "api_key", "api_key_env", "model", "concurrency", "rpm", "tpm"}
+
+// key is the endpoint's API key: api_key, else the variable api_key_env
+// names.
+func (e EndpointConfig) key() string {
+	if e.APIKey == "" && e.APIKeyEnv != "" {
+		return os.Getenv(e.APIKeyEnv)
+	}
+	return e.APIKey
 }
 
 // MarshalJSON writes durations as strings ("60s"), as the text view does.
@@ -100,10 +133,11 @@ func (c LLMConfig) MarshalJSON() ([]byte, error) {
 	type plain LLMConfig
 	return json.Marshal(struct {
 		plain
-		Timeout     string `json:"timeout"`
-		BackoffBase string `json:"backoff_base"`
-		BackoffMax  string `json:"backoff_max"`
-	}{plain(c), c.Timeout.String(), c.BackoffBase.String(), c.BackoffMax.String()})
+		Timeout         string `json:"timeout"`
+		BackoffBase     string `json:"backoff_base"`
+		BackoffMax      string `json:"backoff_max"`
+		BreakerCooldown string `json:"breaker_cooldown"`
+	}{plain(c), c.Timeout.String(), c.BackoffBase.String(), c.BackoffMax.String(), c.BreakerCooldown.String()})
 }
 
 // PhasesConfig holds the model settings of each phase.
@@ -125,6 +159,10 @@ type PhaseConfig struct {
 	Model       string  `mapstructure:"model" yaml:"model" json:"model"`
 	Temperature float32 `mapstructure:"temperature" yaml:"temperature" json:"temperature"`
 	MaxTokens   int     `mapstructure:"max_tokens" yaml:"max_tokens" json:"max_tokens"`
+	// Endpoints, read for the narrative's phases (phases.intention,
+	// phases.resolution), are the phase's own servers in place of
+	// llm.endpoints.
+	Endpoints []EndpointConfig `mapstructure:"endpoints" yaml:"endpoints,omitempty" json:"endpoints,omitempty"`
 }
 
 // RunConfig bounds a run.
@@ -164,6 +202,10 @@ var defaults = map[string]any{
 	"llm.backoff_max":               llm.DefaultBackoffMax.String(),
 	"llm.max_response_bytes":        0,
 	"llm.context_tokens":            0,
+	"llm.endpoints":                 []any{},
+	"llm.breaker_cooldown":          llm.DefaultBreakerCooldown.String(),
+	"phases.intention.endpoints":    []any{},
+	"phases.resolution.endpoints":   []any{},
 	"phases.intention.model":        "",
 	"phases.intention.temperature":  0.8,
 	"phases.intention.max_tokens":   400,
@@ -316,12 +358,17 @@ func (c *Config) validate() error {
 	check(c.LLM.RateLimitWaits >= 0, "config llm.rate_limit_waits: must not be negative, got %d", c.LLM.RateLimitWaits)
 	check(c.LLM.Concurrency >= 1, "config llm.concurrency: must be at least 1, got %d", c.LLM.Concurrency)
 	check(c.LLM.BackoffBase > 0, "config llm.backoff_base: must be positive, got %s", c.LLM.BackoffBase)
+	for key, list := range map[string][]EndpointConfig{"llm.endpoints": c.LLM.Endpoints, "phases.intention.endpoints": c.Phases.Intention.Endpoints, "phases.resolution.endpoints": c.Phases.Resolution.Endpoints} {
+		for i, ep := range list {
+			check(ep.APIKeyEnv == "" || ep.APIKey != "" || os.Getenv(ep.APIKeyEnv) != "", "config %s[%d].api_key_env: $%s is not set", key, i, ep.APIKeyEnv)
+		}
+	}
 	lc := c.llmConfig(c.LLM.BaseURL)
 	// The keys checked above are not checked again by the client's own,
 	// weaker check ("must not be negative"): one line per problem.
 	lc.Timeout, lc.MaxAttempts, lc.Concurrency, lc.BackoffBase = max(lc.Timeout, 1), max(lc.MaxAttempts, 1), max(lc.Concurrency, 1), max(lc.BackoffBase, 1)
 	lc.RateLimitWaits = max(lc.RateLimitWaits, 0)
-	if lc.BaseURL == "" {
+	if lc.BaseURL == "" && len(lc.Endpoints) == 0 {
 		lc.APIKey = "-" // whether there is an endpoint at all is the command's to say (ErrNoEndpoint)
 	}
 	if err := lc.Validate(); err != nil {
@@ -402,6 +449,8 @@ func unjoin(err error) []error {
 // endpoint returns the base URL to call, or ErrNoEndpoint.
 func (c *Config) endpoint() (string, error) {
 	switch {
+	case len(c.LLM.Endpoints) > 0 && c.LLM.BaseURL == "" && c.LLM.APIKey == "":
+		return "", nil // llm.endpoints alone
 	case c.LLM.BaseURL != "":
 		return strings.TrimRight(c.LLM.BaseURL, "/"), nil
 	case c.LLM.APIKey != "":
@@ -437,7 +486,35 @@ func (c *Config) llmConfig(url string) llm.Config {
 		TPM:            c.LLM.TPM,
 
 		MaxResponseBytes: c.LLM.MaxResponseBytes,
+		Endpoints:        clientEndpoints(c.LLM.Endpoints),
+		PhaseEndpoints:   c.phaseEndpoints(),
+		BreakerCooldown:  c.LLM.BreakerCooldown,
 	}
+}
+
+// phaseEndpoints are the narrative phases' own endpoint lists, nil when
+// none has one.
+func (c *Config) phaseEndpoints() map[string][]llm.Endpoint {
+	var out map[string][]llm.Endpoint
+	for phase, list := range map[string][]EndpointConfig{"intention": c.Phases.Intention.Endpoints, "resolution": c.Phases.Resolution.Endpoints} {
+		if len(list) > 0 {
+			if out == nil {
+				out = map[string][]llm.Endpoint{}
+			}
+			out[phase] = clientEndpoints(list)
+		}
+	}
+	return out
+}
+
+// clientEndpoints are list as the model client takes them, keys read.
+func clientEndpoints(list []EndpointConfig) []llm.Endpoint {
+	var out []llm.Endpoint
+	for _, e := range list {
+		out = append(out, llm.Endpoint{Name: e.Name, BaseURL: strings.TrimRight(e.BaseURL, "/"), APIKey: e.key(), Model: e.Model,
+			Concurrency: e.Concurrency, RPM: e.RPM, TPM: e.TPM})
+	}
+	return out
 }
 
 func (c *Config) params(p PhaseConfig) llm.Params {
@@ -452,6 +529,19 @@ func (c *Config) params(p PhaseConfig) llm.Params {
 // characters, the base URL no credentials.
 func (c Config) redacted() Config {
 	c.LLM.BaseURL = llm.RedactURL(c.LLM.BaseURL)
+	redact := func(list []EndpointConfig) []EndpointConfig {
+		list = slices.Clone(list)
+		for i := range list {
+			list[i].BaseURL = llm.RedactURL(list[i].BaseURL)
+			if list[i].APIKey != "" {
+				list[i].APIKey = "****"
+			}
+		}
+		return list
+	}
+	c.LLM.Endpoints = redact(c.LLM.Endpoints)
+	c.Phases.Intention.Endpoints = redact(c.Phases.Intention.Endpoints)
+	c.Phases.Resolution.Endpoints = redact(c.Phases.Resolution.Endpoints)
 	if k := c.LLM.APIKey; k != "" {
 		if len(k) > 8 {
 			c.LLM.APIKey = "****" + k[len(k)-4:]

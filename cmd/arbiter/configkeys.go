@@ -56,6 +56,15 @@ func unknownKeys(path string) []string {
 						}
 					}
 				}
+			case strings.HasSuffix(key, ".endpoints") && known[key] && v.Kind == yaml.SequenceNode:
+				for n, item := range v.Content {
+					for j := 0; item.Kind == yaml.MappingNode && j+1 < len(item.Content); j += 2 {
+						if ek := item.Content[j]; !slices.Contains(endpointKeys, strings.ToLower(ek.Value)) {
+							out = append(out, fmt.Sprintf("%s:%d: %s[%d].%s: unknown key, ignored (an endpoint has %s)",
+								path, ek.Line, key, n, ek.Value, strings.Join(endpointKeys, ", ")))
+						}
+					}
+				}
 			case known[key]:
 			case hasSection(known, key) && v.Kind == yaml.MappingNode:
 				walk(v, key+".")

@@ -89,7 +89,14 @@ func writeStatus(io *IOStreams, s *session.Status) error {
 	}
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "\ncalls by\tcalls\tfailed\tprompt\tcompletion\tcached\tlatency (per call)")
-	for _, u := range append(slices.Clone(s.ByPhase), s.ByEntity...) {
+	eps := slices.Clone(s.ByEndpoint)
+	for i := range eps {
+		eps[i].Key = "endpoint " + eps[i].Key
+	}
+	if len(eps) < 2 { // one endpoint answered every call: the phases say it all
+		eps = nil
+	}
+	for _, u := range slices.Concat(s.ByPhase, s.ByEntity, eps) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\n", u.Key, u.Calls, u.FailedCalls, u.PromptTokens, u.CompletionTokens, u.CachedTokens, latency(u.LatencyMS, u.Calls))
 	}
 	return tw.Flush()

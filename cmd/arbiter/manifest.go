@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -88,6 +89,13 @@ func startRun(s *session.Session, c *Config) error {
 	if url, err := c.endpoint(); err == nil { // no endpoint: a game of bots only
 		m.BaseURL = llm.CleanURL(url)
 	}
+	for _, list := range [][]EndpointConfig{c.LLM.Endpoints, c.Phases.Intention.Endpoints, c.Phases.Resolution.Endpoints} {
+		for _, ep := range list {
+			if name := cmp.Or(ep.Name, llm.RedactURL(strings.TrimRight(ep.BaseURL, "/"))); !slices.Contains(m.Endpoints, name) {
+				m.Endpoints = append(m.Endpoints, name)
+			}
+		}
+	}
 	if m.Config, err = c.manifestConfig(); err != nil {
 		return err
 	}
@@ -107,6 +115,9 @@ func writeManifest(w io.Writer, m *manifest.Manifest) error {
 	fmt.Fprintf(w, "  arbiter:    %s, %s\n", build, m.Arbiter.Go)
 	if m.BaseURL != "" {
 		fmt.Fprintf(w, "  base URL:   %s\n", m.BaseURL)
+	}
+	if len(m.Endpoints) > 0 {
+		fmt.Fprintf(w, "  endpoints:  %s\n", strings.Join(m.Endpoints, ", "))
 	}
 	if len(m.Models) > 0 {
 		parts := make([]string, len(m.Models))

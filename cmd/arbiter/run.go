@@ -137,6 +137,14 @@ func writeReport(io *IOStreams, g *globals, id string, rep *runner.Report) error
 	if rep.Ended != "" {
 		fmt.Fprintf(io.Out, "game over: %s (`arbiter reset` starts a new game)\n", rep.Ended)
 	}
+	for _, ep := range rep.Endpoints {
+		out := ""
+		if ep.Out {
+			out = ", taken out now (failing)"
+		}
+		fmt.Fprintf(io.Out, "endpoint %s: %s answered, %s failed, %s rate limited%s\n", ep.Name,
+			plural(int(ep.Answered), "attempt"), plural(int(ep.Failed), "attempt"), plural(int(ep.RateLimited), "attempt"), out)
+	}
 	if rep.RateLimited > 0 {
 		fmt.Fprintf(io.Out, "the model server rate-limited %s (429), each waited out; calls in flight went down to %d at the lowest (set llm.rpm / llm.tpm to the server's limits to pace under them)\n",
 			plural(int(rep.RateLimited), "call"), rep.LowestConcurrency)
