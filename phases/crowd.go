@@ -6,12 +6,13 @@ import (
 	"strconv"
 
 	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/session"
 	"github.com/arbiter-sim/arbiter/world"
 )
 
 // DefaultMaxOutputTokens is llm.max_output_tokens when it is not set: the
-// most tokens one answer may take (gpt-4o-mini's limit).
-const DefaultMaxOutputTokens = 16384
+// session's default, the one the configuration shows.
+const DefaultMaxOutputTokens = session.DefaultMaxOutputTokens
 
 // A crowd is resolved in several calls when more characters are present in
 // a location than one call may resolve (phases.resolution.max_characters):

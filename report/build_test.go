@@ -244,8 +244,8 @@ func chronicleRun(t *testing.T, answer openaitest.Reply) string {
 	dir := worldtest.Copy(t, "../simulations/chronicle-demo")
 	srv := openaitest.New(t, openaitest.Always(answer))
 	p := llm.Params{Model: "test-model", MaxTokens: 200}
-	set := session.Settings{Chat: p, LLM: func() (llm.Config, error) {
-		cfg := llm.DefaultConfig()
+	set := session.Settings{Chat: p, LLM: func() (session.ClientConfig, error) {
+		cfg := session.DefaultClientConfig()
 		cfg.BaseURL, cfg.MaxAttempts = srv.URL, 1
 		return cfg, nil
 	}}
@@ -291,8 +291,8 @@ func TestBuildDuelRefusals(t *testing.T) {
 	}
 	srv := openaitest.New(t, openaitest.Always(openaitest.Status(500, "server_error", "", "down")))
 	p := llm.Params{Model: "test-model", MaxTokens: 200}
-	run(t, dir, session.Settings{Game: p, LLM: func() (llm.Config, error) {
-		cfg := llm.DefaultConfig()
+	run(t, dir, session.Settings{Game: p, LLM: func() (session.ClientConfig, error) {
+		cfg := session.DefaultClientConfig()
 		cfg.BaseURL, cfg.MaxAttempts = srv.URL, 1
 		return cfg, nil
 	}}, 3)

@@ -112,8 +112,8 @@ func narrativeRun(t *testing.T, ticks int) string {
 	dir := worldtest.Copy(t, "../simulations/demo-sim")
 	srv := openaitest.New(t, storyteller())
 	p := llm.Params{Model: "test-model", MaxTokens: 500}
-	set := session.Settings{Depth: 1, Intention: p, Resolution: p, LLM: func() (llm.Config, error) {
-		cfg := llm.DefaultConfig()
+	set := session.Settings{Depth: 1, Intention: p, Resolution: p, LLM: func() (session.ClientConfig, error) {
+		cfg := session.DefaultClientConfig()
 		cfg.BaseURL, cfg.MaxAttempts, cfg.RepairAttempts, cfg.BackoffBase = srv.URL, 1, 0, time.Millisecond
 		return cfg, nil
 	}}

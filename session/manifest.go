@@ -39,16 +39,43 @@ func (s *Session) Manifest() (*manifest.Manifest, error) {
 	return m, nil
 }
 
-// StartRun makes m the manifest of this run (ReadWrite): it is stored with
-// the run's first commit, and each later commit of the session extends the
-// run's ticks. A run that commits nothing stores nothing.
-func (s *Session) StartRun(m *manifest.Manifest) error {
+// StartRun starts a run (ReadWrite): its manifest is what the session
+// runs with (Manifest), the endpoint its calls go to without credentials
+// (none when no endpoint is configured: a replay, a game of bots), and
+// config, the effective configuration without secrets (ManifestConfig),
+// and the names of the endpoints configured beside it (never a key).
+// It is stored with the run's first commit, and each later commit of the
+// session extends the run's ticks. A run that commits nothing stores
+// nothing.
+func (s *Session) StartRun(config map[string]string, endpoints []string) error {
 	if s.store == nil || s.unlock == nil {
 		return errors.New("session: StartRun needs a session opened ReadWrite")
 	}
+	m, err := s.Manifest()
+	if err != nil {
+		return err
+	}
+	if s.settings.LLM != nil {
+		if e, err := s.settings.LLM(); err == nil {
+			m.BaseURL = StoredURL(e.BaseURL)
+		}
+	}
+	m.Config, m.Endpoints = config, endpoints
 	b, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("manifest: %w", err)
 	}
 	return s.store.StartRun(b)
+}
+
+// ManifestConfig is config, a value encoding/json writes as an object, as
+// a run's manifest stores it: one dotted key a leaf ("llm.timeout"),
+// strings as they are, any other value as its JSON. What config holds is
+// stored: it is the caller's to leave its secrets out.
+func ManifestConfig(config any) (map[string]string, error) {
+	b, err := json.Marshal(config)
+	if err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	return manifest.Flatten(b)
 }

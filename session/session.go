@@ -51,10 +51,16 @@ func kindNamed(dir string) string {
 
 // Settings are what the commands' configuration decides for a session.
 type Settings struct {
-	// LLM gives the model client's configuration (it fails when no
-	// endpoint is configured); nil for commands that make no calls. Open
-	// calls it after the simulation's files check out.
-	LLM func() (llm.Config, error)
+	// LLM gives the model client's configuration; nil for commands that
+	// make no calls. Open calls it after the simulation's files check out.
+	// With no endpoint configured it returns the configuration without
+	// BaseURL and the
+	// error saying how to configure one, which a replaying Cassette does
+	// without.
+	LLM func() (ClientConfig, error)
+	// Cassette records the session's model calls or answers them from a
+	// recording (OpenCassette); nil: calls go to the endpoint.
+	Cassette *llm.Cassette
 	// Command is the command the session is opened for (run, play, chat,
 	// arena): Open refuses a kind that it does not play, saying how the
 	// kind is played. Empty: any kind.
@@ -65,11 +71,13 @@ type Settings struct {
 	// Depth is how many past exchanges of an entity a call sends back
 	// (llm.depth), for commands that show requests without a client.
 	Depth                       int
-	Intention, Resolution, Chat llm.Params
-	Window                      int // chronicle messages sent each turn (0: all)
+	Intention, Resolution, Chat Params
+	// Model is the model of a phase without its own (llm.model).
+	Model  string
+	Window int // chronicle messages sent each turn (0: all)
 	// Game is the model seats' settings of conquest and duel; ForceShape
 	// sends a conquest seat's tool calls as a json_schema too (Ollama).
-	Game       llm.Params
+	Game       Params
 	ForceShape bool
 	// Context is the model's context window in tokens (0: unknown): a
 	// narrative's first-tick calls must fit it.
@@ -88,11 +96,11 @@ type Settings struct {
 	// their configured seats; a model client is built for a game only when
 	// another seat is a model.
 	People  []string
-	Run     runner.Config
+	Run     Limits
 	Logger  *slog.Logger
-	OnEvent func(runner.Event)
-	OnPhase func(runner.PhaseProgress)
-	OnTick  func(runner.TickReport)
+	OnEvent func(Event)
+	OnPhase func(PhaseProgress)
+	OnTick  func(TickReport)
 }
 
 // InputError is a problem with what a person wrote: a simulation file, a
@@ -259,12 +267,12 @@ func Open(ctx context.Context, dir string, set Settings, access Access) (_ *Sess
 		return nil, err
 	}
 	if set.LLM != nil && s.needsModel() {
-		cfg, err := set.LLM()
-		if err != nil {
+		e, err := set.LLM()
+		if err != nil && !(e.BaseURL == "" && set.Cassette.ReplayOnly()) {
 			return nil, err
 		}
-		cfg.Logger = set.Logger
-		if s.client, err = llm.New(cfg); err != nil {
+		e.Logger, e.Cassette = set.Logger, set.Cassette
+		if s.client, err = llm.New(e); err != nil {
 			return nil, &InputError{Err: err}
 		}
 		s.store.SetScrub(s.client.Secrets().Scrub) // no credential reaches state.db
@@ -288,7 +296,7 @@ func (s *Session) openRunner(ctx context.Context) error {
 		return nil
 	}
 	set := s.settings
-	s.runner = &runner.Runner{Game: s.Kind, Store: s.store, Client: s.client, Config: set.Run, Logger: set.Logger,
+	s.runner = &runner.Runner{Game: s.Kind, Store: s.store, Client: s.client, Config: set.Run.runner(s.phaseModel), Logger: set.Logger,
 		OnEvent: set.OnEvent, OnPhase: set.OnPhase, OnTick: set.OnTick}
 	err := s.runner.Open(ctx)
 	if errors.Is(err, runner.ErrStateMismatch) {
@@ -352,7 +360,7 @@ func (s *Session) State() any {
 }
 
 // Run runs n ticks from the last committed one (ReadWrite).
-func (s *Session) Run(ctx context.Context, n int) (*runner.Report, error) {
+func (s *Session) Run(ctx context.Context, n int) (*RunReport, error) {
 	if s.runner == nil || s.unlock == nil {
 		return nil, errors.New("session: Run needs a session opened ReadWrite")
 	}
@@ -360,7 +368,7 @@ func (s *Session) Run(ctx context.Context, n int) (*runner.Report, error) {
 }
 
 // Turn plays one move of an interactive seat (ReadWrite).
-func (s *Session) Turn(ctx context.Context, move any) (*runner.TickReport, error) {
+func (s *Session) Turn(ctx context.Context, move any) (*TickReport, error) {
 	if s.runner == nil || s.unlock == nil {
 		return nil, errors.New("session: Turn needs a session opened ReadWrite")
 	}

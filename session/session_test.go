@@ -22,8 +22,8 @@ func copyDir(t *testing.T, src string) string { return worldtest.Copy(t, src) }
 func settings(t *testing.T, h openaitest.Handler) session.Settings {
 	srv := openaitest.New(t, h)
 	p := llm.Params{Model: "test-model", MaxTokens: 500}
-	return session.Settings{Depth: 3, Intention: p, Resolution: p, Chat: p, LLM: func() (llm.Config, error) {
-		cfg := llm.DefaultConfig()
+	return session.Settings{Depth: 3, Intention: p, Resolution: p, Chat: p, LLM: func() (session.ClientConfig, error) {
+		cfg := session.DefaultClientConfig()
 		cfg.BaseURL, cfg.MaxAttempts, cfg.BackoffBase = srv.URL, 1, time.Millisecond
 		return cfg, nil
 	}}
@@ -128,7 +128,10 @@ func TestKindsAndInputErrors(t *testing.T) {
 		t.Errorf("run on a chronicle: %v", err)
 	}
 	asked := false
-	set = session.Settings{LLM: func() (llm.Config, error) { asked = true; return llm.Config{}, errors.New("no endpoint") }}
+	set = session.Settings{LLM: func() (session.ClientConfig, error) {
+		asked = true
+		return session.ClientConfig{}, errors.New("no endpoint")
+	}}
 	if _, err := session.Open(ctx, filepath.Join(chron, "missing"), set, session.ReadWrite); !errors.As(err, &ie) || asked {
 		t.Errorf("missing folder: %v (endpoint asked: %v)", err, asked)
 	}

@@ -49,11 +49,7 @@ func (s *Session) UsageReport(ctx context.Context) (*UsageReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	model := func(string) string { return "" }
-	if s.settings.Run.PhaseModel != nil {
-		model = s.settings.Run.PhaseModel
-	}
-	rep := buildUsage(s.Sim.ID, rows, model, s.settings.Run.Prices)
+	rep := buildUsage(s.Sim.ID, rows, s.phaseModel, s.settings.Run.Prices)
 	if s.store != nil {
 		sum, err := s.store.Summary(ctx)
 		if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/arbiter-sim/arbiter/bench"
-	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 // benchFlags maps the bench flags that are configuration keys.
@@ -251,7 +251,7 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 	rep, err := bench.Run(ctx, o)
 	if err != nil {
 		if ctx.Err() != nil {
-			return runner.ErrInterrupted
+			return session.ErrInterrupted
 		}
 		return err
 	}
@@ -275,7 +275,7 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		fmt.Fprintf(io.ErrOut, "wrote %s\n", opts.Output)
 	}
 	if ctx.Err() != nil {
-		return runner.ErrInterrupted
+		return session.ErrInterrupted
 	}
 	if m := rep.Main; m.Ticks == 0 {
 		return fmt.Errorf("bench: the main world (%s) committed no tick: %s", m.Shape, m.Error)

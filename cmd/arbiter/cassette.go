@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
-
 	"github.com/spf13/cobra"
 
-	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -43,34 +40,17 @@ func (o CassetteOptions) check() error {
 	return nil
 }
 
-// use opens the cassette the flags ask for and has set build its model
-// client with it; a replay whose misses are errors needs no endpoint. done
+// use opens the cassette the flags ask for as the one set's model client
+// goes through (a replay whose misses are errors needs no endpoint). done
 // closes the cassette (a recording that recorded nothing into a file it
 // created leaves no file) and returns a write that failed. A cassette that
 // cannot be opened or read is a usage error naming the file (and the line).
-func (o CassetteOptions) use(cfg *Config, set *session.Settings) (done func() error, err error) {
-	var tape *llm.Cassette
-	switch {
-	case set.LLM == nil:
-		return func() error { return nil }, nil
-	case o.Record != "":
-		tape, err = llm.RecordCassette(o.Record)
-	case o.Replay != "":
-		tape, err = llm.ReplayCassette(o.Replay, o.Missing == missingLive)
-	default:
+func (o CassetteOptions) use(set *session.Settings) (done func() error, err error) {
+	if set.LLM == nil || o.Record == "" && o.Replay == "" {
 		return func() error { return nil }, nil
 	}
-	if err != nil {
+	if set.Cassette, err = session.OpenCassette(o.Record, o.Replay, o.Missing == missingLive); err != nil {
 		return nil, usageError(err)
 	}
-	build, replayOnly := set.LLM, tape.ReplayOnly()
-	set.LLM = func() (llm.Config, error) {
-		lc, err := build()
-		if replayOnly && errors.Is(err, ErrNoEndpoint) {
-			lc, err = cfg.llmConfig(""), nil
-		}
-		lc.Cassette = tape
-		return lc, err
-	}
-	return tape.Close, nil
+	return set.Cassette.Close, nil
 }

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/arbiter-sim/arbiter/internal/printable"
-	"github.com/arbiter-sim/arbiter/llm"
-	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -149,7 +147,7 @@ func (c *chat) handle(ctx context.Context, line string) (bool, error) {
 // chat goes on.
 func (c *chat) move(ctx context.Context, m any) error {
 	_, err := c.s.Turn(ctx, m)
-	if errors.Is(err, runner.ErrRefused) {
+	if errors.Is(err, session.ErrRefused) {
 		fmt.Fprintf(c.out, "! %v\n", err)
 		return errRefused
 	}
@@ -214,8 +212,7 @@ func (c *chat) reply(ctx context.Context, n int) error {
 	stop := c.working()
 	err := c.move(ctx, move)
 	stop()
-	var qe *runner.QuorumError
-	switch {
+	switch shown, modelFailed := session.ModelFailure(err); {
 	case err == nil:
 		c.print(first, c.view().Messages[first-1:]...)
 		return nil
@@ -223,12 +220,8 @@ func (c *chat) reply(ctx context.Context, n int) error {
 		return nil
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case errors.As(err, &qe):
-		cause := qe.Cause
-		if _, ok := errors.AsType[*llm.Error](cause); !ok {
-			cause = err
-		}
-		fmt.Fprintf(c.out, "⚠️ Model call failed: %v\n   Nothing was added. Send a message, or /restart to ask again.\n", cause)
+	case modelFailed:
+		fmt.Fprintf(c.out, "⚠️ Model call failed: %v\n   Nothing was added. Send a message, or /restart to ask again.\n", shown)
 		return nil
 	}
 	return err // storing the turn failed

@@ -50,8 +50,8 @@ func newGlass(t *testing.T) *glass {
 func (g *glass) open(ctx context.Context, h openaitest.Handler) (*session.Session, *openaitest.Server) {
 	g.t.Helper()
 	srv := openaitest.New(g.t, h)
-	set := session.Settings{Chat: chatParams, Plays: []string{"chronicle"}, LLM: func() (llm.Config, error) {
-		cfg := llm.DefaultConfig()
+	set := session.Settings{Chat: chatParams, Plays: []string{"chronicle"}, LLM: func() (session.ClientConfig, error) {
+		cfg := session.DefaultClientConfig()
 		cfg.BaseURL, cfg.BackoffBase, cfg.BackoffMax = srv.URL, time.Millisecond, time.Millisecond
 		return cfg, nil
 	}}

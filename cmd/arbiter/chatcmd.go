@@ -7,9 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/arbiter-sim/arbiter/session"
 	"github.com/spf13/cobra"
-
-	"github.com/arbiter-sim/arbiter/runner"
 )
 
 // chatFlags maps the model flags of chat to config keys.
@@ -83,7 +82,7 @@ func runChat(ctx context.Context, opts *ChatOptions) (err error) {
 	}
 	set.Logger = opts.Globals.logger(opts.IO)
 	if opts.Globals.verbose > 0 {
-		set.OnEvent = func(ev runner.Event) { fmt.Fprintln(opts.IO.ErrOut, ev.String()) }
+		set.OnEvent = func(ev session.Event) { fmt.Fprintln(opts.IO.ErrOut, ev.String()) }
 	}
 	s, closeRun, err := openRun(ctx, opts.Dir, opts.Config, opts.Cassette, set)
 	if err != nil {
@@ -99,7 +98,7 @@ func runChat(ctx context.Context, opts *ChatOptions) (err error) {
 		c.status = opts.IO.ErrOut
 	}
 	err = c.run(ctx)
-	if errors.Is(err, context.Canceled) || errors.Is(err, runner.ErrInterrupted) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, session.ErrInterrupted) {
 		return &exitError{code: ExitInterrupted, err: errors.New("chat interrupted; everything up to the last message is saved")}
 	}
 	return err

@@ -3,8 +3,7 @@ package main
 import (
 	"errors"
 
-	"github.com/arbiter-sim/arbiter/llm"
-
+	"github.com/arbiter-sim/arbiter/session"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 )
@@ -25,7 +24,7 @@ func newConfigCmd(io *IOStreams, g *globals) *cobra.Command {
 			}
 			shown := cfg.redacted()
 			endpoint, err := cfg.endpoint()
-			endpoint = llm.RedactURL(endpoint)
+			endpoint = session.ShownURL(endpoint)
 			if errors.Is(err, ErrNoEndpoint) {
 				endpoint = "(none configured: set OPENAI_API_KEY or OPENAI_BASE_URL)"
 			}

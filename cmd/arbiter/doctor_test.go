@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 func TestDoctor(t *testing.T) {
@@ -64,7 +65,7 @@ func TestDoctor(t *testing.T) {
 		cleanEnv(t)
 		fakeModel(t, nil)
 		code, out, _ := arbiter(t, "doctor", "--json")
-		var rep doctorReport
+		var rep session.DoctorReport
 		if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 || !rep.Reachable || !rep.JSONSchema.OK || rep.Tools.OK {
 			t.Errorf("exit %d err %v report %+v", code, err, rep)
 		}

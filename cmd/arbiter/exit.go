@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -43,14 +42,15 @@ func exitCode(err error) int {
 		return ExitOK
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.As(err, new(*session.InputError)), errors.Is(err, runner.ErrStateMismatch), errors.As(err, new(*runner.SchemaError)), errors.Is(err, runner.ErrRefused),
-		errors.Is(err, runner.ErrNoPrice), errors.Is(err, session.ErrNotRegularFile):
+	}
+	switch session.ExitClass(err) {
+	case session.BadInput:
 		return ExitUsage
-	case errors.Is(err, runner.ErrInterrupted):
+	case session.Interrupted:
 		return ExitInterrupted
-	case errors.As(err, new(*runner.QuorumError)):
+	case session.ModelFailed:
 		return ExitModel
-	case errors.As(err, new(*runner.BudgetError)):
+	case session.OutOfBudget:
 		return ExitBudget
 	default:
 		return ExitError

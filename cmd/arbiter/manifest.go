@@ -3,15 +3,12 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"strings"
 
-	"github.com/arbiter-sim/arbiter/llm"
-	"github.com/arbiter-sim/arbiter/manifest"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -21,15 +18,11 @@ import (
 // user information and query secrets.
 func (c Config) manifestConfig() (map[string]string, error) {
 	r := c.redacted()
-	r.LLM.BaseURL = llm.CleanURL(c.LLM.BaseURL)
+	r.LLM.BaseURL = session.StoredURL(c.LLM.BaseURL)
 	if c.LLM.APIKey != "" {
-		r.LLM.APIKey = llm.Redacted
+		r.LLM.APIKey = session.Redacted
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return nil, fmt.Errorf("manifest: %w", err)
-	}
-	return manifest.Flatten(b)
+	return session.ManifestConfig(r)
 }
 
 // defaultManifestConfig is the built-in defaults as manifestConfig writes
@@ -47,7 +40,7 @@ func defaultManifestConfig() (map[string]string, error) {
 // and the run's manifest (startRun). closeRun closes the session, then the
 // cassette, and returns the first error; on an error nothing stays open.
 func openRun(ctx context.Context, dir string, c *Config, tape CassetteOptions, set session.Settings) (s *session.Session, closeRun func() error, err error) {
-	done, err := tape.use(c, &set)
+	done, err := tape.use(&set)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -77,34 +70,28 @@ func keepFirst(err *error, closeFn func() error) {
 	}
 }
 
-// startRun gives the session the manifest of this run: what the
-// simulation decides (kind, models, templates, schemas, seed), the
-// endpoint without credentials, and the effective configuration without
-// secrets. It is stored with the run's first commit.
+// startRun starts the session's run with the effective configuration
+// without secrets, which its manifest stores beside what the session
+// decides (session.StartRun).
 func startRun(s *session.Session, c *Config) error {
-	m, err := s.Manifest()
+	config, err := c.manifestConfig()
 	if err != nil {
 		return err
 	}
-	if url, err := c.endpoint(); err == nil { // no endpoint: a game of bots only
-		m.BaseURL = llm.CleanURL(url)
-	}
+	var endpoints []string
 	for _, list := range [][]EndpointConfig{c.LLM.Endpoints, c.Phases.Intention.Endpoints, c.Phases.Resolution.Endpoints} {
 		for _, ep := range list {
-			if name := cmp.Or(ep.Name, llm.RedactURL(strings.TrimRight(ep.BaseURL, "/"))); !slices.Contains(m.Endpoints, name) {
-				m.Endpoints = append(m.Endpoints, name)
+			if name := cmp.Or(ep.Name, session.ShownURL(strings.TrimRight(ep.BaseURL, "/"))); !slices.Contains(endpoints, name) {
+				endpoints = append(endpoints, name)
 			}
 		}
 	}
-	if m.Config, err = c.manifestConfig(); err != nil {
-		return err
-	}
-	return s.StartRun(m)
+	return s.StartRun(config, endpoints)
 }
 
 // writeManifest prints a run's manifest for status: one line per part,
 // the configuration keys that differ from the built-in defaults.
-func writeManifest(w io.Writer, m *manifest.Manifest) error {
+func writeManifest(w io.Writer, m *session.Manifest) error {
 	build := m.Arbiter.Version
 	if m.Arbiter.Revision != "" {
 		build += " rev " + m.Arbiter.Revision
@@ -129,7 +116,7 @@ func writeManifest(w io.Writer, m *manifest.Manifest) error {
 	if m.Seed != nil {
 		fmt.Fprintf(w, "  seed:       %d\n", *m.Seed)
 	}
-	files := func(label string, fs []manifest.File) {
+	files := func(label string, fs []session.ManifestFile) {
 		for i, f := range fs {
 			if i > 0 {
 				label = ""

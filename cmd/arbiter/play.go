@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/arbiter-sim/arbiter/internal/printable"
-	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -77,7 +76,7 @@ func runPlay(ctx context.Context, opts *PlayOptions) (err error) {
 	set.People = opts.Seats
 	set.Logger = g.logger(io)
 	if g.verbose > 0 {
-		set.OnEvent = func(ev runner.Event) { fmt.Fprintln(io.ErrOut, ev.String()) }
+		set.OnEvent = func(ev session.Event) { fmt.Fprintln(io.ErrOut, ev.String()) }
 	}
 	s, closeRun, err := openRun(ctx, opts.Dir, opts.Config, opts.Cassette, set)
 	if err != nil {
@@ -116,7 +115,7 @@ func playTurns(ctx context.Context, s *session.Session, t *session.Table, k *key
 			return err
 		}
 		_, err = s.Turn(ctx, move)
-		if errors.Is(err, runner.ErrRefused) && !errors.Is(err, errQuit) && !errors.Is(err, errInputEnd) {
+		if errors.Is(err, session.ErrRefused) && !errors.Is(err, errQuit) && !errors.Is(err, errInputEnd) {
 			if err := k.refused(ctx, err, read); err != nil {
 				return err
 			}
@@ -159,8 +158,8 @@ func seatPeople(dir string, players, people, asked []string) ([]string, error) {
 // end of the input. Both are refusals, so a turn in flight when they come
 // records nothing.
 var (
-	errQuit     = fmt.Errorf("quit: %w", runner.ErrRefused)
-	errInputEnd = fmt.Errorf("end of input: %w", runner.ErrRefused)
+	errQuit     = fmt.Errorf("quit: %w", session.ErrRefused)
+	errInputEnd = fmt.Errorf("end of input: %w", session.ErrRefused)
 )
 
 // playEnded says how a game's loop ended: /quit is a success; the end of the
@@ -174,7 +173,7 @@ func playEnded(s *session.Session, err error, out io.Writer) error {
 	case errors.Is(err, errInputEnd):
 		fmt.Fprintln(out) // end the prompt's line
 		return &exitError{code: ExitInterrupted, err: fmt.Errorf("end of input: left the game after turn %d, which is saved; `arbiter play` goes on from here", s.LastTick())}
-	case errors.Is(err, context.Canceled), errors.Is(err, runner.ErrInterrupted):
+	case errors.Is(err, context.Canceled), errors.Is(err, session.ErrInterrupted):
 		return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: left the game after turn %d, which is saved; the turn being played is not", s.LastTick())}
 	}
 	return err

@@ -7,10 +7,9 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/arbiter-sim/arbiter/session"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/arbiter-sim/arbiter/manifest"
 )
 
 // globals are the flags every command shares.
@@ -118,7 +117,7 @@ turn commits whole to the simulation's state.db, or not at all.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.Version = versionLine(manifest.ReadBuild())
+	root.Version = versionLine(session.ReadBuild())
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/arbiter-sim/arbiter/internal/printable"
-	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 // llmFlags maps the model flags shared by run (and later commands) to config keys.
@@ -94,13 +94,13 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	set.Logger = g.logger(io)
 	set.Lockstep = opts.Lockstep
 	if g.verbose > 0 {
-		set.OnEvent = func(ev runner.Event) { fmt.Fprintln(io.ErrOut, ev.String()) }
+		set.OnEvent = func(ev session.Event) { fmt.Fprintln(io.ErrOut, ev.String()) }
 	}
 	if io.ErrTTY {
 		set.OnPhase = progressLine(io)
 	}
 	if g.exporter() == nil {
-		set.OnTick = func(t runner.TickReport) { writeTickLine(io, t) }
+		set.OnTick = func(t session.TickReport) { writeTickLine(io, t) }
 	}
 	s, closeRun, err := openRun(ctx, opts.Dir, opts.Config, opts.Cassette, set)
 	if err != nil {
@@ -117,8 +117,8 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 }
 
 // progressLine prints one line per phase on a terminal.
-func progressLine(io *IOStreams) func(runner.PhaseProgress) {
-	return func(p runner.PhaseProgress) {
+func progressLine(io *IOStreams) func(session.PhaseProgress) {
+	return func(p session.PhaseProgress) {
 		if !p.Done {
 			printable.Control(io.ErrOut, "\r\033[K")
 			fmt.Fprintf(io.ErrOut, "tick %d/%d · %s · %s …", p.Tick, p.LastTick, p.Phase, plural(p.Calls, "call"))
@@ -129,7 +129,7 @@ func progressLine(io *IOStreams) func(runner.PhaseProgress) {
 	}
 }
 
-func writeReport(io *IOStreams, g *globals, id string, rep *runner.Report) error {
+func writeReport(io *IOStreams, g *globals, id string, rep *session.RunReport) error {
 	if ex := g.exporter(); ex != nil {
 		return ex.Write(io, rep)
 	}
@@ -153,7 +153,7 @@ func writeReport(io *IOStreams, g *globals, id string, rep *runner.Report) error
 }
 
 // writeTickLine prints a committed tick on stdout as soon as it commits.
-func writeTickLine(io *IOStreams, t runner.TickReport) {
+func writeTickLine(io *IOStreams, t session.TickReport) {
 	fmt.Fprintf(io.Out, "tick %d committed: %s, %d failed, %s, %s, %s, %s, %s\n",
 		t.Tick, plural(t.Calls, "call"), t.Failed, plural(t.Fallbacks, "fallback"), plural(t.Repairs, "repair"),
 		plural(t.ApplyErrors, "apply error"), plural(t.Usage.Total(), "token"), t.Duration.Round(time.Millisecond))

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -23,11 +22,15 @@ func (c *Config) settings(withClient bool, command string) (session.Settings, er
 		Game:            c.params(c.Games.PhaseConfig),
 		ForceShape:      c.Games.ForceToolShape,
 		Command:         command,
-		Run: runner.Config{PhaseTimeout: c.Run.PhaseTimeout, TokenBudget: c.Run.TokenBudget,
-			MaxCost: c.Run.MaxCost, Prices: c.prices(), PhaseModel: c.phaseModel},
+		Model:           c.LLM.Model,
+		Run: session.Limits{PhaseTimeout: c.Run.PhaseTimeout, TokenBudget: c.Run.TokenBudget,
+			MaxCost: c.Run.MaxCost, Prices: c.prices()},
 	}
 	if withClient {
-		s.LLM = c.clientConfig
+		s.LLM = func() (session.ClientConfig, error) {
+			url, err := c.endpoint()
+			return c.llmConfig(url), err // without a base URL when none is configured
+		}
 	}
 	return s, nil
 }

@@ -68,22 +68,6 @@ func runUsage(ctx context.Context, opts *UsageOptions) error {
 	return writeUsage(opts.IO, rep)
 }
 
-// phaseModel is the model a phase's calls are made with under c.
-func (c *Config) phaseModel(phase string) string {
-	var p PhaseConfig
-	switch phase {
-	case "intention":
-		p = c.Phases.Intention
-	case "resolution":
-		p = c.Phases.Resolution.PhaseConfig
-	case "chat":
-		p = c.Chronicle.PhaseConfig
-	case "orders", "build", "charges":
-		p = c.Games.PhaseConfig
-	}
-	return c.params(p).Model
-}
-
 func writeUsage(io *IOStreams, rep *session.UsageReport) error {
 	w := io.Out
 	t := rep.Total
