@@ -42,14 +42,20 @@ func conquestDemo(t *testing.T) *conquest.Game {
 	return g
 }
 
-// TestBotsArena: every game finishes, each one's outcome is counted once
-// per player, and the same seeds give the same table.
-func TestBotsArena(t *testing.T) {
+// demoGames are the demo conquest and the demo duel.
+func demoGames(t *testing.T) []arena.Game {
+	t.Helper()
 	dg, err := duel.Open(demo(t, "duel-demo"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, g := range []arena.Game{conquestDemo(t), dg} {
+	return []arena.Game{conquestDemo(t), dg}
+}
+
+// TestBotsArena: every game finishes, each one's outcome is counted once
+// per player, and the same seeds give the same table.
+func TestBotsArena(t *testing.T) {
+	for _, g := range demoGames(t) {
 		t.Run(g.Kind(), func(t *testing.T) {
 			cfg := arena.Config{Games: 6, Seed: 3, Parallel: 3}
 			a, err := arena.Run(context.Background(), g, cfg)

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/arbiter-sim/arbiter/arena"
-	"github.com/arbiter-sim/arbiter/games/duel"
 )
 
 // playShards plays every shard of an n-way split of cfg's arena and writes
@@ -41,11 +40,7 @@ func playShards(t *testing.T, g arena.Game, cfg arena.Config, n int, dir string)
 // order, give the table of the whole arena, to the byte in JSON, and the
 // shards play every game once between them.
 func TestShardsMergeToTheWholeArena(t *testing.T) {
-	dg, err := duel.Open(demo(t, "duel-demo"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, g := range []arena.Game{conquestDemo(t), dg} {
+	for _, g := range demoGames(t) {
 		t.Run(g.Kind(), func(t *testing.T) {
 			cfg := arena.Config{Games: 6, Seed: 11, Parallel: 2}
 			whole, err := arena.Run(context.Background(), g, cfg)
