@@ -14,6 +14,9 @@ type Call struct {
 	Request openai.ChatCompletionRequest // the decoded request
 	Body    []byte                       // the raw request body
 	Header  http.Header                  // the request headers
+	// CustomID is the custom_id of the batch input line the request came
+	// in, "" for a live call.
+	CustomID string
 }
 
 // Messages returns the request's messages.

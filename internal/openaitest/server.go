@@ -11,6 +11,9 @@
 //	cfg := openai.DefaultConfig("test")
 //	cfg.BaseURL = srv.URL
 //
+// The Files and Batches endpoints answer a Batch API job's lines with the
+// same Handler (see batch.go).
+//
 // The server records every request, counts requests in flight and is closed
 // when the test ends. It is safe for concurrent requests.
 package openaitest
@@ -47,6 +50,13 @@ type Server struct {
 	calls       []*Call
 	inFlight    int
 	maxInFlight int
+
+	// The Files and Batches endpoints (batch.go).
+	files       map[string][]byte
+	batches     map[string]*batchJob
+	holdBatches bool
+	expireAfter int
+	batchMu     sync.Mutex
 }
 
 // Option configures a Server.
@@ -70,13 +80,17 @@ func New(t testing.TB, h Handler, opts ...Option) *Server {
 	if h == nil {
 		h = Always(Content("{}"))
 	}
-	s := &Server{handler: h, models: []string{"test-model"}, done: make(chan struct{})}
+	s := &Server{handler: h, models: []string{"test-model"}, done: make(chan struct{}), expireAfter: -1}
 	for _, o := range opts {
 		o(s)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("GET /v1/models", s.listModels)
+	mux.HandleFunc("POST /v1/files", s.uploadFile)
+	mux.HandleFunc("GET /v1/files/{id}/content", s.fileContent)
+	mux.HandleFunc("POST /v1/batches", s.createBatch)
+	mux.HandleFunc("GET /v1/batches/{id}", s.retrieveBatch)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		Status(http.StatusNotFound, "invalid_request_error", "unknown_url",
 			fmt.Sprintf("Unknown request URL: %s %s", r.Method, r.URL.Path)).write(w, r, "")

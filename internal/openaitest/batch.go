@@ -1,0 +1,287 @@
+package openaitest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// The Files and Batches endpoints of the OpenAI API, as far as a Batch API
+// client needs them: POST /v1/files (multipart, purpose "batch"), GET
+// /v1/files/{id}/content, POST /v1/batches and GET /v1/batches/{id}. Each
+// line of a batch's input file is one chat completion request, answered by
+// the server's Handler as a live call is (and recorded among Calls); its
+// answer goes to the output file, an answer of an HTTP error status to the
+// error file, both in the Batch API's format.
+//
+// A batch is done when first retrieved, unless HoldBatches holds it (it
+// stays in_progress); ExpireBatchesAfter makes it expire with only its
+// first lines answered.
+
+// batchJob is one batch created on the server.
+type batchJob struct {
+	batch openai.Batch
+	done  bool
+}
+
+// BatchesCreated is the number of batches created so far (POST /v1/batches
+// that succeeded): what a client that must never submit twice is checked by.
+func (s *Server) BatchesCreated() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.batches)
+}
+
+// HoldBatches keeps every batch in_progress while hold is true: a retrieve
+// answers its status without running it.
+func (s *Server) HoldBatches(hold bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.holdBatches = hold
+}
+
+// ExpireBatchesAfter makes the batches run from now on answer only their
+// first n lines and end "expired", the others reported in the error file
+// with code batch_expired; a negative n runs them whole again.
+func (s *Server) ExpireBatchesAfter(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expireAfter = n
+}
+
+func (s *Server) uploadFile(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r) {
+		return
+	}
+	f, hdr, err := r.FormFile("file")
+	if err != nil {
+		Status(http.StatusBadRequest, "invalid_request_error", "", "no file: "+err.Error()).write(w, r, "")
+		return
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return
+	}
+	purpose := r.FormValue("purpose")
+	if purpose != string(openai.PurposeBatch) {
+		Status(http.StatusBadRequest, "invalid_request_error", "", fmt.Sprintf("purpose %q is not %q", purpose, openai.PurposeBatch)).write(w, r, "")
+		return
+	}
+	writeJSON(w, http.StatusOK, nil, s.addFile(hdr.Filename, purpose, data))
+}
+
+// addFile stores data as a file and returns its description.
+func (s *Server) addFile(name, purpose string, data []byte) openai.File {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.files == nil {
+		s.files = map[string][]byte{}
+	}
+	id := fmt.Sprintf("file-%d", len(s.files)+1)
+	s.files[id] = data
+	return openai.File{ID: id, Object: "file", Bytes: len(data), FileName: name, Purpose: purpose,
+		Status: "processed", CreatedAt: time.Now().Unix()}
+}
+
+func (s *Server) fileContent(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r) {
+		return
+	}
+	s.mu.Lock()
+	data, ok := s.files[r.PathValue("id")]
+	s.mu.Unlock()
+	if !ok {
+		Status(http.StatusNotFound, "invalid_request_error", "", "No such File object: "+r.PathValue("id")).write(w, r, "")
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	_, _ = w.Write(data)
+}
+
+func (s *Server) createBatch(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r) {
+		return
+	}
+	var req openai.CreateBatchRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		Status(http.StatusBadRequest, "invalid_request_error", "", "bad body: "+err.Error()).write(w, r, "")
+		return
+	}
+	if req.Endpoint != openai.BatchEndpointChatCompletions || req.CompletionWindow != "24h" {
+		Status(http.StatusBadRequest, "invalid_request_error", "",
+			fmt.Sprintf("endpoint %q, completion_window %q: want %q, 24h", req.Endpoint, req.CompletionWindow, openai.BatchEndpointChatCompletions)).write(w, r, "")
+		return
+	}
+	s.mu.Lock()
+	input, ok := s.files[req.InputFileID]
+	if !ok {
+		s.mu.Unlock()
+		Status(http.StatusNotFound, "invalid_request_error", "", "No such File object: "+req.InputFileID).write(w, r, "")
+		return
+	}
+	if s.batches == nil {
+		s.batches = map[string]*batchJob{}
+	}
+	id := fmt.Sprintf("batch_%d", len(s.batches)+1)
+	j := &batchJob{batch: openai.Batch{ID: id, Object: "batch", Endpoint: req.Endpoint, InputFileID: req.InputFileID,
+		CompletionWindow: req.CompletionWindow, Status: "in_progress", CreatedAt: int(time.Now().Unix()),
+		RequestCounts: openai.BatchRequestCounts{Total: bytes.Count(input, []byte("\n"))}, Metadata: req.Metadata}}
+	s.batches[id] = j
+	b := j.batch
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, nil, b)
+}
+
+func (s *Server) retrieveBatch(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r) {
+		return
+	}
+	id := r.PathValue("id")
+	s.mu.Lock()
+	j, ok := s.batches[id]
+	hold, expire := s.holdBatches, s.expireAfter
+	var input []byte
+	if ok {
+		input = s.files[j.batch.InputFileID]
+	}
+	s.mu.Unlock()
+	if !ok {
+		Status(http.StatusNotFound, "invalid_request_error", "", "No such Batch object: "+id).write(w, r, "")
+		return
+	}
+	if !hold {
+		s.runBatch(r.Context(), j, input, expire)
+	}
+	s.mu.Lock()
+	b := j.batch
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, nil, b)
+}
+
+// batchLine is one line of a batch's input file.
+type batchLine struct {
+	CustomID string          `json:"custom_id"`
+	Method   string          `json:"method"`
+	URL      string          `json:"url"`
+	Body     json.RawMessage `json:"body"`
+}
+
+// runBatch answers the lines of j once, the first expire of them when
+// expire is not negative.
+func (s *Server) runBatch(ctx context.Context, j *batchJob, input []byte, expire int) {
+	s.batchMu.Lock() // one run of a batch at a time; a second retrieve sees it done
+	defer s.batchMu.Unlock()
+	if j.done {
+		return
+	}
+	var out, errs bytes.Buffer
+	counts := openai.BatchRequestCounts{}
+	sc := bufio.NewScanner(bytes.NewReader(input))
+	sc.Buffer(nil, 64<<20)
+	for n := 0; sc.Scan(); n++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		counts.Total++
+		var line batchLine
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			counts.Failed++
+			writeLine(&errs, map[string]any{"id": fmt.Sprintf("batch_req_%d", n), "custom_id": nil,
+				"response": nil, "error": map[string]string{"code": "invalid_json_line", "message": err.Error()}})
+			continue
+		}
+		if expire >= 0 && n >= expire {
+			counts.Failed++
+			writeLine(&errs, map[string]any{"id": fmt.Sprintf("batch_req_%d", n), "custom_id": line.CustomID,
+				"response": nil, "error": map[string]string{"code": "batch_expired", "message": "This request could not be executed before the completion window expired."}})
+			continue
+		}
+		status, body := s.answerLine(ctx, line)
+		rec := map[string]any{"id": fmt.Sprintf("batch_req_%d", n), "custom_id": line.CustomID,
+			"response": map[string]any{"status_code": status, "request_id": fmt.Sprintf("req_%d", n), "body": json.RawMessage(body)},
+			"error":    nil}
+		if status/100 == 2 {
+			counts.Completed++
+			writeLine(&out, rec)
+		} else {
+			counts.Failed++
+			writeLine(&errs, rec)
+		}
+	}
+	status := "completed"
+	if expire >= 0 && counts.Total > expire {
+		status = "expired"
+	}
+	var outID, errID *string
+	if out.Len() > 0 {
+		id := s.addFile("batch_output.jsonl", "batch_output", out.Bytes()).ID
+		outID = &id
+	}
+	if errs.Len() > 0 {
+		id := s.addFile("batch_errors.jsonl", "batch_output", errs.Bytes()).ID
+		errID = &id
+	}
+	now := int(time.Now().Unix())
+	s.mu.Lock()
+	j.done = true
+	j.batch.Status, j.batch.RequestCounts, j.batch.OutputFileID, j.batch.ErrorFileID = status, counts, outID, errID
+	if status == "expired" {
+		j.batch.ExpiredAt = &now
+	} else {
+		j.batch.CompletedAt = &now
+	}
+	s.mu.Unlock()
+}
+
+// answerLine runs one input line through the handler as a live call and
+// returns the status and body of its answer.
+func (s *Server) answerLine(ctx context.Context, line batchLine) (int, []byte) {
+	bad := func(msg string) (int, []byte) {
+		b, _ := json.Marshal(openai.ErrorResponse{Error: &openai.APIError{Type: "invalid_request_error", Message: msg}})
+		return http.StatusBadRequest, b
+	}
+	if line.Method != http.MethodPost || line.URL != string(openai.BatchEndpointChatCompletions) {
+		return bad(fmt.Sprintf("line %s: %s %s is not POST %s", line.CustomID, line.Method, line.URL, openai.BatchEndpointChatCompletions))
+	}
+	var req openai.ChatCompletionRequest
+	if err := json.Unmarshal(line.Body, &req); err != nil {
+		return bad("line " + line.CustomID + ": " + err.Error())
+	}
+	s.mu.Lock()
+	c := &Call{N: len(s.calls) + 1, Request: req, Body: line.Body, Header: http.Header{}, CustomID: line.CustomID}
+	s.calls = append(s.calls, c)
+	s.mu.Unlock()
+
+	reply := s.handler(c)
+	if reply.hang || reply.disconnect {
+		return http.StatusInternalServerError, []byte(`{"error":{"message":"the server had an error","type":"server_error"}}`)
+	}
+	reply.done = s.done
+	hr, _ := http.NewRequestWithContext(ctx, http.MethodPost, "/v1/chat/completions", strings.NewReader(""))
+	rec := httptest.NewRecorder()
+	reply.write(rec, hr, req.Model)
+	body := bytes.TrimSpace(rec.Body.Bytes())
+	if !json.Valid(body) { // a Raw reply: an HTML page from a proxy
+		body, _ = json.Marshal(string(body))
+	}
+	return rec.Code, body
+}
+
+func writeLine(buf *bytes.Buffer, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("openaitest: batch line: %v", err))
+	}
+	buf.Write(b)
+	buf.WriteByte('\n')
+}
