@@ -162,7 +162,21 @@ func (c *Client) Stats() Stats {
 // adds to the history; see History.
 //
 // The Result always says what happened; Err is a *Error when the call failed.
-func (c *Client) Complete(ctx context.Context, req Request) (res Result) {
+func (c *Client) Complete(ctx context.Context, req Request) Result {
+	return c.complete(ctx, req, nil)
+}
+
+// given is an answer the client received other than by a live call of
+// Complete's (a line of a Batch API job's output): complete checks it
+// first, as it would the first live answer.
+type given struct {
+	ans   answer
+	usage Usage
+}
+
+// complete is Complete, whose first answer is first when not nil: no call
+// is made for it, and a repair it needs is asked live.
+func (c *Client) complete(ctx context.Context, req Request, first *given) (res Result) {
 	start := time.Now()
 	res.Request = req
 	defer func() {
@@ -194,7 +208,19 @@ func (c *Client) Complete(ctx context.Context, req Request) (res Result) {
 	repair := -1 // index in res.Recoveries of the last repair asked for
 	for {
 		res.Messages = msgs
-		ans, n, usage, callErr := c.send(ctx, log, &res.Recoveries, req, msgs)
+		var (
+			ans     answer
+			n       int
+			usage   Usage
+			callErr *Error
+		)
+		if first != nil {
+			ans, n, usage = first.ans, 1, first.usage
+			res.BatchUsage = usage
+			first = nil
+		} else {
+			ans, n, usage, callErr = c.send(ctx, log, &res.Recoveries, req, msgs)
+		}
 		res.Attempts += n
 		if ans.endpoint != "" {
 			res.Endpoint = ans.endpoint

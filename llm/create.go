@@ -17,11 +17,7 @@ import (
 // answer received, the endpoint that answered last, and the classified
 // error.
 func (c *Client) create(ctx context.Context, log *slog.Logger, recs *[]Recovery, who callSite, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, Usage, string, *Error) {
-	// max_tokens is what Ollama, vLLM and llama.cpp understand; OpenAI's
-	// reasoning models accept only max_completion_tokens.
-	if errors.Is(openai.NewReasoningValidator().Validate(cr), openai.ErrReasoningModelMaxTokensDeprecated) {
-		cr.MaxCompletionTokens, cr.MaxTokens = cr.MaxTokens, 0
-	}
+	cr = fitMaxTokens(cr)
 	if c.cfg.Cassette != nil {
 		return c.taped(ctx, log, recs, who, cr)
 	}
@@ -62,6 +58,16 @@ func (c *Client) live(ctx context.Context, log *slog.Logger, recs *[]Recovery, p
 		name = ep.name
 	}
 	return resp, n, usage, name, err
+}
+
+// fitMaxTokens returns cr for its model: max_tokens is what Ollama, vLLM
+// and llama.cpp understand; OpenAI's reasoning models accept only
+// max_completion_tokens.
+func fitMaxTokens(cr openai.ChatCompletionRequest) openai.ChatCompletionRequest {
+	if errors.Is(openai.NewReasoningValidator().Validate(cr), openai.ErrReasoningModelMaxTokensDeprecated) {
+		cr.MaxCompletionTokens, cr.MaxTokens = cr.MaxTokens, 0
+	}
+	return cr
 }
 
 // stopError is the error of an answer the model did not finish on its own

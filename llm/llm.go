@@ -95,6 +95,9 @@ type Result struct {
 	Repairs  int           // repair attempts made after invalid JSON or schema errors
 	Latency  time.Duration // wall time of the whole call, retries included
 	Usage    Usage         // summed over every attempt
+	// BatchUsage is the part of Usage answered through a Batch API job
+	// (CompleteBatch), priced at the batch discount.
+	BatchUsage Usage
 	// Endpoint names the endpoint that gave the last answer (its name or
 	// base URL, never its key); "" when none answered or a cassette did.
 	Endpoint string

@@ -1,0 +1,347 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"golang.org/x/sync/errgroup"
+)
+
+// DefaultBatchPoll is the wait between two polls of a Batch API job.
+const DefaultBatchPoll = 15 * time.Second
+
+// BatchJob says how CompleteBatch submits a phase's calls as one Batch API
+// job and waits for it.
+type BatchJob struct {
+	// ID, when set, is a job submitted earlier (as Submitted was told): it
+	// is polled and nothing is submitted, so that a run killed while its
+	// job was in flight never pays for the calls twice.
+	ID string
+	// Endpoint names the endpoint ID went to; "" is the phase's first.
+	Endpoint string
+	// Submitted, when set, is called once the job is created and before
+	// any wait, with its id and the name of its endpoint, for the caller
+	// to store them. An error ends CompleteBatch with it; the job is left
+	// to run.
+	Submitted func(ctx context.Context, id, endpoint string) error
+	// Progress, when set, is told the job's state after each poll.
+	Progress func(BatchStatus)
+	// Poll is the wait between polls; 0 is DefaultBatchPoll.
+	Poll time.Duration
+}
+
+// BatchStatus is a Batch API job's state as a poll found it.
+type BatchStatus struct {
+	ID        string
+	Status    string // validating, in_progress, finalizing, completed, expired, cancelled, failed...
+	Total     int
+	Completed int
+	Failed    int
+}
+
+// CompleteBatch makes the calls of reqs as one Batch API job (OpenAI's, or
+// vLLM's run-batch format) sent to one endpoint of phase: the requests
+// are written as JSONL (custom_id is the EntityKey, which must be unique),
+// uploaded with purpose "batch", and submitted for /v1/chat/completions
+// within 24h; the job is polled until it ends and its output downloaded.
+// Each answer is then checked as Complete checks a live one (refusal,
+// finish_reason, JSON, schema, Check) and repaired live; a request the
+// job did not answer (a failed line, a job that expired part-way) is made
+// live, its failure kept in Recoveries. Results are in input order; a
+// request that cannot be sent is a Result with Err set, as one call's
+// failure is. The error is the job's: it could not be submitted, polled
+// or read, it failed as a whole, or ctx ended while waiting.
+//
+// With a cassette the calls are made one by one through it, as Complete
+// makes them.
+func (c *Client) CompleteBatch(ctx context.Context, phase string, reqs []Request, job BatchJob) ([]Result, error) {
+	if c.cfg.Cassette != nil {
+		return c.CreateEach(ctx, len(reqs), func(i int) (Request, error) { return reqs[i], nil })
+	}
+	start := time.Now()
+	results := make([]Result, len(reqs))
+	log := c.log.With("phase", phase, "batch", true)
+	pool := c.poolOf(phase)
+	ep := pick(pool, nil, start)
+	if job.Endpoint != "" {
+		i := slices.IndexFunc(pool, func(e *endpoint) bool { return e.name == job.Endpoint })
+		if i < 0 {
+			return nil, &Error{Kind: KindBadRequest, Message: fmt.Sprintf("batch job %s was submitted to endpoint %s, which phase %s no longer has", job.ID, job.Endpoint, phase)}
+		}
+		ep = pool[i]
+	}
+	one := []*endpoint{ep}
+
+	// The lines: every request that can be sent, once each.
+	var (
+		input bytes.Buffer
+		sent  = map[string]int{} // custom_id → index in reqs
+		limit int64
+	)
+	for i, req := range reqs {
+		if e := c.checkRequest(req); e != nil {
+			results[i] = Result{Request: req, Err: e}
+			continue
+		}
+		if _, dup := sent[req.EntityKey]; dup || req.EntityKey == "" {
+			return nil, &Error{Kind: KindBadRequest, Message: fmt.Sprintf("batch of %s: entity key %q is not unique (it is the line's custom_id)", phase, req.EntityKey)}
+		}
+		sent[req.EntityKey] = i
+		cr := fitMaxTokens(ChatCompletion(req, c.messages(req)))
+		if ep.model != "" {
+			cr.Model = ep.model
+		}
+		line, err := json.Marshal(batchInputLine{CustomID: req.EntityKey, Method: http.MethodPost, URL: string(openai.BatchEndpointChatCompletions), Body: cr})
+		if err != nil {
+			return nil, &Error{Kind: KindBadRequest, Err: err, Message: "batch line of " + req.EntityKey + ": " + err.Error()}
+		}
+		input.Write(line)
+		input.WriteByte('\n')
+		limit += c.cfg.responseLimit(max(cr.MaxTokens, cr.MaxCompletionTokens))
+	}
+	if len(sent) == 0 {
+		return results, nil
+	}
+
+	id := job.ID
+	if id == "" {
+		var err error
+		if id, err = c.submitBatch(ctx, log, one, phase, input.Bytes()); err != nil {
+			return nil, err
+		}
+		if job.Submitted != nil {
+			if err := job.Submitted(ctx, id, ep.name); err != nil {
+				return nil, fmt.Errorf("batch job %s of %s was submitted but not stored: %w", id, phase, err)
+			}
+		}
+		log.Info("batch job submitted", "job", id, "endpoint", ep.name, "calls", len(sent))
+	} else {
+		log.Info("polling the batch job submitted before", "job", id, "endpoint", ep.name)
+	}
+	b, err := c.awaitBatch(ctx, log, one, id, job)
+	if err != nil {
+		return nil, err
+	}
+	answers := map[string]batchOutputLine{}
+	for _, fid := range []*string{b.ErrorFileID, b.OutputFileID} { // an answer in the output file wins
+		if fid == nil || *fid == "" {
+			continue
+		}
+		data, err := c.batchFile(ctx, log, one, *fid, limit+minResponseBytes)
+		if err != nil {
+			return nil, err
+		}
+		lines, bad := parseBatchOutput(data)
+		if bad > 0 {
+			log.Warn("batch output lines unreadable: their calls are made live", "job", id, "file", *fid, "lines", bad)
+		}
+		for _, l := range lines {
+			answers[l.CustomID] = l
+		}
+	}
+	waited := time.Since(start)
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(c.Workers())
+	for key, i := range sent {
+		g.Go(func() error {
+			results[i] = c.batchAnswer(gctx, ep, reqs[i], answers[key], b.Status)
+			results[i].Latency += waited
+			return nil
+		})
+	}
+	_ = g.Wait() // no task fails: a call's failure is in its Result
+	return results, nil
+}
+
+// batchAnswer is the Result of req, whose line of the job's output is l
+// (zero when the job did not answer it).
+func (c *Client) batchAnswer(ctx context.Context, ep *endpoint, req Request, l batchOutputLine, status string) Result {
+	lineErr := c.lineError(ctx, ep, l, status)
+	if lineErr == nil {
+		var resp openai.ChatCompletionResponse
+		if err := json.Unmarshal(l.Response.Body, &resp); err != nil {
+			lineErr = &Error{Kind: KindInvalidJSON, Err: err, Message: "batch answer of " + req.EntityKey + " is not a chat completion: " + err.Error()}
+		} else {
+			u := usageOf(resp.Usage)
+			c.usage.add(u)
+			ep.usage.add(u)
+			a := answer{maxTokens: req.Params.MaxTokens, endpoint: ep.name}
+			if len(resp.Choices) > 0 {
+				ch := resp.Choices[0]
+				a.content, a.refusal, a.finish = ch.Message.Content, ch.Message.Refusal, ch.FinishReason
+				a.toolCalls = len(ch.Message.ToolCalls)
+			}
+			res := c.complete(ctx, req, &given{ans: a, usage: u})
+			res.Endpoint = ep.name
+			return res
+		}
+	}
+	// Not answered by the job: asked live, as a retry of the line.
+	c.log.Info("batch line not answered, making the call live", "entity", req.EntityKey, "phase", req.Phase, "error", lineErr.Error())
+	lineErr.Attempts = 1
+	res := c.complete(ctx, req, nil)
+	res.Attempts++
+	res.Recoveries = append([]Recovery{{Strategy: StrategyRetry, Err: lineErr, Success: res.Err == nil}}, res.Recoveries...)
+	return res
+}
+
+// lineError is why l holds no answer, nil when it holds one.
+func (c *Client) lineError(ctx context.Context, ep *endpoint, l batchOutputLine, status string) *Error {
+	switch {
+	case l.CustomID == "":
+		return &Error{Kind: KindTimeout, Message: "batch job ended " + status + " without answering the call"}
+	case l.Error != nil:
+		kind := KindServer
+		if l.Error.Code == "batch_expired" {
+			kind = KindTimeout
+		}
+		return &Error{Kind: kind, Message: fmt.Sprintf("batch line failed: %s: %s", l.Error.Code, oneLine(l.Error.Message))}
+	case l.Response == nil:
+		return &Error{Kind: KindUnknown, Message: "batch line has neither a response nor an error"}
+	case l.Response.StatusCode/100 != 2:
+		apiErr := &openai.APIError{HTTPStatusCode: l.Response.StatusCode, Message: oneLine(string(l.Response.Body))}
+		var er openai.ErrorResponse
+		if json.Unmarshal(l.Response.Body, &er) == nil && er.Error != nil {
+			apiErr = er.Error
+			apiErr.HTTPStatusCode = l.Response.StatusCode
+		}
+		return ep.class.classify(ctx, apiErr)
+	}
+	return nil
+}
+
+// submitBatch uploads input and creates its job, through the one retry
+// layer, and returns the job's id.
+func (c *Client) submitBatch(ctx context.Context, log *slog.Logger, one []*endpoint, phase string, input []byte) (string, error) {
+	var file openai.File
+	if _, _, err := c.retry(ctx, log, nil, one, 0, func(ctx context.Context, ep *endpoint) error {
+		var err error
+		file, err = ep.oa.CreateFileBytes(ctx, openai.FileBytesRequest{Name: phase + ".jsonl", Bytes: input, Purpose: openai.PurposeBatch})
+		return err
+	}); err != nil {
+		err.Message = "upload of the batch input: " + err.Message
+		return "", err
+	}
+	var b openai.BatchResponse
+	if _, _, err := c.retry(ctx, log, nil, one, 0, func(ctx context.Context, ep *endpoint) error {
+		var err error
+		b, err = ep.oa.CreateBatch(ctx, openai.CreateBatchRequest{InputFileID: file.ID, Endpoint: openai.BatchEndpointChatCompletions,
+			CompletionWindow: "24h", Metadata: map[string]any{"phase": phase}})
+		return err
+	}); err != nil {
+		err.Message = "creating the batch job: " + err.Message
+		return "", err
+	}
+	if b.ID == "" {
+		return "", &Error{Kind: KindUnknown, Message: "the server created a batch job without an id"}
+	}
+	return b.ID, nil
+}
+
+// awaitBatch polls job id until it ends; a job that failed as a whole is
+// an error.
+func (c *Client) awaitBatch(ctx context.Context, log *slog.Logger, one []*endpoint, id string, job BatchJob) (openai.Batch, error) {
+	poll := job.Poll
+	if poll <= 0 {
+		poll = DefaultBatchPoll
+	}
+	for {
+		var b openai.BatchResponse
+		if _, _, err := c.retry(ctx, log, nil, one, 0, func(ctx context.Context, ep *endpoint) error {
+			var err error
+			b, err = ep.oa.RetrieveBatch(ctx, id)
+			return err
+		}); err != nil {
+			err.Message = "polling batch job " + id + ": " + err.Message
+			return openai.Batch{}, err
+		}
+		if job.Progress != nil {
+			rc := b.RequestCounts
+			job.Progress(BatchStatus{ID: id, Status: b.Status, Total: rc.Total, Completed: rc.Completed, Failed: rc.Failed})
+		}
+		switch b.Status {
+		case "completed", "expired", "cancelled":
+			return b.Batch, nil
+		case "failed":
+			msg := "batch job " + id + " failed"
+			if b.Errors != nil {
+				for _, d := range b.Errors.Data {
+					msg += fmt.Sprintf("; %s: %s", d.Code, oneLine(d.Message))
+				}
+			}
+			return openai.Batch{}, &Error{Kind: KindBadRequest, Message: msg}
+		}
+		if err := c.wait(ctx, poll); err != nil {
+			e := c.class.classify(ctx, err)
+			e.Message += " while waiting for batch job " + id
+			return openai.Batch{}, e
+		}
+	}
+}
+
+// batchFile downloads file id, up to limit bytes.
+func (c *Client) batchFile(ctx context.Context, log *slog.Logger, one []*endpoint, id string, limit int64) ([]byte, error) {
+	var data []byte
+	if _, _, err := c.retry(withLimit(ctx, limit), log, nil, one, 0, func(ctx context.Context, ep *endpoint) error {
+		raw, err := ep.oa.GetFileContent(ctx, id)
+		if err != nil {
+			return err
+		}
+		defer raw.Close()
+		data, err = io.ReadAll(raw)
+		return err
+	}); err != nil {
+		err.Message = "downloading batch file " + id + ": " + err.Message
+		return nil, err
+	}
+	return data, nil
+}
+
+// batchInputLine is one line of a Batch API input file.
+type batchInputLine struct {
+	CustomID string                       `json:"custom_id"`
+	Method   string                       `json:"method"`
+	URL      string                       `json:"url"`
+	Body     openai.ChatCompletionRequest `json:"body"`
+}
+
+// batchOutputLine is one line of a Batch API output or error file.
+type batchOutputLine struct {
+	CustomID string `json:"custom_id"`
+	Response *struct {
+		StatusCode int             `json:"status_code"`
+		Body       json.RawMessage `json:"body"`
+	} `json:"response"`
+	Error *struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// parseBatchOutput reads the lines of an output or error file; a line that
+// is not a JSON object with a custom_id is counted in bad and skipped (its
+// call, unanswered, is made live).
+func parseBatchOutput(data []byte) (lines []batchOutputLine, bad int) {
+	for raw := range bytes.Lines(data) {
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 {
+			continue
+		}
+		var l batchOutputLine
+		if err := json.Unmarshal(raw, &l); err != nil || l.CustomID == "" {
+			bad++
+			continue
+		}
+		lines = append(lines, l)
+	}
+	return lines, bad
+}

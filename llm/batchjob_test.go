@@ -1,0 +1,263 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
+)
+
+// batchServer answers as its user message says: "ada" well, "bob" off
+// the schema in a batch and well live, "cy" with a 500 in a batch and well
+// live.
+func batchServer(t *testing.T) *openaitest.Server {
+	return openaitest.New(t, func(c *openaitest.Call) openaitest.Reply {
+		user := c.LastUserMessage()
+		switch {
+		case c.CustomID != "" && user == "bob":
+			return openaitest.JSON(map[string]any{"name": "Bob", "location": "moon"})
+		case c.CustomID != "" && user == "cy":
+			return openaitest.Status(500, "server_error", "", "boom")
+		}
+		name := user
+		if strings.Contains(user, "schema") { // a repair: the message quotes the error
+			name = "bob"
+		}
+		return openaitest.JSON(map[string]any{"name": name, "location": "garden"})
+	})
+}
+
+func batchRequests(users ...string) []Request {
+	reqs := make([]Request, len(users))
+	for i, u := range users {
+		reqs[i] = testRequest(u)
+		reqs[i].EntityKey = "intention:" + u
+	}
+	return reqs
+}
+
+func TestCompleteBatch(t *testing.T) {
+	t.Parallel()
+	srv := batchServer(t)
+	c, _ := newTestClient(t, srv.URL, nil)
+	reqs := batchRequests("ada", "bob", "cy")
+	noModel := testRequest("dee")
+	noModel.EntityKey, noModel.Params.Model = "intention:dee", ""
+	reqs = append(reqs, noModel)
+
+	var stored, polled []string
+	results, err := c.CompleteBatch(t.Context(), "intention", reqs, BatchJob{
+		Submitted: func(_ context.Context, id, endpoint string) error {
+			if srv.CallCount() != 0 || len(polled) != 0 {
+				t.Errorf("job stored after %d calls and %d polls: it must be stored before the wait", srv.CallCount(), len(polled))
+			}
+			stored = append(stored, id, endpoint)
+			return nil
+		},
+		Progress: func(st BatchStatus) { polled = append(polled, st.Status) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.BatchesCreated() != 1 || len(stored) != 2 || stored[0] != "batch_1" || stored[1] == "" {
+		t.Errorf("batches created %d, stored %q", srv.BatchesCreated(), stored)
+	}
+	if len(polled) == 0 || polled[len(polled)-1] != "completed" {
+		t.Errorf("progress = %q", polled)
+	}
+	if len(results) != len(reqs) {
+		t.Fatalf("%d results", len(results))
+	}
+	for i, u := range []string{"ada", "bob", "cy"} {
+		r := results[i]
+		if r.Err != nil || r.Request.EntityKey != "intention:"+u {
+			t.Errorf("%s: %s, Err %v", u, r.Request.EntityKey, r.Err)
+			continue
+		}
+		var got map[string]any
+		if err := json.Unmarshal(r.Output, &got); err != nil || got["name"] != u {
+			t.Errorf("%s: Output %s", u, r.Output)
+		}
+	}
+	ada, bob, cy := results[0], results[1], results[2]
+	if ada.Attempts != 1 || ada.BatchUsage.Total() == 0 || ada.BatchUsage != ada.Usage || len(ada.Recoveries) != 0 {
+		t.Errorf("ada: attempts %d, usage %+v, batch usage %+v, recoveries %v", ada.Attempts, ada.Usage, ada.BatchUsage, ada.Recoveries)
+	}
+	// bob's batch answer was off the schema: repaired live.
+	if bob.Repairs != 1 || bob.Attempts != 2 || bob.BatchUsage.Total() == 0 || bob.Usage == bob.BatchUsage ||
+		len(bob.Recoveries) != 1 || bob.Recoveries[0].Strategy != StrategyRepair || !bob.Recoveries[0].Success {
+		t.Errorf("bob: repairs %d, attempts %d, recoveries %+v", bob.Repairs, bob.Attempts, bob.Recoveries)
+	}
+	// cy's line failed: made live, the failure kept as a retry.
+	if cy.Attempts != 2 || cy.BatchUsage != (Usage{}) || len(cy.Recoveries) != 1 ||
+		cy.Recoveries[0].Strategy != StrategyRetry || cy.Recoveries[0].Err.Kind != KindServer || !cy.Recoveries[0].Success {
+		t.Errorf("cy: attempts %d, batch usage %+v, recoveries %+v", cy.Attempts, cy.BatchUsage, cy.Recoveries)
+	}
+	if e := asError(t, results[3].Err); e.Kind != KindBadRequest {
+		t.Errorf("dee: %v", e)
+	}
+	var batched, live int
+	for _, call := range srv.Calls() {
+		if call.CustomID != "" {
+			batched++
+		} else {
+			live++
+		}
+	}
+	if batched != 3 || live != 2 {
+		t.Errorf("server saw %d batch lines and %d live calls, want 3 and 2 (bob's repair, cy's retry)", batched, live)
+	}
+	if c.Usage() != ada.Usage.Add(bob.Usage).Add(cy.Usage) {
+		t.Errorf("client usage %+v is not the sum of the results'", c.Usage())
+	}
+}
+
+// A run that stops while its job is in flight polls the same job when it
+// resumes: the server sees one job.
+func TestCompleteBatchResumes(t *testing.T) {
+	t.Parallel()
+	srv := batchServer(t)
+	c, _ := newTestClient(t, srv.URL, nil)
+	reqs := batchRequests("ada", "bob")
+
+	srv.HoldBatches(true)
+	ctx, cancel := context.WithCancel(t.Context())
+	var id, endpoint string
+	_, err := c.CompleteBatch(ctx, "intention", reqs, BatchJob{
+		Submitted: func(_ context.Context, i, e string) error { id, endpoint = i, e; return nil },
+		Progress: func(st BatchStatus) {
+			if st.Status != "in_progress" || st.Total != 2 {
+				t.Errorf("in flight: %+v", st)
+			}
+			cancel() // the run is killed while it waits
+		},
+	})
+	if e := asError(t, err); e.Kind != KindCanceled || id == "" {
+		t.Fatalf("err %v, id %q", err, id)
+	}
+
+	srv.HoldBatches(false)
+	results, err := c.CompleteBatch(t.Context(), "intention", reqs, BatchJob{ID: id, Endpoint: endpoint,
+		Submitted: func(context.Context, string, string) error { t.Error("a resumed job was submitted again"); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.BatchesCreated() != 1 {
+		t.Errorf("the server saw %d jobs, want 1", srv.BatchesCreated())
+	}
+	for _, r := range results {
+		if r.Err != nil {
+			t.Errorf("%s: %v", r.Request.EntityKey, r.Err)
+		}
+	}
+
+	// A job stored against an endpoint the phase no longer has is not
+	// polled elsewhere.
+	if _, err := c.CompleteBatch(t.Context(), "intention", reqs, BatchJob{ID: id, Endpoint: "gone"}); err == nil {
+		t.Error("a job of an unknown endpoint was polled")
+	}
+}
+
+func TestCompleteBatchExpiredAndFailed(t *testing.T) {
+	t.Parallel()
+	t.Run("expired part-way", func(t *testing.T) {
+		t.Parallel()
+		srv := batchServer(t)
+		srv.ExpireBatchesAfter(1)
+		c, _ := newTestClient(t, srv.URL, nil)
+		results, err := c.CompleteBatch(t.Context(), "intention", batchRequests("ada", "dee"), BatchJob{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dee := results[1]
+		if results[0].Err != nil || results[0].BatchUsage.Total() == 0 || dee.Err != nil || dee.BatchUsage.Total() != 0 ||
+			len(dee.Recoveries) != 1 || dee.Recoveries[0].Err.Kind != KindTimeout {
+			t.Errorf("ada %v; dee %v, recoveries %+v", results[0].Err, dee.Err, dee.Recoveries)
+		}
+	})
+	t.Run("duplicate entity key", func(t *testing.T) {
+		t.Parallel()
+		srv := batchServer(t)
+		c, _ := newTestClient(t, srv.URL, nil)
+		reqs := batchRequests("ada", "ada")
+		if _, err := c.CompleteBatch(t.Context(), "intention", reqs, BatchJob{}); err == nil || srv.BatchesCreated() != 0 {
+			t.Errorf("err %v, %d batches", err, srv.BatchesCreated())
+		}
+	})
+	t.Run("store fails", func(t *testing.T) {
+		t.Parallel()
+		srv := batchServer(t)
+		c, _ := newTestClient(t, srv.URL, nil)
+		full := errors.New("disk full")
+		_, err := c.CompleteBatch(t.Context(), "intention", batchRequests("ada"), BatchJob{
+			Submitted: func(context.Context, string, string) error { return full }})
+		if !errors.Is(err, full) || srv.CallCount() != 0 {
+			t.Errorf("err %v, %d calls: a job not stored must not be waited for", err, srv.CallCount())
+		}
+	})
+}
+
+func TestParseBatchOutput(t *testing.T) {
+	t.Parallel()
+	data := `{"id":"r1","custom_id":"intention:ada","response":{"status_code":200,"body":{"choices":[]}},"error":null}
+
+not json
+{"custom_id":""}
+{"custom_id":"intention:bob","response":null,"error":{"code":"batch_expired","message":"late"}}
+{"custom_id":"intention:cy","response":{"status_code":500,"body":{"error":{"message":"boom"}}}}`
+	lines, bad := parseBatchOutput([]byte(data))
+	if bad != 2 || len(lines) != 3 {
+		t.Fatalf("%d lines, %d bad", len(lines), bad)
+	}
+	if l := lines[0]; l.CustomID != "intention:ada" || l.Response.StatusCode != 200 || string(l.Response.Body) != `{"choices":[]}` {
+		t.Errorf("line 1 = %+v", l)
+	}
+	if l := lines[1]; l.Error == nil || l.Error.Code != "batch_expired" || l.Response != nil {
+		t.Errorf("line 2 = %+v", l)
+	}
+	if l := lines[2]; l.Response.StatusCode != 500 {
+		t.Errorf("line 3 = %+v", l)
+	}
+}
+
+func FuzzParseBatchOutput(f *testing.F) {
+	f.Add([]byte(`{"custom_id":"a","response":{"status_code":200,"body":{}}}` + "\n"))
+	f.Add([]byte(`{"custom_id":"b","error":{"code":"x","message":"y"}}` + "\n\n{"))
+	f.Add([]byte("\n\r\n[1,2]\nnull\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines, bad := parseBatchOutput(data)
+		if n := len(lines) + bad; n > strings.Count(string(data), "\n")+1 {
+			t.Fatalf("%d lines and %d bad from %d lines of input", len(lines), bad, strings.Count(string(data), "\n")+1)
+		}
+		for _, l := range lines {
+			if l.CustomID == "" {
+				t.Fatal("a line without custom_id was kept")
+			}
+			if l.Response != nil && l.Response.Body != nil && !json.Valid(l.Response.Body) {
+				t.Fatalf("body %q is not JSON", l.Response.Body)
+			}
+		}
+		// What was kept reads back the same.
+		var again []byte
+		for _, l := range lines {
+			b, err := json.Marshal(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again = append(append(again, b...), '\n')
+		}
+		back, bad2 := parseBatchOutput(again)
+		if bad2 != 0 || len(back) != len(lines) {
+			t.Fatalf("re-read %d lines (%d bad), want %d", len(back), bad2, len(lines))
+		}
+		for i := range back {
+			if back[i].CustomID != lines[i].CustomID {
+				t.Fatal(fmt.Sprintf("line %d: custom_id %q, want %q", i, back[i].CustomID, lines[i].CustomID))
+			}
+		}
+	})
+}
