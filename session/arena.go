@@ -2,9 +2,13 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/arbiter-sim/arbiter/arena"
 	"github.com/arbiter-sim/arbiter/llm"
@@ -84,4 +88,34 @@ func LoadDemo(kind string, set Settings) (s *Session, done func(), ok bool, err 
 		return nil, nil, true, fmt.Errorf("built-in %s demo: %w", kind, err)
 	}
 	return s, done, true, nil
+}
+
+// ArenaClient gives cfg the model client its games share when a seat of
+// cfg.Seats is a model (models), built from the session's endpoint without
+// entity history (games in parallel would mix theirs), logging retries to
+// logger. Seats that are no seats of the kind are an *InputError.
+func (s *Session) ArenaClient(cfg *arena.Config, logger *slog.Logger) (models bool, err error) {
+	g, err := s.ArenaGame()
+	if err != nil {
+		return false, err
+	}
+	eff, err := arena.Seats(g, cfg.Seats)
+	if err != nil {
+		return false, &InputError{Err: err}
+	}
+	if !slices.Contains(slices.Collect(maps.Values(eff)), "model") {
+		return false, nil
+	}
+	if s.settings.LLM == nil {
+		return true, errors.New("session: ArenaClient of model seats needs Settings.LLM")
+	}
+	e, err := s.settings.LLM()
+	if err != nil {
+		return true, err
+	}
+	e.Depth, e.Logger = 0, logger
+	if cfg.Client, err = llm.New(e); err != nil {
+		return true, &InputError{Err: err}
+	}
+	return true, nil
 }

@@ -23,7 +23,15 @@ type ClientConfig = llm.Config
 
 // DefaultClientConfig is the model client's defaults, with its default
 // endpoint.
-func DefaultClientConfig() ClientConfig { return llm.DefaultConfig() }
+func DefaultClientConfig() ClientConfig {
+	c := llm.DefaultConfig()
+	c.BreakerCooldown = llm.DefaultBreakerCooldown
+	return c
+}
+
+// Endpoint is one server of ClientConfig.Endpoints, with limits of its
+// own. A type alias, as ClientConfig is: it is part of that configuration.
+type Endpoint = llm.Endpoint
 
 // DefaultMaxOutputTokens is llm.max_output_tokens when it is not set: the
 // most tokens one call asks the model to write (gpt-4o-mini's limit).

@@ -3,16 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/arbiter-sim/arbiter/arena"
-	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -114,7 +111,7 @@ func (opts *ArenaOptions) parseShard(spec string, out bool) error {
 
 func runArena(ctx context.Context, opts *ArenaOptions) error {
 	io, g := opts.IO, opts.Globals
-	set, err := opts.Config.settings(false, "arena")
+	set, err := opts.Config.settings(true, "arena")
 	if err != nil {
 		return err
 	}
@@ -144,21 +141,9 @@ func runArena(ctx context.Context, opts *ArenaOptions) error {
 		return err
 	}
 	cfg := arena.Config{Games: opts.Games, Seed: opts.Seed, Seats: seats, MaxTurns: opts.MaxTurns, Parallel: opts.Parallel, Shard: opts.Shard}
-	eff, err := arena.Seats(kind, seats)
+	models, err := s.ArenaClient(&cfg, g.logger(io))
 	if err != nil {
-		return usageError(err)
-	}
-	models := slices.Contains(slices.Collect(maps.Values(eff)), "model")
-	if models {
-		lc, err := opts.Config.clientConfig()
-		if err != nil {
-			return err
-		}
-		lc.Depth = 0 // games in parallel share the client: no entity history across them
-		lc.Logger = g.logger(io)
-		if cfg.Client, err = llm.New(lc); err != nil {
-			return usageError(err)
-		}
+		return err
 	}
 	if opts.Shard != (arena.Shard{}) {
 		return playShard(ctx, opts, s, kind, cfg, models)

@@ -11,12 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arbiter-sim/arbiter/session"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
-
-	"github.com/arbiter-sim/arbiter/llm"
-	"github.com/arbiter-sim/arbiter/phases"
-	"github.com/arbiter-sim/arbiter/runner"
 )
 
 // Config is the whole effective configuration, loaded once per command from,
@@ -185,25 +182,26 @@ func (c RunConfig) MarshalJSON() ([]byte, error) {
 
 // defaults is the one table of built-in values; config.yaml at the
 // repository root documents them and a test keeps the two equal. Where the
-// model client has a default of its own, the table takes it from llm.
+// model client has a default of its own, the table takes it from the
+// session's (session.DefaultClientConfig).
 var defaults = map[string]any{
 	"llm.base_url":                  "",
 	"llm.api_key":                   "",
 	"llm.model":                     "gpt-4o-mini",
 	"llm.timeout":                   "60s",
-	"llm.max_attempts":              llm.DefaultMaxAttempts,
-	"llm.rate_limit_waits":          llm.DefaultRateLimitWaits,
-	"llm.repair_attempts":           llm.DefaultRepairAttempts,
-	"llm.concurrency":               llm.DefaultConcurrency,
-	"llm.depth":                     llm.DefaultDepth,
+	"llm.max_attempts":              defaultClient.MaxAttempts,
+	"llm.rate_limit_waits":          defaultClient.RateLimitWaits,
+	"llm.repair_attempts":           defaultClient.RepairAttempts,
+	"llm.concurrency":               defaultClient.Concurrency,
+	"llm.depth":                     defaultClient.Depth,
 	"llm.rpm":                       0,
 	"llm.tpm":                       0,
-	"llm.backoff_base":              llm.DefaultBackoffBase.String(),
-	"llm.backoff_max":               llm.DefaultBackoffMax.String(),
+	"llm.backoff_base":              defaultClient.BackoffBase.String(),
+	"llm.backoff_max":               defaultClient.BackoffMax.String(),
 	"llm.max_response_bytes":        0,
 	"llm.context_tokens":            0,
 	"llm.endpoints":                 []any{},
-	"llm.breaker_cooldown":          llm.DefaultBreakerCooldown.String(),
+	"llm.breaker_cooldown":          defaultClient.BreakerCooldown.String(),
 	"phases.intention.endpoints":    []any{},
 	"phases.resolution.endpoints":   []any{},
 	"phases.intention.model":        "",
@@ -227,9 +225,11 @@ var defaults = map[string]any{
 
 	// A crowd's resolution: the output budget of every call, and how many
 	// characters one arbiter call resolves (0: as many as that budget allows).
-	"llm.max_output_tokens":            phases.DefaultMaxOutputTokens,
+	"llm.max_output_tokens":            session.DefaultMaxOutputTokens,
 	"phases.resolution.max_characters": 0,
 }
+
+var defaultClient = session.DefaultClientConfig()
 
 // OpenAIBaseURL is used when an API key is set and no base URL is.
 const OpenAIBaseURL = "https://api.openai.com/v1"
@@ -342,7 +342,7 @@ func foldRateLimit(v *viper.Viper, c *Config) error {
 }
 
 // validate checks every key once. The model client's own keys are checked
-// by llm.Config.Validate (the same check llm.New makes); what the
+// by session.ClientConfig.Validate (the same check the session makes); what the
 // configuration requires beyond it (a model, positive timeout, attempts and
 // concurrency: a config file has no "0 means default") is checked here.
 func (c *Config) validate() error {
@@ -429,11 +429,11 @@ func (c *Config) models() []configuredModel {
 	return out
 }
 
-// prices is the price table of the runner.
-func (c *Config) prices() map[string]runner.Price {
-	out := make(map[string]runner.Price, len(c.Prices))
+// prices is the price table of a run.
+func (c *Config) prices() map[string]session.Price {
+	out := make(map[string]session.Price, len(c.Prices))
 	for _, p := range c.Prices {
-		out[p.Model] = runner.Price{Prompt: p.Prompt, Completion: p.Completion}
+		out[p.Model] = session.Price{Prompt: p.Prompt, Completion: p.Completion}
 	}
 	return out
 }
@@ -460,18 +460,18 @@ func (c *Config) endpoint() (string, error) {
 	}
 }
 
-// clientConfig is the llm.Client configuration.
-func (c *Config) clientConfig() (llm.Config, error) {
+// clientConfig is the model client's configuration.
+func (c *Config) clientConfig() (session.ClientConfig, error) {
 	url, err := c.endpoint()
 	if err != nil {
-		return llm.Config{}, err
+		return session.ClientConfig{}, err
 	}
 	return c.llmConfig(url), nil
 }
 
 // llmConfig is the client configuration of the llm.* keys with base URL url.
-func (c *Config) llmConfig(url string) llm.Config {
-	return llm.Config{
+func (c *Config) llmConfig(url string) session.ClientConfig {
+	return session.ClientConfig{
 		BaseURL:        url,
 		APIKey:         c.LLM.APIKey,
 		Timeout:        c.LLM.Timeout,
@@ -494,12 +494,12 @@ func (c *Config) llmConfig(url string) llm.Config {
 
 // phaseEndpoints are the narrative phases' own endpoint lists, nil when
 // none has one.
-func (c *Config) phaseEndpoints() map[string][]llm.Endpoint {
-	var out map[string][]llm.Endpoint
+func (c *Config) phaseEndpoints() map[string][]session.Endpoint {
+	var out map[string][]session.Endpoint
 	for phase, list := range map[string][]EndpointConfig{"intention": c.Phases.Intention.Endpoints, "resolution": c.Phases.Resolution.Endpoints} {
 		if len(list) > 0 {
 			if out == nil {
-				out = map[string][]llm.Endpoint{}
+				out = map[string][]session.Endpoint{}
 			}
 			out[phase] = clientEndpoints(list)
 		}
@@ -508,31 +508,31 @@ func (c *Config) phaseEndpoints() map[string][]llm.Endpoint {
 }
 
 // clientEndpoints are list as the model client takes them, keys read.
-func clientEndpoints(list []EndpointConfig) []llm.Endpoint {
-	var out []llm.Endpoint
+func clientEndpoints(list []EndpointConfig) []session.Endpoint {
+	var out []session.Endpoint
 	for _, e := range list {
-		out = append(out, llm.Endpoint{Name: e.Name, BaseURL: strings.TrimRight(e.BaseURL, "/"), APIKey: e.key(), Model: e.Model,
+		out = append(out, session.Endpoint{Name: e.Name, BaseURL: strings.TrimRight(e.BaseURL, "/"), APIKey: e.key(), Model: e.Model,
 			Concurrency: e.Concurrency, RPM: e.RPM, TPM: e.TPM})
 	}
 	return out
 }
 
-func (c *Config) params(p PhaseConfig) llm.Params {
+func (c *Config) params(p PhaseConfig) session.Params {
 	model := p.Model
 	if model == "" {
 		model = c.LLM.Model
 	}
-	return llm.Params{Model: model, Temperature: p.Temperature, MaxTokens: p.MaxTokens}
+	return session.Params{Model: model, Temperature: p.Temperature, MaxTokens: p.MaxTokens}
 }
 
 // redacted returns a copy safe to print: the API key shows its last 4
 // characters, the base URL no credentials.
 func (c Config) redacted() Config {
-	c.LLM.BaseURL = llm.RedactURL(c.LLM.BaseURL)
+	c.LLM.BaseURL = session.ShownURL(c.LLM.BaseURL)
 	redact := func(list []EndpointConfig) []EndpointConfig {
 		list = slices.Clone(list)
 		for i := range list {
-			list[i].BaseURL = llm.RedactURL(list[i].BaseURL)
+			list[i].BaseURL = session.ShownURL(list[i].BaseURL)
 			if list[i].APIKey != "" {
 				list[i].APIKey = "****"
 			}
