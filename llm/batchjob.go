@@ -34,7 +34,7 @@ type BatchJob struct {
 	Submitted func(ctx context.Context, id, endpoint string) error
 	// Progress, when set, is told the job's state after each poll.
 	Progress func(BatchStatus)
-	// Poll is the wait between polls; 0 is DefaultBatchPoll.
+	// Poll is the wait between polls; 0 is Config.BatchPoll.
 	Poll time.Duration
 }
 
@@ -252,7 +252,7 @@ func (c *Client) submitBatch(ctx context.Context, log *slog.Logger, one []*endpo
 func (c *Client) awaitBatch(ctx context.Context, log *slog.Logger, one []*endpoint, id string, job BatchJob) (openai.Batch, error) {
 	poll := job.Poll
 	if poll <= 0 {
-		poll = DefaultBatchPoll
+		poll = c.cfg.BatchPoll
 	}
 	for {
 		var b openai.BatchResponse

@@ -51,6 +51,9 @@ type Config struct {
 	// times in a row is left out before a call probes it again (default
 	// 30s, doubling after a failed probe up to 5m).
 	BreakerCooldown time.Duration
+	// BatchPoll is the wait between two polls of a Batch API job
+	// (CompleteBatch); 0 is DefaultBatchPoll.
+	BatchPoll time.Duration
 
 	Logger *slog.Logger // retries and repairs are logged here; discarded when nil
 
@@ -171,6 +174,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.BreakerCooldown == 0 {
 		c.BreakerCooldown = DefaultBreakerCooldown
+	}
+	if c.BatchPoll <= 0 {
+		c.BatchPoll = DefaultBatchPoll
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

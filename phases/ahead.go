@@ -606,6 +606,9 @@ type plan interface {
 
 // plan picks tick t's plan from st.
 func (n *Narrative) plan(ctx context.Context, t *runner.Tick, st *world.State) plan {
+	if n.Batch {
+		return n.batchPlan(t, st)
+	}
 	if n.outOfOrder(t) {
 		return &roundPlan{n: n, r: n.round(ctx, t, st)}
 	}

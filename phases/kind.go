@@ -17,6 +17,7 @@ func init() {
 		Reads:   world.Reads{Folders: []string{"characters", "locations", "prompts"}},
 		Open:    open,
 		Schemas: Schemas,
+		Batches: true,
 	})
 }
 
@@ -25,7 +26,7 @@ func init() {
 // paid for.
 func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (session.Kind, error) {
 	n := &Narrative{Sim: sim, Prompts: pr, Intention: set.Intention, Resolution: set.Resolution, Logger: set.Logger, Context: set.Context,
-		MaxCharacters: set.MaxCharacters, MaxOutputTokens: set.MaxOutputTokens, Lockstep: set.Lockstep}
+		MaxCharacters: set.MaxCharacters, MaxOutputTokens: set.MaxOutputTokens, Lockstep: set.Lockstep, Batch: set.Batch}
 	if errs := n.Lint(); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}

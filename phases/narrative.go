@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/arbiter-sim/arbiter/llm"
@@ -41,8 +42,12 @@ type Narrative struct {
 	// Lockstep plays every location's tick together, as the world did
 	// before out-of-order ticks (ahead.go); for comparison.
 	Lockstep bool
+	// Batch sends each phase's calls as one Batch API job (batch.go); its
+	// ticks run in lockstep.
+	Batch bool
 
-	ahead ahead
+	ahead     ahead
+	batchOnce sync.Once
 
 	stateSize atomic.Int64 // bytes of the last state encoded, to size the next
 }

@@ -37,6 +37,9 @@ type Batcher interface {
 	CreateEachThen(ctx context.Context, n int, build func(i int) (llm.Request, error), done func(i int, r llm.Result)) ([]llm.Result, error)
 	Complete(ctx context.Context, req llm.Request) llm.Result
 	Workers() int // goroutines a batch of calls runs (llm.Client.Workers)
+	// CompleteBatch makes the calls of a phase as one Batch API job, each
+	// answer checked as Complete checks one (llm.Client.CompleteBatch).
+	CompleteBatch(ctx context.Context, phase string, reqs []llm.Request, job llm.BatchJob) ([]llm.Result, error)
 }
 
 // Env is what every phase needs: the world, its prompts, the model and a logger.

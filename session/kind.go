@@ -119,6 +119,9 @@ type Opener struct {
 	// PlayHelp is how a person plays a turn, with an example, for `arbiter
 	// play --help` ("": people do not play the kind with `arbiter play`).
 	PlayHelp string
+	// Batches says the kind can send its phases' calls as Batch API jobs
+	// (Settings.Batch); a session of another kind refuses that setting.
+	Batches bool
 }
 
 var (

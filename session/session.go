@@ -92,6 +92,9 @@ type Settings struct {
 	// than out of order (each as soon as its neighbourhood allows), for
 	// comparison: the ticks are the same either way.
 	Lockstep bool
+	// Batch sends each phase's calls of a narrative as one Batch API job
+	// (run --batch); its ticks run in lockstep.
+	Batch bool
 	// People are the seats people take at the terminal (arbiter play) over
 	// their configured seats; a model client is built for a game only when
 	// another seat is a model.
@@ -156,6 +159,9 @@ func Load(dir string, set Settings) (*Session, error) {
 	o, ok := opener(sim.Kind)
 	if !ok {
 		return nil, unknownKind(dir, sim.Kind)
+	}
+	if set.Batch && !o.Batches {
+		return nil, &InputError{Err: fmt.Errorf("%s: a %s simulation makes no calls through the Batch API (batch mode is for a narrative's phases)", dir, sim.Kind)}
 	}
 	k, err := o.Open(sim, pr, set)
 	if err != nil {

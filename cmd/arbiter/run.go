@@ -50,6 +50,9 @@ type RunOptions struct {
 	// Lockstep plays a narrative's locations tick by tick together
 	// instead of out of order, for comparison (--lockstep).
 	Lockstep bool
+	// Batch sends each phase's calls of a narrative tick as one Batch API
+	// job (--batch).
+	Batch bool
 }
 
 func newRunCmd(io *IOStreams, g *globals, runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -78,6 +81,7 @@ func newRunCmd(io *IOStreams, g *globals, runF func(context.Context, *RunOptions
 	}
 	cmd.Flags().IntVarP(&opts.Ticks, "ticks", "n", 1, "ticks to run")
 	cmd.Flags().BoolVar(&opts.Lockstep, "lockstep", false, "narrative: every location plays each tick with the whole world, not as soon as its neighbours allow (same ticks, for comparison)")
+	cmd.Flags().BoolVar(&opts.Batch, "batch", false, "narrative: send each phase's calls as one Batch API job (/v1/files, /v1/batches) and wait for it; ticks run in lockstep, and a run stopped meanwhile polls the same job when run again")
 	addLLMFlags(cmd)
 	addCassetteFlags(cmd, &opts.Cassette)
 	return cmd
@@ -93,6 +97,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	}
 	set.Logger = g.logger(io)
 	set.Lockstep = opts.Lockstep
+	set.Batch = opts.Batch
 	if g.verbose > 0 {
 		set.OnEvent = func(ev session.Event) { fmt.Fprintln(io.ErrOut, ev.String()) }
 	}
