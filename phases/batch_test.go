@@ -97,8 +97,19 @@ func TestBatchRunResumes(t *testing.T) {
 	}
 
 	srv.HoldBatches(false)
-	if _, err := batchRunner(t, srv.URL, st).Run(t.Context(), ticks); err != nil {
+	r := batchRunner(t, srv.URL, st)
+	var polls []runner.BatchProgress
+	r.OnPhase = func(p runner.PhaseProgress) {
+		if p.Batch != nil {
+			polls = append(polls, *p.Batch)
+		}
+	}
+	if _, err := r.Run(t.Context(), ticks); err != nil {
 		t.Fatal(err)
+	}
+	if len(polls) != 2*ticks || polls[0].Job != job.JobID || polls[0].Status != "completed" || polls[0].Total != len(testWorld().Characters) ||
+		polls[0].Completed != polls[0].Total {
+		t.Errorf("progress of the jobs: %+v", polls)
 	}
 	if got := srv.BatchesCreated(); got != 2*ticks {
 		t.Errorf("the server saw %d jobs, want %d: one per phase and tick, the one in flight polled again", got, 2*ticks)

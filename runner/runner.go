@@ -164,6 +164,16 @@ type PhaseProgress struct {
 	Failed         int
 	Done           bool
 	Elapsed        time.Duration
+	// Batch is the phase's Batch API job as its last poll found it, while
+	// the run waits for it; nil for a phase of live calls.
+	Batch *BatchProgress
+}
+
+// BatchProgress is a Batch API job in flight: its id and status as the
+// server reports them, and its counts of calls.
+type BatchProgress struct {
+	Job, Status              string
+	Total, Completed, Failed int
 }
 
 // TickReport sums up one committed tick.

@@ -493,17 +493,24 @@ func firstError(calls []Call) error {
 // BatchJob is how phase's calls of the tick go as one Batch API job
 // (llm.Client.CompleteBatch): the job stored for the phase and tick when a
 // run that stopped while it was in flight submitted one, to be polled
-// rather than submitted again, and a Submitted that stores a new job in
-// state.db before the run waits for it. The tick's commit forgets it.
+// rather than submitted again, a Submitted that stores a new job in
+// state.db before the run waits for it, and a Progress that tells OnPhase
+// the job's counts at each poll. The tick's commit forgets the job.
 func (t *Tick) BatchJob(ctx context.Context, phase string) (llm.BatchJob, error) {
 	st := t.r.Store
 	j, ok, err := st.BatchJob(ctx, phase, t.N)
 	if err != nil {
 		return llm.BatchJob{}, err
 	}
-	job := llm.BatchJob{Submitted: func(ctx context.Context, id, endpoint string) error {
-		return st.SaveBatchJob(ctx, store.BatchJob{Phase: phase, Tick: t.N, JobID: id, Endpoint: endpoint, SubmittedAt: time.Now()})
-	}}
+	job := llm.BatchJob{
+		Submitted: func(ctx context.Context, id, endpoint string) error {
+			return st.SaveBatchJob(ctx, store.BatchJob{Phase: phase, Tick: t.N, JobID: id, Endpoint: endpoint, SubmittedAt: time.Now()})
+		},
+		Progress: func(b llm.BatchStatus) {
+			t.r.phase(PhaseProgress{Tick: t.N, LastTick: t.target, Phase: phase, Calls: b.Total,
+				Batch: &BatchProgress{Job: b.ID, Status: b.Status, Total: b.Total, Completed: b.Completed, Failed: b.Failed}})
+		},
+	}
 	if ok {
 		job.ID, job.Endpoint = j.JobID, j.Endpoint
 		t.Log().Info("polling the batch job a stopped run left in flight", "phase", phase, "tick", t.N, "job", j.JobID,

@@ -92,6 +92,9 @@ type (
 	// PhaseProgress is a phase of a tick under way or done
 	// (Settings.OnPhase).
 	PhaseProgress = runner.PhaseProgress
+	// BatchProgress is a phase's Batch API job in flight
+	// (PhaseProgress.Batch).
+	BatchProgress = runner.BatchProgress
 	// TickReport is one committed tick or turn (Settings.OnTick, Turn).
 	TickReport = runner.TickReport
 	// RunReport is what a run did, returned by Run.

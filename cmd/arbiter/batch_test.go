@@ -8,6 +8,7 @@ import (
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"github.com/arbiter-sim/arbiter/internal/worldtest"
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 // TestRunBatch: `run --batch` plays the demo world to the state a live run
@@ -53,5 +54,20 @@ func TestRunBatch(t *testing.T) {
 	code, _, errOut := arbiter(t, "run", conquest, "--batch")
 	if code == 0 || !strings.Contains(errOut, "Batch API") || srv.CallCount() != before {
 		t.Errorf("run --batch on a conquest: exit %d, %d calls\n%s", code, srv.CallCount()-before, errOut)
+	}
+}
+
+// TestProgressLineBatch: while a phase waits for its job, the progress line
+// shows the job's counts, what the server wrote escaped.
+func TestProgressLineBatch(t *testing.T) {
+	io, _, errOut := TestStreams("")
+	progressLine(io)(session.PhaseProgress{Tick: 1, LastTick: 2, Phase: "intention", Calls: 10,
+		Batch: &session.BatchProgress{Job: "batch_1\x1b]0;owned\a", Status: "in_progress", Total: 10, Completed: 3, Failed: 1}})
+	got := errOut.String()
+	if !strings.Contains(got, "tick 1/2 · intention · batch job batch_1\\x1b]0;owned\\a in_progress · 3/10 answered, 1 failed") {
+		t.Errorf("progress line = %q", got)
+	}
+	if strings.Contains(got, "\x1b]") {
+		t.Errorf("the server's text reached the terminal raw: %q", got)
 	}
 }

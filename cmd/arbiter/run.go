@@ -121,9 +121,16 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	return runErr
 }
 
-// progressLine prints one line per phase on a terminal.
+// progressLine prints one line per phase on a terminal; while a phase
+// waits for its Batch API job, the line shows the job's counts.
 func progressLine(io *IOStreams) func(session.PhaseProgress) {
 	return func(p session.PhaseProgress) {
+		if b := p.Batch; b != nil && !p.Done {
+			printable.Control(io.ErrOut, "\r\033[K")
+			fmt.Fprintf(io.ErrOut, "tick %d/%d · %s · batch job %s %s · %d/%d answered, %d failed …", p.Tick, p.LastTick, p.Phase,
+				printable.Line(b.Job), printable.Line(b.Status), b.Completed, b.Total, b.Failed)
+			return
+		}
 		if !p.Done {
 			printable.Control(io.ErrOut, "\r\033[K")
 			fmt.Fprintf(io.ErrOut, "tick %d/%d · %s · %s …", p.Tick, p.LastTick, p.Phase, plural(p.Calls, "call"))
