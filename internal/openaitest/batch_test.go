@@ -65,7 +65,9 @@ func readLines(t *testing.T, c *openai.Client, id *string) map[string]outputLine
 func TestBatch(t *testing.T) {
 	t.Parallel()
 	srv := openaitest.New(t, openaitest.Match(
-		func(c *openaitest.Call) openaitest.Reply { return openaitest.JSON(map[string]string{"echo": c.LastUserMessage()}) },
+		func(c *openaitest.Call) openaitest.Reply {
+			return openaitest.JSON(map[string]string{"echo": c.LastUserMessage()})
+		},
 		openaitest.Route{If: openaitest.UserContains("bad"), Then: openaitest.Always(openaitest.Status(500, "server_error", "", "boom"))},
 	))
 	c := client(srv.URL)
