@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -307,7 +309,7 @@ func TestInterruptRollsBackTickInFlight(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	h := newHarness(t, openaitest.Match(openaitest.FromSchema(nil), openaitest.Route{
-		If:   func(c *openaitest.Call) bool { return c.SchemaName() == "MasterOutput" && c.N > 6 },
+		If:   func(c *openaitest.Call) bool { return c.SchemaName() == "MasterOutput" && promptTick(c) == 2 },
 		Then: func(*openaitest.Call) openaitest.Reply { cancel(); return openaitest.Hang() },
 	}))
 	r, st := h.runner(Config{})
@@ -329,6 +331,20 @@ func TestInterruptRollsBackTickInFlight(t *testing.T) {
 		t.Errorf("recorded stop %+v, want interrupted at tick 2", sum.LastStop)
 	}
 }
+
+// promptTick is the tick a narrative call's user prompt names: out of
+// order, a location's first call of tick 2 may come before another
+// location's last of tick 1, so arrival order does not tell the tick.
+func promptTick(c *openaitest.Call) int {
+	m := promptTickLine.FindStringSubmatch(c.LastUserMessage())
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+var promptTickLine = regexp.MustCompile(`(?m)^(?:Tick|Resolve tick) (\d+)`)
 
 func TestInterruptBeforeTickStopsCleanly(t *testing.T) {
 	h := newHarness(t, openaitest.FromSchema(nil))
