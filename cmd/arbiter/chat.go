@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arbiter-sim/arbiter/internal/printable"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -189,7 +188,7 @@ func (c *chat) action(ctx context.Context, name string, n int) error {
 		}
 		if c.clipboard {
 			// The one escape arbiter writes on purpose: the person asked for it.
-			printable.Control(c.out, osc52(text))
+			writeControl(c.out, osc52(text))
 			fmt.Fprintf(c.out, "Copied message %d to the clipboard (%s).\n", n, plural(len(text), "character"))
 		} else {
 			fmt.Fprintln(c.out, text)
@@ -241,11 +240,11 @@ func (c *chat) working() (stop func()) {
 		tick := time.NewTicker(200 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			printable.Control(c.status, "\r\033[K")
+			writeControl(c.status, "\r\033[K")
 			fmt.Fprintf(c.status, "model is writing… %.1fs", time.Since(start).Seconds())
 			select {
 			case <-done:
-				printable.Control(c.status, "\r\033[K")
+				writeControl(c.status, "\r\033[K")
 				return
 			case <-tick.C:
 			}

@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"golang.org/x/term"
-
-	"github.com/arbiter-sim/arbiter/internal/printable"
 )
 
 // IOStreams are the terminal of a command: data on Out, logs and progress on
@@ -27,12 +25,12 @@ type IOStreams struct {
 }
 
 // printable returns the streams with Out and ErrOut escaping every control
-// character but newline and tab (printable.Writer): what a model, a server
+// character but newline and tab (escapeWriter): what a model, a server
 // or a simulation file wrote reaches the terminal as text, whichever command
 // prints it. flush writes what a last write left waiting.
 func (s *IOStreams) printable() (ios *IOStreams, flush func()) {
 	c := *s
-	out, errOut := printable.NewWriter(s.Out), printable.NewWriter(s.ErrOut)
+	out, errOut := newEscapeWriter(s.Out), newEscapeWriter(s.ErrOut)
 	c.Out, c.ErrOut = out, errOut
 	return &c, func() {
 		out.Flush()
@@ -46,7 +44,7 @@ func (s *IOStreams) styled() io.Writer {
 	if !s.OutColor {
 		return s.Out
 	}
-	return printable.Colour(s.Out)
+	return colourPassing(s.Out)
 }
 
 // SystemStreams are the process's standard streams.

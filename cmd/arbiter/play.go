@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/arbiter-sim/arbiter/internal/printable"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -230,7 +229,7 @@ func (k *keyboard) handTo(ctx context.Context, seat string) error {
 		return nil
 	}
 	if k.clear && !first {
-		printable.Control(k.out, "\x1b[H\x1b[2J\x1b[3J")
+		writeControl(k.out, "\x1b[H\x1b[2J\x1b[3J")
 	}
 	_, err := k.ask(ctx, fmt.Sprintf("\n==== %s's turn ====\nPass the keyboard to %s, then press Enter. ", seat, seat))
 	return err

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/arbiter-sim/arbiter/internal/printable"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -126,17 +125,17 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 func progressLine(io *IOStreams) func(session.PhaseProgress) {
 	return func(p session.PhaseProgress) {
 		if b := p.Batch; b != nil && !p.Done {
-			printable.Control(io.ErrOut, "\r\033[K")
+			writeControl(io.ErrOut, "\r\033[K")
 			fmt.Fprintf(io.ErrOut, "tick %d/%d · %s · batch job %s %s · %d/%d answered, %d failed …", p.Tick, p.LastTick, p.Phase,
-				printable.Line(b.Job), printable.Line(b.Status), b.Completed, b.Total, b.Failed)
+				escapedLine(b.Job), escapedLine(b.Status), b.Completed, b.Total, b.Failed)
 			return
 		}
 		if !p.Done {
-			printable.Control(io.ErrOut, "\r\033[K")
+			writeControl(io.ErrOut, "\r\033[K")
 			fmt.Fprintf(io.ErrOut, "tick %d/%d · %s · %s …", p.Tick, p.LastTick, p.Phase, plural(p.Calls, "call"))
 			return
 		}
-		printable.Control(io.ErrOut, "\r\033[K")
+		writeControl(io.ErrOut, "\r\033[K")
 		fmt.Fprintf(io.ErrOut, "tick %d/%d · %s · %s, %d failed · %s\n", p.Tick, p.LastTick, p.Phase, plural(p.Calls, "call"), p.Failed, p.Elapsed.Round(time.Millisecond))
 	}
 }

@@ -1,15 +1,17 @@
-// Package printable shows on a terminal text that a model, a server or a
-// shared file wrote: every control character other than newline and tab is
-// written escaped (\x1b, \x00, \r, \u007f, \u009b), never raw, so such text
-// cannot set the clipboard (OSC 52), the window title (OSC 0), clear the
-// screen, move the cursor or hide what follows it. go-gh's
-// pkg/asciisanitizer, which gh applies to API responses, is the model.
+// The terminal shows text that a model, a server or a shared file wrote
+// with every control character other than newline and tab escaped (\x1b,
+// \x00, \r, \u007f, \u009b), never raw, so such text cannot set the
+// clipboard (OSC 52), the window title (OSC 0), clear the screen, move the
+// cursor or hide what follows it. go-gh's pkg/asciisanitizer, which gh
+// applies to API responses, is the model.
 //
-// String is the one function that does it; a Writer applies it to
-// everything written through it (the CLI's stdout and stderr), and Control
-// is the one way past it, for the escapes arbiter itself writes (the
-// clipboard of `chat`'s /copy, a cleared screen, a progress line).
-package printable
+// escaped is the one function that does it; an escapeWriter applies it to
+// everything written through it (the CLI's stdout and stderr, see
+// IOStreams), and writeControl is the one way past it, for the escapes
+// arbiter itself writes (the clipboard of `chat`'s /copy, a cleared screen,
+// a progress line).
+
+package main
 
 import (
 	"bytes"
@@ -21,13 +23,13 @@ import (
 	"unicode/utf8"
 )
 
-// String returns s with every control character other than newline and tab
+// escaped returns s with every control character other than newline and tab
 // escaped as Go writes it in a quoted string (\x1b, \x00, \a, \r), DEL and
 // the C1 controls as \u007f and \u009b (so that a JSON document stays one),
 // and each byte that is not UTF-8 as \xff. A carriage return right before a
 // newline is kept (a line ending). Text with nothing to escape is returned
 // as it is.
-func String(s string) string {
+func escaped(s string) string {
 	if clean(s) {
 		return s
 	}
@@ -37,9 +39,9 @@ func String(s string) string {
 	return b.String()
 }
 
-// Line is String for text shown on one line: newlines and tabs are escaped
+// escapedLine is escaped for text shown on one line: newlines and tabs are escaped
 // too (\n, \t).
-func Line(s string) string {
+func escapedLine(s string) string {
 	if clean(s) && !strings.ContainsAny(s, "\n\t") {
 		return s
 	}
@@ -48,7 +50,7 @@ func Line(s string) string {
 	return strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(b.String())
 }
 
-// clean reports whether s holds nothing String escapes.
+// clean reports whether s holds nothing escaped escapes.
 func clean(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -141,27 +143,27 @@ type writerOf struct{ w io.StringWriter }
 
 func (w writerOf) Write(p []byte) (int, error) { return w.w.WriteString(string(p)) }
 
-// Writer writes everything through String: bytes written in several calls
+// escapeWriter writes everything through escaped: bytes written in several calls
 // are escaped as the one text they make (a UTF-8 character or a "\r\n"
 // split between two writes is seen whole). It is safe for concurrent use.
-type Writer struct {
+type escapeWriter struct {
 	mu      sync.Mutex
 	w       io.Writer
 	pending []byte // the end of the last write, waiting for what follows
 	buf     bytes.Buffer
 }
 
-// NewWriter returns a Writer writing to w; a Writer is returned as it is.
-func NewWriter(w io.Writer) *Writer {
-	if pw, ok := w.(*Writer); ok {
+// newEscapeWriter returns an escapeWriter writing to w; an escapeWriter is returned as it is.
+func newEscapeWriter(w io.Writer) *escapeWriter {
+	if pw, ok := w.(*escapeWriter); ok {
 		return pw
 	}
-	return &Writer{w: w}
+	return &escapeWriter{w: w}
 }
 
 // Write writes p escaped. It reports len(p) written unless the underlying
 // writer fails.
-func (w *Writer) Write(p []byte) (int, error) {
+func (w *escapeWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.write(p, false); err != nil {
@@ -170,7 +172,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (w *Writer) write(p []byte, final bool) error {
+func (w *escapeWriter) write(p []byte, final bool) error {
 	s := string(p)
 	if len(w.pending) > 0 {
 		s = string(w.pending) + s
@@ -188,7 +190,7 @@ func (w *Writer) write(p []byte, final bool) error {
 
 // Flush writes what a last write left waiting (an incomplete character, a
 // carriage return), escaped.
-func (w *Writer) Flush() error {
+func (w *escapeWriter) Flush() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.pending) == 0 {
@@ -198,7 +200,7 @@ func (w *Writer) Flush() error {
 }
 
 // control writes seq as it is, after what is waiting.
-func (w *Writer) control(seq string) error {
+func (w *escapeWriter) control(seq string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.pending) > 0 {
@@ -210,10 +212,10 @@ func (w *Writer) control(seq string) error {
 	return err
 }
 
-// Control writes seq, an escape sequence arbiter itself makes (OSC 52 to
+// writeControl writes seq, an escape sequence arbiter itself makes (OSC 52 to
 // set the clipboard, a cleared screen, a progress line's return), to w as
-// it is: past a Writer's escaping, and to any other writer unchanged.
-func Control(w io.Writer, seq string) error {
+// it is: past an escapeWriter's escaping, and to any other writer unchanged.
+func writeControl(w io.Writer, seq string) error {
 	if cw, ok := w.(interface{ control(string) error }); ok {
 		return cw.control(seq)
 	}
@@ -221,11 +223,11 @@ func Control(w io.Writer, seq string) error {
 	return err
 }
 
-// Styled writes s to w with its colour sequences (SGR: ESC [ digits and
+// writeStyled writes s to w with its colour sequences (SGR: ESC [ digits and
 // semicolons m, as a kind paints a screen for a colour terminal) as they
 // are, and everything else through w. The text s carries is the painter's
-// to escape: Styled only lets colour through.
-func Styled(w io.Writer, s string) error {
+// to escape: writeStyled only lets colour through.
+func writeStyled(w io.Writer, s string) error {
 	for s != "" {
 		i := strings.Index(s, "\x1b[")
 		if i < 0 {
@@ -242,7 +244,7 @@ func Styled(w io.Writer, s string) error {
 		if _, err := io.WriteString(w, s[:i]); err != nil {
 			return err
 		}
-		if err := Control(w, s[i:i+end]); err != nil {
+		if err := writeControl(w, s[i:i+end]); err != nil {
 			return err
 		}
 		s = s[i+end:]
@@ -251,20 +253,20 @@ func Styled(w io.Writer, s string) error {
 	return err
 }
 
-// Colour is a writer for text painted for a colour terminal: each write
-// goes to w through Styled.
-func Colour(w io.Writer) io.Writer { return colourWriter{w} }
+// colourPassing is a writer for text painted for a colour terminal: each write
+// goes to w through writeStyled.
+func colourPassing(w io.Writer) io.Writer { return colourWriter{w} }
 
 type colourWriter struct{ w io.Writer }
 
 func (c colourWriter) Write(p []byte) (int, error) {
-	if err := Styled(c.w, string(p)); err != nil {
+	if err := writeStyled(c.w, string(p)); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
-func (c colourWriter) control(seq string) error { return Control(c.w, seq) }
+func (c colourWriter) control(seq string) error { return writeControl(c.w, seq) }
 
 // sgrEnd is the length of the SGR sequence s starts with, 0 if it starts
 // with none (at most 16 parameter bytes).

@@ -1,4 +1,4 @@
-package printable
+package main
 
 import (
 	"bytes"
@@ -27,33 +27,33 @@ var hostile = []struct{ name, in, want string }{
 	{"UTF-8 kept", "⚖️ café — ok", "⚖️ café — ok"},
 }
 
-func TestString(t *testing.T) {
+func TestEscaped(t *testing.T) {
 	for _, tc := range hostile {
 		t.Run(tc.name, func(t *testing.T) {
-			got := String(tc.in)
+			got := escaped(tc.in)
 			if got != tc.want {
-				t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+				t.Errorf("escaped(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 			if !utf8.ValidString(got) || strings.ContainsFunc(got, func(r rune) bool { return isControl(r) && r != '\r' }) {
-				t.Errorf("String(%q) = %q still holds a control character", tc.in, got)
+				t.Errorf("escaped(%q) = %q still holds a control character", tc.in, got)
 			}
 		})
 	}
 }
 
-func TestLine(t *testing.T) {
-	if got, want := Line("a\nb\tc\x1b\r\n"), `a\nb\tc\x1b\n`; got != want {
-		t.Errorf("Line = %q, want %q", got, want)
+func TestEscapedLine(t *testing.T) {
+	if got, want := escapedLine("a\nb\tc\x1b\r\n"), `a\nb\tc\x1b\n`; got != want {
+		t.Errorf("escapedLine = %q, want %q", got, want)
 	}
 }
 
 // TestWriterSplitWrites: a character or a line ending split between two
 // writes is seen whole, whatever the split.
-func TestWriterSplitWrites(t *testing.T) {
+func TestEscapeWriterSplitWrites(t *testing.T) {
 	for _, tc := range hostile {
 		for cut := 0; cut <= len(tc.in); cut++ {
 			var out bytes.Buffer
-			w := NewWriter(&out)
+			w := newEscapeWriter(&out)
 			w.Write([]byte(tc.in[:cut]))
 			w.Write([]byte(tc.in[cut:]))
 			w.Flush()
@@ -64,13 +64,13 @@ func TestWriterSplitWrites(t *testing.T) {
 	}
 }
 
-// TestWriterKeepsJSON: a JSON document written through a Writer is still
+// TestWriterKeepsJSON: a JSON document written through a escapeWriter is still
 // one, with the same values: encoding/json escapes C0 itself, and DEL and C1
 // are written as JSON escapes.
-func TestWriterKeepsJSON(t *testing.T) {
+func TestEscapeWriterKeepsJSON(t *testing.T) {
 	in := map[string]string{"text": "a\x1b]52;c;eA==\a\x7f\u009b2J\x00z"}
 	var out bytes.Buffer
-	if err := json.NewEncoder(NewWriter(&out)).Encode(in); err != nil {
+	if err := json.NewEncoder(newEscapeWriter(&out)).Encode(in); err != nil {
 		t.Fatal(err)
 	}
 	if bytes.ContainsFunc(out.Bytes(), isControl) {
@@ -82,31 +82,31 @@ func TestWriterKeepsJSON(t *testing.T) {
 	}
 }
 
-// TestControlAndStyled: arbiter's own escapes pass a Writer; Styled lets
+// TestControlAndStyled: arbiter's own escapes pass a escapeWriter; writeStyled lets
 // colour through and nothing else.
 func TestControlAndStyled(t *testing.T) {
 	var out bytes.Buffer
-	w := NewWriter(&out)
-	Control(w, "\x1b]52;c;eA==\a")
-	Styled(w, "\x1b[1;31mERROR\x1b[0m \x1b[2J\x1b]0;t\a")
+	w := newEscapeWriter(&out)
+	writeControl(w, "\x1b]52;c;eA==\a")
+	writeStyled(w, "\x1b[1;31mERROR\x1b[0m \x1b[2J\x1b]0;t\a")
 	if want := "\x1b]52;c;eA==\a\x1b[1;31mERROR\x1b[0m " + `\x1b[2J\x1b]0;t\a`; out.String() != want {
 		t.Errorf("wrote %q, want %q", out.String(), want)
 	}
 }
 
-func FuzzWriter(f *testing.F) {
+func FuzzEscapeWriter(f *testing.F) {
 	for _, tc := range hostile {
 		f.Add(tc.in, 3)
 	}
 	f.Fuzz(func(t *testing.T, s string, cut int) {
 		var out bytes.Buffer
-		w := NewWriter(&out)
+		w := newEscapeWriter(&out)
 		cut = min(max(cut, 0), len(s))
 		w.Write([]byte(s[:cut]))
 		w.Write([]byte(s[cut:]))
 		w.Flush()
-		if got := out.String(); got != String(s) {
-			t.Errorf("Writer %q, String %q", got, String(s))
+		if got := out.String(); got != escaped(s) {
+			t.Errorf("escapeWriter %q, escaped %q", got, escaped(s))
 		}
 		for _, r := range strings.ReplaceAll(out.String(), "\r\n", "\n") {
 			if isControl(r) {
@@ -120,8 +120,8 @@ func FuzzWriter(f *testing.F) {
 // through, nothing else.
 func TestColourWriter(t *testing.T) {
 	var out bytes.Buffer
-	w := Colour(NewWriter(&out))
-	Control(w, "\x1b[H\x1b[2J")
+	w := colourPassing(newEscapeWriter(&out))
+	writeControl(w, "\x1b[H\x1b[2J")
 	w.Write([]byte("\x1b[33mProblem:\x1b[0m \x1b]52;c;eA==\a"))
 	if want := "\x1b[H\x1b[2J\x1b[33mProblem:\x1b[0m " + `\x1b]52;c;eA==\a`; out.String() != want {
 		t.Errorf("wrote %q, want %q", out.String(), want)
