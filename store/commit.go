@@ -266,15 +266,7 @@ func writeTotals(w *tickWriter, rec *TickRecord) {
 			sums[k] = u
 			order = append(order, k)
 		}
-		u.Calls++
-		if c.Failed() {
-			u.FailedCalls++
-		}
-		u.Repairs += c.Repairs
-		u.PromptTokens += c.PromptTokens
-		u.CompletionTokens += c.CompletionTokens
-		u.CachedTokens += c.CachedTokens
-		u.LatencyMS += c.LatencyMS
+		u.add(c)
 	}
 	slices.SortFunc(order, func(a, b key) int { // as the rows of the table's index on them
 		return cmp.Or(strings.Compare(a.phase, b.phase), strings.Compare(a.entity, b.entity), strings.Compare(a.model, b.model))
@@ -323,15 +315,7 @@ func writeEndpointTotals(w *tickWriter, rec *TickRecord) {
 			u = &Usage{}
 			sums[c.Endpoint] = u
 		}
-		u.Calls++
-		if c.Failed() {
-			u.FailedCalls++
-		}
-		u.Repairs += c.Repairs
-		u.PromptTokens += c.PromptTokens
-		u.CompletionTokens += c.CompletionTokens
-		u.CachedTokens += c.CachedTokens
-		u.LatencyMS += c.LatencyMS
+		u.add(c)
 	}
 	for _, ep := range slices.Sorted(maps.Keys(sums)) {
 		u := sums[ep]

@@ -18,6 +18,19 @@ const usageColumns = `COUNT(*),
 	COALESCE(SUM(cached_tokens), 0),
 	COALESCE(SUM(latency_ms), 0)`
 
+// add counts call c in u.
+func (u *Usage) add(c CallRecord) {
+	u.Calls++
+	if c.Failed() {
+		u.FailedCalls++
+	}
+	u.Repairs += c.Repairs
+	u.PromptTokens += c.PromptTokens
+	u.CompletionTokens += c.CompletionTokens
+	u.CachedTokens += c.CachedTokens
+	u.LatencyMS += c.LatencyMS
+}
+
 func (u *Usage) scanArgs() []any {
 	return []any{&u.Calls, &u.FailedCalls, &u.Repairs, &u.PromptTokens, &u.CompletionTokens, &u.CachedTokens, &u.LatencyMS}
 }
