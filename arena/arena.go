@@ -28,10 +28,10 @@ import (
 // Game is a game kind an arena can play: it can be reseated with another
 // seed and seats, and says who won.
 type Game interface {
-	runner.Game
+	runner.Stepper
 	// Reseated returns a copy of the game playing from seed with seats
 	// (checked by Seats) replacing the simulation's.
-	Reseated(seed uint64, seats map[string]string, client *llm.Client) runner.Game
+	Reseated(seed uint64, seats map[string]string, client *llm.Client) runner.Stepper
 	Winner(state any) string
 	Players() []string
 	Seat(player string) string
@@ -131,7 +131,7 @@ func Play(ctx context.Context, g Game, cfg Config) (*Results, error) {
 	for _, p := range g.Players() {
 		id.Seats = append(id.Seats, Seat{Player: p, Seat: seats[p]})
 	}
-	games := make([]runner.Game, shard.size(cfg.Games))
+	games := make([]runner.Stepper, shard.size(cfg.Games))
 	for j := range games {
 		games[j] = g.Reseated(cfg.Seed+uint64(shard.game(j)), cfg.Seats, cfg.Client)
 	}
@@ -183,7 +183,7 @@ func Seats(g Game, seats map[string]string) (map[string]string, error) {
 }
 
 // play runs one game to its end (or the turn cap) on a state.db in dir.
-func play(ctx context.Context, g runner.Game, kind Game, cfg Config, dir string) (GameResult, error) {
+func play(ctx context.Context, g runner.Stepper, kind Game, cfg Config, dir string) (GameResult, error) {
 	res := GameResult{Players: map[string]PlayerStats{}}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return res, err
@@ -193,7 +193,7 @@ func play(ctx context.Context, g runner.Game, kind Game, cfg Config, dir string)
 		return res, err
 	}
 	defer st.Close()
-	r := &runner.Runner{Game: g, Store: st, Client: cfg.Client}
+	r := &runner.Runner{Stepper: g, Store: st, Client: cfg.Client}
 	rep, runErr := r.Run(ctx, cmp.Or(cfg.MaxTurns, 10000))
 	if errors.Is(runErr, runner.ErrInterrupted) {
 		return res, runErr

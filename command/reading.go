@@ -165,7 +165,7 @@ func (r *reader) walk(st state) {
 		return
 	}
 	n := len(r.toks)
-	if st.cur >= 0 && r.spec.Fields[st.cur].Kind == Text {
+	if st.cur >= 0 && r.spec.Fields[st.cur].Type == Text {
 		r.walkText(st)
 		return
 	}
@@ -267,7 +267,7 @@ func (r *reader) open(st state, f, at int) (state, *Error) {
 		st.i++
 	}
 	st.from = st.i
-	if fd.Kind == Flag {
+	if fd.Type == Flag {
 		st.given = append(st.given, slot{field: f, from: st.from, to: st.from, value: strings.Join(r.spec.keywords[f], " ")})
 		st.cur = -1 // a flag takes no value: words after it are stray
 	}
@@ -287,7 +287,7 @@ func (r *reader) close(st *state, to int) *Error {
 		return r.missingValue(fd)
 	}
 	v := value(r.text, toks)
-	switch fd.Kind {
+	switch fd.Type {
 	case Name:
 		v = cleanName(v)
 		if v == "" {
@@ -319,9 +319,9 @@ func (r *reader) missingValue(fd *Field) *Error {
 	switch {
 	case fd.Keyword == "":
 		e.Reason = fmt.Sprintf("Missing %s after %s", fd.label(), strings.Join(r.spec.phrase, " "))
-	case fd.Kind == Enum:
+	case fd.Type == Enum:
 		e.Reason = fmt.Sprintf("Missing value after %s (must be %s)", fd.name(), valuesList(fd.Values))
-	case fd.Kind == Text:
+	case fd.Type == Text:
 		e.Reason = fmt.Sprintf("Missing text after %s", fd.name())
 	default:
 		e.Reason = fmt.Sprintf("Missing %s after %s", fd.label(), fd.name())
@@ -344,7 +344,7 @@ func (r *reader) stray(st state) *Error {
 	if len(st.given) > 0 {
 		last := &r.spec.Fields[st.given[len(st.given)-1].field]
 		what = last.name()
-		if last.Kind == Flag {
+		if last.Type == Flag {
 			hint = " (put a name that holds keyword words in quotes)"
 		}
 	}

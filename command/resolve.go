@@ -59,7 +59,7 @@ func describe(c, other Command) string {
 			continue
 		}
 		switch {
-		case f.Kind == Flag:
+		case f.Type == Flag:
 			parts = append(parts, f.name())
 		case f.Keyword == "":
 			parts = append(parts, fmt.Sprintf("%s %q", f.label(), v))

@@ -7,13 +7,13 @@ import (
 	"strings"
 )
 
-// Kind is how the value of a field is read.
-type Kind int
+// ValueType is how the value of a field is read.
+type ValueType int
 
 const (
 	// Name is a name or a reference to one: the words up to the next
 	// keyword, or one quoted string, which may hold keyword words.
-	Name Kind = iota + 1
+	Name ValueType = iota + 1
 	// Enum is one of the field's Values, in any case.
 	Enum
 	// Text is free text running to the end of the paragraph.
@@ -32,7 +32,7 @@ type Field struct {
 	// field without a keyword is the subject: it must come first and is read
 	// right after the command phrase.
 	Keyword string
-	Kind    Kind
+	Type    ValueType
 	// Values are the allowed values of an Enum, as they are reported.
 	Values []string
 	// Required fields must be given. A field of a Group is never required
@@ -169,13 +169,13 @@ func (s *Spec) prepare() error {
 		keys[f.Key] = true
 		s.keywords[i] = strings.Fields(strings.ToUpper(f.Keyword))
 		switch {
-		case f.Kind < Name || f.Kind > Number:
-			bad("field %s: unknown kind %d", f.Key, f.Kind)
+		case f.Type < Name || f.Type > Number:
+			bad("field %s: unknown kind %d", f.Key, f.Type)
 		case f.Keyword == "" && i != 0:
 			bad("field %s: only the first field may be the subject (no keyword)", f.Key)
-		case f.Keyword == "" && (f.Kind == Flag || f.Kind == Text):
+		case f.Keyword == "" && (f.Type == Flag || f.Type == Text):
 			bad("field %s: the subject cannot be a flag or free text", f.Key)
-		case f.Kind == Enum && len(f.Values) == 0:
+		case f.Type == Enum && len(f.Values) == 0:
 			bad("field %s: an enum needs values", f.Key)
 		case f.Group != "" && f.Required:
 			bad("field %s: a field of a group cannot be required on its own", f.Key)

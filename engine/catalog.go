@@ -59,7 +59,7 @@ type Definition struct {
 // Power is one power of a definition. Its index in Definition.Powers is its
 // identity: usage is recorded by index.
 type Power struct {
-	Phase      Phase      `yaml:"phase" json:"phase"`
+	Phase      PowerPhase `yaml:"phase" json:"phase"`
 	Timing     Timing     `yaml:"timing" json:"timing"`
 	Effect     EffectType `yaml:"effectType" json:"effectType"`
 	BaseAmount *int       `yaml:"baseAmount" json:"baseAmount,omitempty"`

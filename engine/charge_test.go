@@ -18,7 +18,7 @@ func TestNoChargeTimingChargePowersAreContinuous(t *testing.T) {
 	if want := []Timing{Continuous, OnceOnly, UponDestruction, OnShipCompleted, Passive}; !slices.Equal(Timings, want) {
 		t.Errorf("timings %v, want the seed's %v", Timings, want)
 	}
-	for _, p := range []Phase{FirstStrike, SimultaneousDeclaration} {
+	for _, p := range []PowerPhase{FirstStrike, SimultaneousDeclaration} {
 		if err := Allowed(p, "CHARGE"); err == nil || !strings.Contains(err.Error(), `unknown timing "CHARGE"`) {
 			t.Errorf("%s + CHARGE: %v, want an unknown timing", p, err)
 		}
@@ -39,7 +39,7 @@ func TestNoChargeTimingChargePowersAreContinuous(t *testing.T) {
 	r := newRig(t, gun)
 	sh := r.place("p1", "Gun", 0)
 	fireOn := map[int]bool{1: true, 3: true, 4: true}
-	r.d.declare = func(s *State, _ Phase, _ string, opts []ChargeOption) []Declaration {
+	r.d.declare = func(s *State, _ PowerPhase, _ string, opts []ChargeOption) []Declaration {
 		if !fireOn[s.Turn] {
 			return nil
 		}

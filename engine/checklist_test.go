@@ -96,7 +96,7 @@ func TestChecklistCharges(t *testing.T) {
 	t.Run("auto-ready players without FIRST_STRIKE charges", func(t *testing.T) {
 		r := newRig(t, fastDef)
 		r.place("p1", "Fast", 0)
-		r.d.declare = func(_ *State, _ Phase, _ string, opts []ChargeOption) []Declaration {
+		r.d.declare = func(_ *State, _ PowerPhase, _ string, opts []ChargeOption) []Declaration {
 			return []Declaration{{Ship: opts[0].Ship}}
 		}
 		r.turn()
@@ -174,7 +174,7 @@ func TestChecklistPowerExecutor(t *testing.T) {
 		r := newRig(t, bombDef, healerDef, gunDef)
 		r.place("p1", "Bomb", 0)
 		r.place("p2", "Gun", 0)
-		r.d.declare = func(_ *State, _ Phase, player string, opts []ChargeOption) []Declaration {
+		r.d.declare = func(_ *State, _ PowerPhase, player string, opts []ChargeOption) []Declaration {
 			if player == "p2" {
 				return []Declaration{{Ship: "p2-2", Target: "p1-1"}}
 			}
@@ -244,7 +244,7 @@ func TestChecklistDestruction(t *testing.T) {
 			r := newRig(t, g)
 			r.place("p1", "Gun", 0)
 			r.place("p2", "Gun", 0)
-			r.d.declare = func(_ *State, _ Phase, player string, opts []ChargeOption) []Declaration {
+			r.d.declare = func(_ *State, _ PowerPhase, player string, opts []ChargeOption) []Declaration {
 				if player == "p1" {
 					return []Declaration{{Ship: "p1-1", Target: "p2-2"}}
 				}
@@ -366,7 +366,7 @@ func TestChecklistEffects(t *testing.T) {
 			t.Errorf("ran without charges")
 		}
 		r.place("p2", "Fast", r.s.Turn)
-		r.d.declare = func(_ *State, _ Phase, _ string, opts []ChargeOption) []Declaration {
+		r.d.declare = func(_ *State, _ PowerPhase, _ string, opts []ChargeOption) []Declaration {
 			return []Declaration{{Ship: opts[0].Ship}}
 		}
 		r.turn()

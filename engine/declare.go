@@ -30,7 +30,7 @@ type Declaration struct {
 // ChargeOptions lists player's ships in play with a charge left and a
 // charge power of phase (a CONTINUOUS power of FIRST_STRIKE or
 // SIMULTANEOUS_DECLARATION).
-func (e *Engine) ChargeOptions(s *State, phase Phase, player string) []ChargeOption {
+func (e *Engine) ChargeOptions(s *State, phase PowerPhase, player string) []ChargeOption {
 	var out []ChargeOption
 	for _, sh := range s.Fleet(player) {
 		if sh.Charges < 1 {
@@ -58,7 +58,7 @@ func (e *Engine) ChargeOptions(s *State, phase Phase, player string) []ChargeOpt
 
 // CheckDeclarations says why player cannot make decls in phase; nil when
 // they can. Each ship spends at most one charge per phase.
-func (e *Engine) CheckDeclarations(s *State, phase Phase, player string, decls []Declaration) error {
+func (e *Engine) CheckDeclarations(s *State, phase PowerPhase, player string, decls []Declaration) error {
 	opts := e.ChargeOptions(s, phase, player)
 	seen := map[string]bool{}
 	for _, d := range decls {
@@ -93,14 +93,14 @@ var ErrNotReady = errors.New("not every player is ready")
 type Buffer struct {
 	e       *Engine
 	s       *State
-	phase   Phase
+	phase   PowerPhase
 	players []string
 	ready   map[string]bool
 	decls   map[string][]Declaration
 }
 
 // NewBuffer opens the declarations of phase on s.
-func (e *Engine) NewBuffer(s *State, phase Phase) *Buffer {
+func (e *Engine) NewBuffer(s *State, phase PowerPhase) *Buffer {
 	b := &Buffer{e: e, s: s, phase: phase, ready: map[string]bool{}, decls: map[string][]Declaration{}}
 	for _, p := range s.Players {
 		b.players = append(b.players, p.ID)
@@ -188,7 +188,7 @@ func (e *Engine) Reveal(b *Buffer) error {
 // declare runs a simultaneous phase: every player declares in secret (in
 // FIRST_STRIKE a player with no charge for it is readied without being
 // asked), then the declarations are revealed together.
-func (e *Engine) declare(ctx context.Context, s *State, phase Phase, d Decider) error {
+func (e *Engine) declare(ctx context.Context, s *State, phase PowerPhase, d Decider) error {
 	b := e.NewBuffer(s, phase)
 	for _, player := range b.players {
 		opts := e.ChargeOptions(s, phase, player)

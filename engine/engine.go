@@ -38,10 +38,10 @@ type Engine struct {
 	Observer Observer
 
 	cat    *Catalog
-	phases []Phase
+	phases []PowerPhase
 	custom map[string]CustomFunc
-	phase  Phase // the phase being played, for traces
-	err    error // the first failure of an event hook in the phase
+	phase  PowerPhase // the phase being played, for traces
+	err    error      // the first failure of an event hook in the phase
 }
 
 // fail keeps the first error of an event hook (fired deep inside damage or
@@ -55,7 +55,7 @@ func (e *Engine) fail(err error) {
 // New returns an engine for a game that schedules phases, in that order.
 // Only iterable phases may be scheduled; every CUSTOM power of the catalog
 // needs its handler in custom.
-func New(cat *Catalog, phases []Phase, custom map[string]CustomFunc) (*Engine, error) {
+func New(cat *Catalog, phases []PowerPhase, custom map[string]CustomFunc) (*Engine, error) {
 	var errs []error
 	for _, p := range phases {
 		if !p.Iterable() {
@@ -78,8 +78,8 @@ func New(cat *Catalog, phases []Phase, custom map[string]CustomFunc) (*Engine, e
 	return &Engine{cat: cat, phases: slices.Clone(phases), custom: maps.Clone(custom)}, nil
 }
 
-func duplicate(phases []Phase) Phase {
-	seen := map[Phase]bool{}
+func duplicate(phases []PowerPhase) PowerPhase {
+	seen := map[PowerPhase]bool{}
 	for _, p := range phases {
 		if seen[p] {
 			return p
@@ -107,7 +107,7 @@ type Decider interface {
 	Build(ctx context.Context, s *State, player string, options []BuildOption) (BuildChoice, error)
 	// Declare returns the charges player spends in phase. options are the
 	// ships with a charge for it (possibly none, in SIMULTANEOUS_DECLARATION).
-	Declare(ctx context.Context, s *State, phase Phase, player string, options []ChargeOption) ([]Declaration, error)
+	Declare(ctx context.Context, s *State, phase PowerPhase, player string, options []ChargeOption) ([]Declaration, error)
 }
 
 // ErrInvalidChoice marks a choice that the rules refuse; errors.Is finds it
@@ -151,7 +151,7 @@ func (e *Engine) Turn(ctx context.Context, s *State, d Decider, roll func() int)
 
 // play runs phase p: the engine's own step of the phase, then the powers the
 // timings allow.
-func (e *Engine) play(ctx context.Context, s *State, p Phase, d Decider, roll func() int) error {
+func (e *Engine) play(ctx context.Context, s *State, p PowerPhase, d Decider, roll func() int) error {
 	e.phase = p
 	e.trace(Trace{Step: StepPhase, Turn: s.Turn, Phase: p})
 	switch p {
@@ -203,7 +203,7 @@ func (e *Engine) rollDice(s *State, roll func() int) {
 // simultaneous (AUTOMATIC), every effect is resolved against the state at
 // the start of the phase and all are applied together (applyTogether), so
 // the order ships were made in changes nothing.
-func (e *Engine) runPowers(s *State, p Phase, simultaneous bool) error {
+func (e *Engine) runPowers(s *State, p PowerPhase, simultaneous bool) error {
 	var queue []Effect
 	for i := 0; i < len(s.Ships); i++ {
 		sh := s.Ships[i]

@@ -80,7 +80,7 @@ func (r *rig) fired(ship string) int { return len(r.steps(StepFired, ship)) }
 type decider struct {
 	build   map[int]map[string]string // turn -> player -> def
 	upgrade map[int]map[string]string // turn -> player -> the ship upgraded into build's def
-	declare func(s *State, phase Phase, player string, opts []ChargeOption) []Declaration
+	declare func(s *State, phase PowerPhase, player string, opts []ChargeOption) []Declaration
 	asked   []string
 }
 
@@ -91,7 +91,7 @@ func (d *decider) Build(_ context.Context, s *State, player string, _ []BuildOpt
 	return BuildChoice{Def: d.build[s.Turn][player]}, nil
 }
 
-func (d *decider) Declare(_ context.Context, s *State, phase Phase, player string, opts []ChargeOption) ([]Declaration, error) {
+func (d *decider) Declare(_ context.Context, s *State, phase PowerPhase, player string, opts []ChargeOption) ([]Declaration, error) {
 	d.asked = append(d.asked, string(phase)+" "+player)
 	if d.declare == nil || len(opts) == 0 {
 		return nil, nil
@@ -99,8 +99,8 @@ func (d *decider) Declare(_ context.Context, s *State, phase Phase, player strin
 	return d.declare(s, phase, player, opts), nil
 }
 
-func phasesOf(trace []Trace) []Phase {
-	var out []Phase
+func phasesOf(trace []Trace) []PowerPhase {
+	var out []PowerPhase
 	for _, tr := range trace {
 		if tr.Step == StepPhase {
 			out = append(out, tr.Phase)

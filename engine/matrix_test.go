@@ -9,24 +9,24 @@ import (
 // cell is played.
 
 // notAllowed checks that the catalog refuses a power of phase and timing.
-func notAllowed(t *testing.T, p Phase, tm Timing) {
+func notAllowed(t *testing.T, p PowerPhase, tm Timing) {
 	t.Helper()
 	if err := Allowed(p, tm); err == nil {
 		t.Errorf("%s + %s is allowed; the matrix says it is not", p, tm)
 	}
 }
 
-func continuousLines(p Phase) Definition {
+func continuousLines(p PowerPhase) Definition {
 	return ship("Lines", 1, 3, Power{Phase: p, Timing: Continuous, Effect: GainLines, BaseAmount: amt(1)})
 }
 
-func onceLines(p Phase) Definition {
+func onceLines(p PowerPhase) Definition {
 	return ship("Once", 1, 3, Power{Phase: p, Timing: OnceOnly, Effect: GainLines, BaseAmount: amt(1)})
 }
 
 // checkContinuous: a CONTINUOUS power of phase p fires on each of three
 // turns, in p only.
-func checkContinuous(t *testing.T, p Phase) {
+func checkContinuous(t *testing.T, p PowerPhase) {
 	t.Helper()
 	r := newRig(t, continuousLines(p))
 	sh := r.place("p1", "Lines", 0)
@@ -46,7 +46,7 @@ func checkContinuous(t *testing.T, p Phase) {
 
 // checkOnceOnly: a ONCE_ONLY power of phase p fires on the build turn, in
 // p, and never again.
-func checkOnceOnly(t *testing.T, p Phase) {
+func checkOnceOnly(t *testing.T, p PowerPhase) {
 	t.Helper()
 	r := newRig(t, onceLines(p))
 	r.d.build = map[int]map[string]string{1: {"p1": "Once"}}
@@ -61,7 +61,7 @@ func checkOnceOnly(t *testing.T, p Phase) {
 }
 
 // checkPassiveQueried: a PASSIVE power is queried and never fires.
-func checkPassiveQueried(t *testing.T, p Phase, logic Logic, query string) {
+func checkPassiveQueried(t *testing.T, p PowerPhase, logic Logic, query string) {
 	t.Helper()
 	r := newRig(t, ship("Passive", 1, 3, Power{Phase: p, Timing: Passive, Logic: logic}), continuousLines(Automatic),
 		ship("Healer", 1, 3, Power{Phase: Automatic, Timing: Continuous, Effect: Heal, BaseAmount: amt(1)}))
@@ -191,7 +191,7 @@ func TestMatrixRowPassive(t *testing.T) {
 
 func TestMatrixColumnContinuous(t *testing.T) {
 	t.Parallel()
-	for _, p := range []Phase{DiceRoll, LineGeneration, ShipsThatBuild, Drawing, EndOfBuild, Automatic} {
+	for _, p := range []PowerPhase{DiceRoll, LineGeneration, ShipsThatBuild, Drawing, EndOfBuild, Automatic} {
 		t.Run(string(p), func(t *testing.T) { checkContinuous(t, p) })
 	}
 	t.Run("not while destroyed", func(t *testing.T) {
@@ -204,17 +204,17 @@ func TestMatrixColumnContinuous(t *testing.T) {
 			t.Errorf("fired %d times, want 1 (not after destruction)", n)
 		}
 	})
-	for _, p := range []Phase{Event, DiceManipulation, PassivePhase} {
+	for _, p := range []PowerPhase{Event, DiceManipulation, PassivePhase} {
 		t.Run("never in "+string(p), func(t *testing.T) { notAllowed(t, p, Continuous) })
 	}
 }
 
 func TestMatrixColumnOnceOnly(t *testing.T) {
 	t.Parallel()
-	for _, p := range []Phase{Drawing, EndOfBuild, Automatic} {
+	for _, p := range []PowerPhase{Drawing, EndOfBuild, Automatic} {
 		t.Run(string(p), func(t *testing.T) { checkOnceOnly(t, p) })
 	}
-	for _, p := range []Phase{DiceRoll, LineGeneration, Event, PassivePhase} {
+	for _, p := range []PowerPhase{DiceRoll, LineGeneration, Event, PassivePhase} {
 		t.Run("never in "+string(p), func(t *testing.T) { notAllowed(t, p, OnceOnly) })
 	}
 }
@@ -240,7 +240,7 @@ func TestMatrixColumnUponDestruction(t *testing.T) {
 func TestMatrixColumnPassive(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		phase Phase
+		phase PowerPhase
 		logic Logic
 		query string
 	}{
@@ -252,7 +252,7 @@ func TestMatrixColumnPassive(t *testing.T) {
 	for _, c := range cases {
 		t.Run(string(c.phase), func(t *testing.T) { checkPassiveQueried(t, c.phase, c.logic, c.query) })
 	}
-	for _, p := range []Phase{LineGeneration, Drawing, EndOfBuild, FirstStrike, SimultaneousDeclaration, ConditionalResponse, Event} {
+	for _, p := range []PowerPhase{LineGeneration, Drawing, EndOfBuild, FirstStrike, SimultaneousDeclaration, ConditionalResponse, Event} {
 		t.Run("N/A in "+string(p), func(t *testing.T) { notAllowed(t, p, Passive) })
 	}
 }

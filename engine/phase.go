@@ -5,40 +5,40 @@ import (
 	"slices"
 )
 
-// Phase is when in a turn a power is checked (seed 003's ShipPowerPhase).
-type Phase string
+// PowerPhase is when in a turn a power is checked (seed 003's ShipPowerPhase).
+type PowerPhase string
 
 // The scheduled phases, in turn order.
 const (
-	DiceRoll                Phase = "DICE_ROLL"
-	LineGeneration          Phase = "LINE_GENERATION"
-	ShipsThatBuild          Phase = "SHIPS_THAT_BUILD"
-	Drawing                 Phase = "DRAWING"
-	EndOfBuild              Phase = "END_OF_BUILD"
-	FirstStrike             Phase = "FIRST_STRIKE"
-	SimultaneousDeclaration Phase = "SIMULTANEOUS_DECLARATION"
-	ConditionalResponse     Phase = "CONDITIONAL_RESPONSE"
-	Automatic               Phase = "AUTOMATIC"
+	DiceRoll                PowerPhase = "DICE_ROLL"
+	LineGeneration          PowerPhase = "LINE_GENERATION"
+	ShipsThatBuild          PowerPhase = "SHIPS_THAT_BUILD"
+	Drawing                 PowerPhase = "DRAWING"
+	EndOfBuild              PowerPhase = "END_OF_BUILD"
+	FirstStrike             PowerPhase = "FIRST_STRIKE"
+	SimultaneousDeclaration PowerPhase = "SIMULTANEOUS_DECLARATION"
+	ConditionalResponse     PowerPhase = "CONDITIONAL_RESPONSE"
+	Automatic               PowerPhase = "AUTOMATIC"
 )
 
 // The phases that are not phases: hooks and modifiers, never scheduled.
 const (
-	Event            Phase = "EVENT"
-	DiceManipulation Phase = "DICE_MANIPULATION"
-	PassivePhase     Phase = "PASSIVE"
+	Event            PowerPhase = "EVENT"
+	DiceManipulation PowerPhase = "DICE_MANIPULATION"
+	PassivePhase     PowerPhase = "PASSIVE"
 )
 
 // Scheduled lists the iterable phases in the order a turn plays them.
-var Scheduled = []Phase{DiceRoll, LineGeneration, ShipsThatBuild, Drawing, EndOfBuild,
+var Scheduled = []PowerPhase{DiceRoll, LineGeneration, ShipsThatBuild, Drawing, EndOfBuild,
 	FirstStrike, SimultaneousDeclaration, ConditionalResponse, Automatic}
 
-var hooks = []Phase{Event, DiceManipulation, PassivePhase}
+var hooks = []PowerPhase{Event, DiceManipulation, PassivePhase}
 
 // Iterable reports whether p is a scheduled phase (EVENT, DICE_MANIPULATION
 // and PASSIVE are not).
-func (p Phase) Iterable() bool { return slices.Contains(Scheduled, p) }
+func (p PowerPhase) Iterable() bool { return slices.Contains(Scheduled, p) }
 
-func (p Phase) known() bool { return p.Iterable() || slices.Contains(hooks, p) }
+func (p PowerPhase) known() bool { return p.Iterable() || slices.Contains(hooks, p) }
 
 // Timing is how often and under which conditions a power fires (seed 003's
 // PowerTiming).
@@ -68,13 +68,13 @@ var Timings = []Timing{Continuous, OnceOnly, UponDestruction, OnShipCompleted, P
 // Declared reports whether p is a phase of declared charges (FIRST_STRIKE,
 // SIMULTANEOUS_DECLARATION): its CONTINUOUS powers are charge powers, which
 // fire each time their owner spends one of the ship's charges on them.
-func (p Phase) Declared() bool { return p == FirstStrike || p == SimultaneousDeclaration }
+func (p PowerPhase) Declared() bool { return p == FirstStrike || p == SimultaneousDeclaration }
 
 // Allowed reports whether a power of timing tm may have phase p: the seed's
 // phase/timing matrix, completed for the phases it does not list. A nil
 // error means the combination is meaningful; otherwise the error says why
 // not, and a catalog holding it does not load.
-func Allowed(p Phase, tm Timing) error {
+func Allowed(p PowerPhase, tm Timing) error {
 	if !p.known() {
 		return fmt.Errorf("unknown phase %q", p)
 	}

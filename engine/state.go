@@ -50,7 +50,7 @@ func (sh *Ship) InPlay() bool { return !sh.Destroyed && sh.UpgradedInto == "" }
 type Usage struct {
 	Turn   int        `json:"turn"`
 	Power  int        `json:"power"`
-	Phase  Phase      `json:"phase"`
+	Phase  PowerPhase `json:"phase"`
 	Effect EffectType `json:"effect"`
 	Amount int        `json:"amount,omitempty"`
 }

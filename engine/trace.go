@@ -28,7 +28,7 @@ const (
 type Trace struct {
 	Step   Step
 	Turn   int
-	Phase  Phase // the scheduled phase in which it happened
+	Phase  PowerPhase // the scheduled phase in which it happened
 	Player string
 	Ship   string // ship id
 	Def    string // its definition

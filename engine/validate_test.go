@@ -79,7 +79,7 @@ func TestScheduleOnlyIterablePhases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []Phase{Event, DiceManipulation, PassivePhase} {
+	for _, p := range []PowerPhase{Event, DiceManipulation, PassivePhase} {
 		t.Run(string(p), func(t *testing.T) {
 			if p.Iterable() {
 				t.Errorf("%s is iterable", p)

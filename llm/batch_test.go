@@ -45,7 +45,7 @@ func TestCreateEach(t *testing.T) {
 			t.Errorf("result %d is for %s", i, res.Request.EntityKey)
 		}
 		if i == 3 {
-			if KindOf(res.Err) != KindBadRequest {
+			if ErrorKindOf(res.Err) != KindBadRequest {
 				t.Errorf("result 3 err = %v, want bad_request", res.Err)
 			}
 			continue

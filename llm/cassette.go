@@ -413,10 +413,10 @@ func (k cassetteError) err(attempts int) *Error {
 }
 
 // kindNamed is the Kind whose String is name.
-func kindNamed(name string) (Kind, bool) {
+func kindNamed(name string) (ErrorKind, bool) {
 	for k, n := range kindNames {
 		if n == name {
-			return Kind(k), true
+			return ErrorKind(k), true
 		}
 	}
 	return KindUnknown, false

@@ -28,7 +28,7 @@ func outcome(res Result) string {
 	}
 	errText := ""
 	if res.Err != nil {
-		errText = fmt.Sprintf("%s: %v", KindOf(res.Err), res.Err)
+		errText = fmt.Sprintf("%s: %v", ErrorKindOf(res.Err), res.Err)
 	}
 	return fmt.Sprintf("output=%s raw=%q attempts=%d repairs=%d usage=%+v err=%q recoveries=%v messages=%d",
 		res.Output, res.Raw, res.Attempts, res.Repairs, res.Usage, errText, recs, len(res.Messages))
@@ -260,13 +260,13 @@ func TestCassetteInterruptedAndLateCalls(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if res := rec.Complete(ctx, testRequest("canceled")); KindOf(res.Err) != KindCanceled {
+	if res := rec.Complete(ctx, testRequest("canceled")); ErrorKindOf(res.Err) != KindCanceled {
 		t.Fatalf("canceled call: %v", res.Err)
 	}
 	dctx, dcancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer dcancel()
 	late := rec.Complete(dctx, testRequest("late"))
-	if KindOf(late.Err) != KindTimeout {
+	if ErrorKindOf(late.Err) != KindTimeout {
 		t.Fatalf("late call: %v", late.Err)
 	}
 	tape.Close()
@@ -312,7 +312,7 @@ func TestCassetteSecretsNeverWritten(t *testing.T) {
 	status = http.StatusUnauthorized
 	failed := c.Complete(t.Context(), testRequest("echo again"))
 	tape.Close()
-	if ok.Err != nil || !strings.Contains(string(ok.Output), "Bearer "+Redacted) || KindOf(failed.Err) != KindAuth {
+	if ok.Err != nil || !strings.Contains(string(ok.Output), "Bearer "+Redacted) || ErrorKindOf(failed.Err) != KindAuth {
 		t.Fatalf("the server did not echo as scripted: %s (%v); %v", ok.Output, ok.Err, failed.Err)
 	}
 	b, _ := os.ReadFile(path)

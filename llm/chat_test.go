@@ -109,7 +109,7 @@ func TestChatFailures(t *testing.T) {
 			c, _ := newTestClient(t, srv.URL, nil)
 			res := c.Chat(t.Context(), chatRequest())
 			if !errors.Is(res.Err, tc.kind) || !strings.Contains(res.Err.Error(), tc.message) {
-				t.Errorf("Err = %v (%s), want kind %s containing %q", res.Err, KindOf(res.Err), KindOf(tc.kind), tc.message)
+				t.Errorf("Err = %v (%s), want kind %s containing %q", res.Err, ErrorKindOf(res.Err), ErrorKindOf(tc.kind), tc.message)
 			}
 			wantContent := ""
 			if tc.name == "truncated" { // the text before the cut is kept for the caller

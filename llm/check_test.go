@@ -24,7 +24,7 @@ func TestCheckRejectsAfterRepairs(t *testing.T) {
 		return errors.New("at /name: Bo, but this call is Ada's")
 	}
 	res := c.Complete(t.Context(), req)
-	if KindOf(res.Err) != KindSchema || res.Output != nil {
+	if ErrorKindOf(res.Err) != KindSchema || res.Output != nil {
 		t.Fatalf("err %v, output %s; want a schema error and no output", res.Err, res.Output)
 	}
 	if !strings.Contains(res.Err.Error(), "Bo, but this call is Ada's") {
@@ -46,7 +46,7 @@ func TestCheckSkippedForSchemaMismatch(t *testing.T) {
 		t.Error("Check ran on an answer that does not match the schema")
 		return nil
 	}
-	if res := c.Complete(t.Context(), req); KindOf(res.Err) != KindSchema {
+	if res := c.Complete(t.Context(), req); ErrorKindOf(res.Err) != KindSchema {
 		t.Fatalf("err %v, want a schema error", res.Err)
 	}
 }

@@ -256,7 +256,7 @@ func TestCompleteTransientRetries(t *testing.T) {
 		replies   []openaitest.Reply
 		backoffMx time.Duration
 		wantWaits []time.Duration
-		wantKind  Kind // KindUnknown: success
+		wantKind  ErrorKind // KindUnknown: success
 		attempts  int
 	}{
 		{name: "429 Retry-After seconds", replies: []openaitest.Reply{rateLimited.WithHeader("Retry-After", "7"), ok},
@@ -353,7 +353,7 @@ func TestCompleteFinalErrors(t *testing.T) {
 	tests := []struct {
 		name     string
 		reply    openaitest.Reply
-		kind     Kind
+		kind     ErrorKind
 		sentinel error
 		status   int
 		inError  []string
@@ -476,7 +476,7 @@ func TestCompleteRepair(t *testing.T) {
 		name        string
 		replies     []openaitest.Reply
 		repairs     int // Config.RepairAttempts
-		wantKind    Kind
+		wantKind    ErrorKind
 		wantCalls   int
 		wantRepairs int
 		inRepair    string // in the repair message of call 2
@@ -600,7 +600,7 @@ func TestCompleteCanceled(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
 		res := c.Complete(ctx, testRequest("go"))
-		if KindOf(res.Err) != KindCanceled || srv.CallCount() != 0 || res.Attempts != 0 {
+		if ErrorKindOf(res.Err) != KindCanceled || srv.CallCount() != 0 || res.Attempts != 0 {
 			t.Errorf("err = %v, calls = %d, attempts = %d", res.Err, srv.CallCount(), res.Attempts)
 		}
 	})
@@ -614,9 +614,9 @@ func TestCompleteBadRequestBeforeSending(t *testing.T) {
 	noModel.Params.Model = ""
 	badSchema := testRequest("go")
 	badSchema.Schema = json.RawMessage(`{"type": 12}`)
-	for req, want := range map[*Request]Kind{&noModel: KindBadRequest, &badSchema: KindSchemaInvalid} {
+	for req, want := range map[*Request]ErrorKind{&noModel: KindBadRequest, &badSchema: KindSchemaInvalid} {
 		res := c.Complete(t.Context(), *req)
-		if KindOf(res.Err) != want || res.Attempts != 0 {
+		if ErrorKindOf(res.Err) != want || res.Attempts != 0 {
 			t.Errorf("err = %v, attempts = %d; want %s before sending", res.Err, res.Attempts, want)
 		}
 	}

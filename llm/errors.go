@@ -17,30 +17,30 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// Kind classifies a failed model call.
-type Kind int
+// ErrorKind classifies a failed model call.
+type ErrorKind int
 
 // The kinds of failure. Timeout, RateLimit, Server and Connection are
 // transient and retried with backoff; InvalidJSON and Schema may be repaired;
 // the others are final.
 const (
-	KindUnknown       Kind = iota // anything not classified below; final
-	KindTimeout                   // an attempt ran past Config.Timeout, or 408
-	KindRateLimit                 // 429 other than insufficient_quota
-	KindQuota                     // 429 insufficient_quota: the account is out of credit
-	KindServer                    // 5xx
-	KindConnection                // refused, reset, closed early, DNS
-	KindCanceled                  // the caller's context ended
-	KindRefusal                   // the model refused (message.refusal, content filter)
-	KindTruncated                 // finish_reason=length
-	KindInvalidJSON               // the answer is not one JSON value
-	KindSchema                    // the answer does not match the request's schema
-	KindAuth                      // 401, 403
-	KindBadRequest                // 400, 422 and other 4xx; a request the client cannot send
-	KindNotFound                  // 404: unknown model or wrong base URL
-	KindSchemaInvalid             // the request's schema does not compile, or the server refused it (400 on response_format)
-	KindOversized                 // the answer's body is over the limit (Config.MaxResponseBytes)
-	KindCassette                  // the replay cassette has no answer for the request, or a recording failed
+	KindUnknown       ErrorKind = iota // anything not classified below; final
+	KindTimeout                        // an attempt ran past Config.Timeout, or 408
+	KindRateLimit                      // 429 other than insufficient_quota
+	KindQuota                          // 429 insufficient_quota: the account is out of credit
+	KindServer                         // 5xx
+	KindConnection                     // refused, reset, closed early, DNS
+	KindCanceled                       // the caller's context ended
+	KindRefusal                        // the model refused (message.refusal, content filter)
+	KindTruncated                      // finish_reason=length
+	KindInvalidJSON                    // the answer is not one JSON value
+	KindSchema                         // the answer does not match the request's schema
+	KindAuth                           // 401, 403
+	KindBadRequest                     // 400, 422 and other 4xx; a request the client cannot send
+	KindNotFound                       // 404: unknown model or wrong base URL
+	KindSchemaInvalid                  // the request's schema does not compile, or the server refused it (400 on response_format)
+	KindOversized                      // the answer's body is over the limit (Config.MaxResponseBytes)
+	KindCassette                       // the replay cassette has no answer for the request, or a recording failed
 )
 
 var kindNames = [...]string{
@@ -65,7 +65,7 @@ var kindNames = [...]string{
 }
 
 // String returns the snake_case name used in logs and events, e.g. "rate_limit".
-func (k Kind) String() string {
+func (k ErrorKind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {
 		return "kind(" + strconv.Itoa(int(k)) + ")"
 	}
@@ -74,7 +74,7 @@ func (k Kind) String() string {
 
 // Transient reports whether a failure of this kind may go away when the same
 // request is sent again.
-func (k Kind) Transient() bool {
+func (k ErrorKind) Transient() bool {
 	switch k {
 	case KindTimeout, KindRateLimit, KindServer, KindConnection:
 		return true
@@ -84,11 +84,11 @@ func (k Kind) Transient() bool {
 
 // Repairable reports whether the model may fix a failure of this kind when
 // shown the error.
-func (k Kind) Repairable() bool { return k == KindInvalidJSON || k == KindSchema }
+func (k ErrorKind) Repairable() bool { return k == KindInvalidJSON || k == KindSchema }
 
 // Error is the one error type of a failed model call.
 type Error struct {
-	Kind       Kind
+	Kind       ErrorKind
 	Attempts   int           // HTTP attempts made before giving up
 	StatusCode int           // HTTP status, 0 when none arrived
 	RetryAfter time.Duration // the server's Retry-After of the last attempt, if any
@@ -150,10 +150,10 @@ var (
 	ErrCassette = sentinel(KindCassette, "the cassette failed the call")
 )
 
-func sentinel(k Kind, msg string) *Error { return &Error{Kind: k, Message: msg} }
+func sentinel(k ErrorKind, msg string) *Error { return &Error{Kind: k, Message: msg} }
 
-// KindOf returns the kind of err's *Error, KindUnknown when there is none.
-func KindOf(err error) Kind {
+// ErrorKindOf returns the kind of err's *Error, KindUnknown when there is none.
+func ErrorKindOf(err error) ErrorKind {
 	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Kind
 	}

@@ -18,11 +18,11 @@ import (
 
 func TestKindString(t *testing.T) {
 	t.Parallel()
-	want := map[Kind]string{
+	want := map[ErrorKind]string{
 		KindUnknown: "unknown", KindTimeout: "timeout", KindRateLimit: "rate_limit", KindQuota: "quota",
 		KindServer: "server", KindConnection: "connection", KindCanceled: "canceled", KindRefusal: "refusal",
 		KindTruncated: "truncated", KindInvalidJSON: "invalid_json", KindSchema: "schema", KindAuth: "auth",
-		KindBadRequest: "bad_request", KindNotFound: "not_found", KindSchemaInvalid: "schema_invalid", KindOversized: "oversized", KindCassette: "cassette", Kind(99): "kind(99)",
+		KindBadRequest: "bad_request", KindNotFound: "not_found", KindSchemaInvalid: "schema_invalid", KindOversized: "oversized", KindCassette: "cassette", ErrorKind(99): "kind(99)",
 	}
 	for k, s := range want {
 		if k.String() != s {
@@ -47,7 +47,7 @@ func TestErrorIsMatchesKind(t *testing.T) {
 	if !errors.Is(err, cause) {
 		t.Error("the cause is not reachable through Unwrap")
 	}
-	if KindOf(err) != KindSchema || KindOf(errors.New("x")) != KindUnknown || KindOf(nil) != KindUnknown {
+	if ErrorKindOf(err) != KindSchema || ErrorKindOf(errors.New("x")) != KindUnknown || ErrorKindOf(nil) != KindUnknown {
 		t.Error("KindOf")
 	}
 }
@@ -86,7 +86,7 @@ func TestClassify(t *testing.T) {
 	tests := []struct {
 		name string
 		err  error
-		kind Kind
+		kind ErrorKind
 		text string // substring of Error()
 	}{
 		{"refused", opErr(&syscallErr{syscall.ECONNREFUSED}), KindConnection, "connection refused to http://h:1/v1"},

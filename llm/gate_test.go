@@ -281,7 +281,7 @@ func TestGateWaitFailsTheCall(t *testing.T) {
 		openaitest.Route{If: openaitest.UserContains("limited"), Then: openaitest.Always(openaitest.Status(429, "requests", "rate_limit_exceeded", "slow down"))},
 		openaitest.Route{If: openaitest.UserContains("hang"), Then: openaitest.Always(openaitest.Hang())}))
 	c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Concurrency = 2 })
-	if res := c.Complete(t.Context(), testRequest("limited")); KindOf(res.Err) != KindRateLimit || res.Attempts != 10 {
+	if res := c.Complete(t.Context(), testRequest("limited")); ErrorKindOf(res.Err) != KindRateLimit || res.Attempts != 10 {
 		t.Fatalf("always 429: %v after %d attempts; want rate_limit after 8 waits and 2 tries", res.Err, res.Attempts)
 	}
 	if st := c.Stats(); st.Concurrency != 1 || st.RateLimited != 10 {
@@ -306,7 +306,7 @@ func TestGateWaitFailsTheCall(t *testing.T) {
 
 	ctx, cancel = context.WithCancel(t.Context())
 	time.AfterFunc(20*time.Millisecond, cancel)
-	if res := c.Complete(ctx, testRequest("go")); KindOf(res.Err) != KindCanceled || res.Attempts != 0 {
+	if res := c.Complete(ctx, testRequest("go")); ErrorKindOf(res.Err) != KindCanceled || res.Attempts != 0 {
 		t.Errorf("canceled at the gate: %v after %d attempts, want canceled before sending", res.Err, res.Attempts)
 	}
 }
@@ -319,7 +319,7 @@ func TestQuota429IsFinalAndKeepsConcurrency(t *testing.T) {
 	srv := openaitest.New(t, openaitest.Always(openaitest.Status(429, "insufficient_quota", "insufficient_quota", "You exceeded your current quota")))
 	c, w := newTestClient(t, srv.URL, nil)
 	res := c.Complete(t.Context(), testRequest("go"))
-	if KindOf(res.Err) != KindQuota || res.Attempts != 1 || srv.CallCount() != 1 || len(w.all()) != 0 {
+	if ErrorKindOf(res.Err) != KindQuota || res.Attempts != 1 || srv.CallCount() != 1 || len(w.all()) != 0 {
 		t.Errorf("quota: %v after %d attempts, %d calls, waits %v; want quota after one attempt and no wait", res.Err, res.Attempts, srv.CallCount(), w.all())
 	}
 	if st := c.Stats(); st.RateLimited != 0 || st.Concurrency != DefaultConcurrency || st.LowestConcurrency != DefaultConcurrency {

@@ -393,7 +393,7 @@ func TestPacerWaitFailsTheCall(t *testing.T) {
 	ctx, cancel = context.WithCancel(t.Context())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	res = c.Complete(ctx, testRequest("go"))
-	if KindOf(res.Err) != KindCanceled || res.Attempts != 0 {
+	if ErrorKindOf(res.Err) != KindCanceled || res.Attempts != 0 {
 		t.Errorf("err = %v, attempts %d; want canceled before sending", res.Err, res.Attempts)
 	}
 	if srv.CallCount() != 1 {

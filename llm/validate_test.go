@@ -27,7 +27,7 @@ func TestCheckAnswerOrder(t *testing.T) {
 	tests := []struct {
 		name string
 		a    answer
-		kind Kind // KindUnknown: accepted
+		kind ErrorKind // KindUnknown: accepted
 		text string
 	}{
 		{"valid", answer{content: valid, finish: "stop"}, KindUnknown, ""},

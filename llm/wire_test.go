@@ -99,7 +99,7 @@ func TestRequestsGoOpenAIRefusesAreNotSent(t *testing.T) {
 	} {
 		_, n, _, _, err := c.create(t.Context(), c.log, nil, callSite{}, tt.cr)
 		if err == nil || !errors.Is(err, tt.want) || err.Kind != KindBadRequest || n != 1 {
-			t.Errorf("%+v: err %v (kind %v) after %d attempts, want %v as a bad request", tt.cr, err, KindOf(err), n, tt.want)
+			t.Errorf("%+v: err %v (kind %v) after %d attempts, want %v as a bad request", tt.cr, err, ErrorKindOf(err), n, tt.want)
 		}
 	}
 	if srv.CallCount() != 0 {

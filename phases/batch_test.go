@@ -40,7 +40,7 @@ func batchRunner(t *testing.T, url string, st *store.Store) *runner.Runner {
 	}
 	n := &Narrative{Sim: testWorld(), Prompts: pr, Model: client, Batch: true,
 		Intention: llm.Params{Model: "m", MaxTokens: 400}, Resolution: llm.Params{Model: "m", MaxTokens: 2048}}
-	return &runner.Runner{Game: n, Store: st, Client: client}
+	return &runner.Runner{Stepper: n, Store: st, Client: client}
 }
 
 // TestBatchRunResumes: a batch run stopped while its first job is in

@@ -178,7 +178,7 @@ func mergeParts(st *world.State, locationID string, parts []Outcome[MasterOutput
 		if !p.Fallback || out.Fallback {
 			continue
 		}
-		reason := fmt.Sprintf("no resolution: call %d of %d for this location failed (%s); kept as is (fallback)", i+1, len(parts), llm.KindOf(p.Call.Err))
+		reason := fmt.Sprintf("no resolution: call %d of %d for this location failed (%s); kept as is (fallback)", i+1, len(parts), llm.ErrorKindOf(p.Call.Err))
 		for _, id := range sortedKeys(p.Value.Characters) {
 			out.Skipped = append(out.Skipped, ApplyError{Tick: st.Tick + 1, LocationID: locationID, CharacterID: id, Reason: reason})
 		}

@@ -89,7 +89,7 @@ func intentionOutcome(ctx context.Context, env Env, st *world.State, id string, 
 	}
 	o.Value, o.Fallback = st.Characters[id].ExternalIntent, true
 	if warnsFallback(ctx, o.Call.Err) {
-		env.logger().Warn(fmt.Sprintf("Phase 1: %s fallback (%s: %v)", id, llm.KindOf(o.Call.Err), o.Call.Err),
+		env.logger().Warn(fmt.Sprintf("Phase 1: %s fallback (%s: %v)", id, llm.ErrorKindOf(o.Call.Err), o.Call.Err),
 			"phase", PhaseIntention, "tick", st.Tick+1, "entity", IntentionKey(id))
 	}
 	return o

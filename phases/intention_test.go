@@ -75,7 +75,7 @@ func TestIntentionAnswerOffSchemaFallsBack(t *testing.T) {
 			t.Errorf("answer %s: fallbacks %v, bo's intention %q; want bo's external intent", answer, fallbackIDs(res), Values(res)["bo"])
 		}
 		for _, c := range results(res) {
-			if c.Request.EntityKey == "intention:bo" && llm.KindOf(c.Err) != llm.KindSchema {
+			if c.Request.EntityKey == "intention:bo" && llm.ErrorKindOf(c.Err) != llm.KindSchema {
 				t.Errorf("answer %s: bo's call failed with %v, want a schema error", answer, c.Err)
 			}
 		}

@@ -47,7 +47,7 @@ func narrativeRunner(t *testing.T, url string, logger *slog.Logger) *runner.Runn
 	t.Cleanup(func() { st.Close() })
 	n := &Narrative{Sim: testWorld(), Prompts: pr, Model: client, Logger: logger,
 		Intention: llm.Params{Model: "m", MaxTokens: 400}, Resolution: llm.Params{Model: "m", MaxTokens: 2048}}
-	return &runner.Runner{Game: n, Store: st, Client: client}
+	return &runner.Runner{Stepper: n, Store: st, Client: client}
 }
 
 // TestArbiterStartsWithItsCharacters: the hall's arbiter is asked while the

@@ -133,7 +133,7 @@ func resolutionOutcome(ctx context.Context, env Env, st *world.State, loc *world
 		if g.Calls > 1 {
 			name = fmt.Sprintf("%s (call %d of %d)", loc.ID, g.Call, g.Calls)
 		}
-		env.logger().Warn(fmt.Sprintf("Phase 2a: %s fallback (%s: %v)", name, llm.KindOf(o.Call.Err), o.Call.Err),
+		env.logger().Warn(fmt.Sprintf("Phase 2a: %s fallback (%s: %v)", name, llm.ErrorKindOf(o.Call.Err), o.Call.Err),
 			"phase", PhaseResolution, "tick", st.Tick+1, "entity", GroupKey(loc.ID, g.Call))
 	}
 	return o

@@ -170,7 +170,7 @@ func TestRenderGame(t *testing.T) {
 func TestRenderChronicle(t *testing.T) {
 	t.Parallel()
 	r := &report.Report{Simulation: "hist", Title: "History", Kind: "chronicle", Unit: "turn", LastTick: 3, Chronicle: &session.Outline{
-		BigPicture: "A river " + evil, Phase: "play",
+		BigPicture: "A river " + evil, Stage: "play",
 		Periods: []session.OutlinePeriod{{Name: "Dusk", Tone: "dark", Bookend: "last", Description: "The end.",
 			Events: []session.OutlineEvent{{Name: "The Flood", Tone: "dark", Description: "Water " + evil}}}},
 	}}

@@ -77,5 +77,5 @@ func benchRunner(b *testing.B, srv *openaitest.Server, concurrency int) *Runner 
 	}
 	params := llm.Params{Model: "bench", MaxTokens: 2048}
 	game := &phases.Narrative{Sim: sim, Prompts: pr, Model: client, Intention: params, Resolution: params}
-	return &Runner{Game: game, Store: st, Client: client}
+	return &Runner{Stepper: game, Store: st, Client: client}
 }

@@ -71,7 +71,7 @@ func TestMaxCostStopsCleanly(t *testing.T) {
 func TestMaxCostUnpricedModel(t *testing.T) {
 	h := newHarness(t, openaitest.FromSchema(nil))
 	r, st := h.runner(Config{MaxCost: 100, Prices: testPrices})
-	r.Game.(*phases.Narrative).Resolution.Model = "unpriced-model"
+	r.Stepper.(*phases.Narrative).Resolution.Model = "unpriced-model"
 	_, err := r.Run(context.Background(), 1)
 	if !errors.Is(err, ErrNoPrice) || !strings.Contains(err.Error(), `model "unpriced-model" (resolution calls) has no price`) || !strings.Contains(err.Error(), "prices:") {
 		t.Fatalf("err = %v, want ErrNoPrice naming the model and prices:", err)
@@ -88,7 +88,7 @@ func TestMaxCostUnpricedModel(t *testing.T) {
 func TestMaxCostResumeCountsStoredCalls(t *testing.T) {
 	h := newHarness(t, openaitest.FromSchema(nil))
 	r, st := h.runner(Config{})
-	r.Game.(*phases.Narrative).Resolution.Model = "other-model"
+	r.Stepper.(*phases.Narrative).Resolution.Model = "other-model"
 	if _, err := r.Run(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}

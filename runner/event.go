@@ -66,7 +66,7 @@ func errorEntry(tick int, errorType string) Event {
 // toolFailure is seed 002's TOOL_FAILURE; a model error's kind (rate_limit,
 // server, refusal, ...) is detail here, not an error type.
 func toolFailure(tick int, tool string, err error) Event {
-	return Event{Tick: tick, Name: ToolFailure, Fields: []Field{{"tool", tool}, {"error", err.Error()}, {"kind", llm.KindOf(err).String()}}}
+	return Event{Tick: tick, Name: ToolFailure, Fields: []Field{{"tool", tool}, {"error", err.Error()}, {"kind", llm.ErrorKindOf(err).String()}}}
 }
 
 func recovery(tick int, strategy string, success bool) Event {

@@ -7,10 +7,10 @@ import (
 	"github.com/arbiter-sim/arbiter/store"
 )
 
-// Game is one kind of simulation as the runner drives it: how its state is
+// Stepper is one kind of simulation as the runner drives it: how its state is
 // read back and written, and what one tick or turn does. A kind's state is
-// its own type; the runner only hands it back to the Game.
-type Game interface {
+// its own type; the runner only hands it back to the Stepper.
+type Stepper interface {
 	// Kind names the simulation kind: narrative, chronicle, conquest, duel.
 	Kind() string
 	// Load returns the state after tick: the authored start for 0, else the

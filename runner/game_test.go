@@ -83,7 +83,7 @@ func openCounter(t *testing.T, kind string, path string, h openaitest.Handler) (
 		t.Fatal(err)
 	}
 	var events []Event
-	return &Runner{Game: &counter{kind: kind, client: client}, Store: st, Client: client,
+	return &Runner{Stepper: &counter{kind: kind, client: client}, Store: st, Client: client,
 		OnEvent: func(e Event) { events = append(events, e) }}, &events
 }
 

@@ -14,7 +14,7 @@ import (
 func TestCallsStoreTheirModel(t *testing.T) {
 	h := newHarness(t, openaitest.FromSchema(nil))
 	r, st := h.runner(Config{})
-	r.Game.(*phases.Narrative).Resolution.Model = "big-model"
+	r.Stepper.(*phases.Narrative).Resolution.Model = "big-model"
 	if _, err := r.Run(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func openTicker(t *testing.T, badAt int) *Runner {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return &Runner{Game: &ticker{badAt: badAt}, Store: st}
+	return &Runner{Stepper: &ticker{badAt: badAt}, Store: st}
 }
 
 // TestRunCommitsInOrder: with each commit overlapping the next tick, every

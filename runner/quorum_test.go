@@ -105,7 +105,7 @@ func TestQuorumRuleEveryPhase(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &Runner{Game: &phased{counter{kind: "phased", client: client}}, Store: st, Client: client}
+			r := &Runner{Stepper: &phased{counter{kind: "phased", client: client}}, Store: st, Client: client}
 			_, err = r.Run(context.Background(), 1)
 			var qe *QuorumError
 			if got := errors.As(err, &qe); got != tc.quorum || tc.quorum && !errors.Is(err, tc.errKind) {

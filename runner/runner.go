@@ -58,11 +58,11 @@ func (c Config) price(model, phase string, u llm.Usage) (float64, error) {
 // simulation stands; Run and Turn then go on from there. A Runner is not
 // safe for concurrent use.
 type Runner struct {
-	Game   Game
-	Store  *store.Store
-	Client *llm.Client // its history is reloaded on Open and grows as ticks commit
-	Config Config
-	Logger *slog.Logger
+	Stepper Stepper
+	Store   *store.Store
+	Client  *llm.Client // its history is reloaded on Open and grows as ticks commit
+	Config  Config
+	Logger  *slog.Logger
 	// OnEvent, when set, sees every event as it is emitted, before its tick
 	// commits; an event emitted while the tick before commits waits until
 	// that tick is stored (and is dropped with its tick if it is not).
@@ -312,11 +312,11 @@ func (r *Runner) Open(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if kind != "" && kind != r.Game.Kind() {
-			return fmt.Errorf("%w: the run state is of a %s simulation, and this one is a %s (`arbiter reset` starts over)", ErrStateMismatch, kind, r.Game.Kind())
+		if kind != "" && kind != r.Stepper.Kind() {
+			return fmt.Errorf("%w: the run state is of a %s simulation, and this one is a %s (`arbiter reset` starts over)", ErrStateMismatch, kind, r.Stepper.Kind())
 		}
 	}
-	st, err := r.Game.Load(ctx, r.Store, last)
+	st, err := r.Stepper.Load(ctx, r.Store, last)
 	if err != nil {
 		return err
 	}
@@ -365,7 +365,7 @@ func (r *Runner) Run(ctx context.Context, n int) (*Report, error) {
 	}
 	var stop error
 	for r.last < target && stop == nil {
-		if e, ok := r.Game.(Ender); ok {
+		if e, ok := r.Stepper.(Ender); ok {
 			if over, how := e.Over(r.state); over {
 				rep.Stop, rep.Ended = StopGameOver, how
 				break
@@ -373,7 +373,7 @@ func (r *Runner) Run(ctx context.Context, n int) (*Report, error) {
 		}
 		_, stop = r.step(ctx, nil, target)
 	}
-	if a, ok := r.Game.(Ahead); ok {
+	if a, ok := r.Stepper.(Ahead); ok {
 		a.DropAhead() // nothing past the last tick played is of use
 	}
 	if err := r.awaitCommit(ctx); err != nil {
@@ -653,7 +653,7 @@ func callRecord(c Call) store.CallRecord {
 		rec.Messages = storeMessages(res.Messages)
 	}
 	if res.Err != nil {
-		rec.ErrorKind = llm.KindOf(res.Err).String()
+		rec.ErrorKind = llm.ErrorKindOf(res.Err).String()
 		rec.Error = res.Err.Error()
 	}
 	return rec

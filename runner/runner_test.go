@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,7 +61,7 @@ func (h *harness) runner(cfg Config) (*Runner, *store.Store) {
 	game := &phases.Narrative{Sim: testWorld(), Prompts: pr, Model: client,
 		Intention:  llm.Params{Model: "test-model", MaxTokens: 400},
 		Resolution: llm.Params{Model: "test-model", MaxTokens: 1500}}
-	r := &Runner{Game: game, Store: st, Client: client, Config: cfg,
+	r := &Runner{Stepper: game, Store: st, Client: client, Config: cfg,
 		OnEvent: func(ev Event) { h.mu.Lock(); h.events = append(h.events, ev); h.mu.Unlock() }}
 	return r, st
 }
@@ -68,13 +69,13 @@ func (h *harness) runner(cfg Config) (*Runner, *store.Store) {
 // setClient makes r call through c.
 func setClient(r *Runner, c *llm.Client) {
 	r.Client = c
-	r.Game.(*phases.Narrative).Model = c
+	r.Stepper.(*phases.Narrative).Model = c
 }
 
 // stateAt reads the narrative state committed at tick.
 func stateAt(t *testing.T, r *Runner, st *store.Store, tick int) *world.State {
 	t.Helper()
-	s, err := r.Game.Load(context.Background(), st, tick)
+	s, err := r.Stepper.Load(context.Background(), st, tick)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,11 +309,20 @@ func TestQuorumFailureUnreachableEndpointFailsFast(t *testing.T) {
 func TestInterruptRollsBackTickInFlight(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	var committed atomic.Pointer[store.Store]
 	h := newHarness(t, openaitest.Match(openaitest.FromSchema(nil), openaitest.Route{
-		If:   func(c *openaitest.Call) bool { return c.SchemaName() == "MasterOutput" && promptTick(c) == 2 },
-		Then: func(*openaitest.Call) openaitest.Reply { cancel(); return openaitest.Hang() },
+		If: func(c *openaitest.Call) bool { return c.SchemaName() == "MasterOutput" && promptTick(c) == 2 },
+		Then: func(*openaitest.Call) openaitest.Reply {
+			// Out of order, a location may ask its tick-2 resolution
+			// before another has resolved tick 1: interrupt only once
+			// tick 1 is committed, so the tick in flight is tick 2.
+			waitForTick(committed.Load(), 1)
+			cancel()
+			return openaitest.Hang()
+		},
 	}))
 	r, st := h.runner(Config{})
+	committed.Store(st)
 	rep, err := r.Run(ctx, 3)
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("err = %v, want ErrInterrupted", err)
@@ -329,6 +339,15 @@ func TestInterruptRollsBackTickInFlight(t *testing.T) {
 	}
 	if sum, _ := st.Summary(context.Background()); sum.LastStop == nil || sum.LastStop.Reason != StopInterrupted || sum.LastStop.Tick != 2 {
 		t.Errorf("recorded stop %+v, want interrupted at tick 2", sum.LastStop)
+	}
+}
+
+// waitForTick waits, for ten seconds at most, until st has committed tick n.
+func waitForTick(st *store.Store, n int) {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if last, err := st.LastTick(context.Background()); err == nil && last >= n {
+			return
+		}
 	}
 }
 
@@ -532,7 +551,7 @@ func TestRunnersSharingAClient(t *testing.T) {
 	shared := mustClientWithDepth(t, h.srv.URL, 0)
 	for _, r := range []*Runner{r1, r2} {
 		r.Client = shared
-		r.Game.(*phases.Narrative).Model = shared
+		r.Stepper.(*phases.Narrative).Model = shared
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, 2)

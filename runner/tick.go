@@ -195,8 +195,8 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 // Nothing of the tick is stored unless it commits whole.
 func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport, error) {
 	start := time.Now()
-	t := &Tick{N: r.last + 1, r: r, target: target, Record: &store.TickRecord{Tick: r.last + 1, Kind: r.Game.Kind()}}
-	next, err := r.Game.Step(llm.WithKeep(ctx, r.keep), t, r.state, in)
+	t := &Tick{N: r.last + 1, r: r, target: target, Record: &store.TickRecord{Tick: r.last + 1, Kind: r.Stepper.Kind()}}
+	next, err := r.Stepper.Step(llm.WithKeep(ctx, r.keep), t, r.state, in)
 	switch {
 	case err == nil:
 	case t.stopped:
@@ -248,7 +248,7 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 // exchanges are not in the history yet (see Call.Remembered).
 func (t *Tick) complete(next any) (*TickReport, []llm.Result, error) {
 	rec := t.Record
-	if err := t.r.Game.Encode(rec, t.r.state, next); err != nil {
+	if err := t.r.Stepper.Encode(rec, t.r.state, next); err != nil {
 		return nil, nil, fmt.Errorf("encode tick %d: %w", t.N, err)
 	}
 	tr := &TickReport{Tick: t.N, ApplyErrors: len(rec.ApplyErrors)}

@@ -28,7 +28,7 @@ type Chat interface {
 
 // ChatView is a conversation as the chat shows it.
 type ChatView struct {
-	Phase    string
+	Stage    string
 	Messages []ChatMessage // numbered from 1
 	Timeline string        // what the conversation built, as /timeline shows it
 	// LastModel is the number of the last message when it is the model's,

@@ -21,9 +21,9 @@ import (
 // A kind is one package that implements it and registers an Opener for it
 // (Register); the session, the report and the CLI know nothing else of it.
 type Kind interface {
-	// runner.Game is the kind's state and its tick: Kind, Load, Step,
+	// runner.Stepper is the kind's state and its tick: Kind, Load, Step,
 	// Encode.
-	runner.Game
+	runner.Stepper
 	// Export is state as `arbiter export` prints it (JSON); st holds what
 	// the state in memory leaves out (a narrative's older memories).
 	Export(ctx context.Context, st *store.Store, state any) (any, error)

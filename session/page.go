@@ -96,7 +96,7 @@ type TurnError struct {
 // picture, the phase of play, and the palette of what is in and out.
 type Outline struct {
 	BigPicture string
-	Phase      string // "" in setup
+	Stage      string // "" in setup
 	Palette    struct{ Yes, No []string }
 	Periods    []OutlinePeriod
 }

@@ -302,7 +302,7 @@ func (s *Session) openRunner(ctx context.Context) error {
 		return nil
 	}
 	set := s.settings
-	s.runner = &runner.Runner{Game: s.Kind, Store: s.store, Client: s.client, Config: set.Run.runner(s.phaseModel), Logger: set.Logger,
+	s.runner = &runner.Runner{Stepper: s.Kind, Store: s.store, Client: s.client, Config: set.Run.runner(s.phaseModel), Logger: set.Logger,
 		OnEvent: set.OnEvent, OnPhase: set.OnPhase, OnTick: set.OnTick}
 	err := s.runner.Open(ctx)
 	if errors.Is(err, runner.ErrStateMismatch) {

@@ -292,7 +292,7 @@ func (c *chat) banner() {
 	title, picture := c.conv.Heading()
 	fmt.Fprintf(c.out, "%s\n%s\n\n", title, picture)
 	fmt.Fprintf(c.out, "Phase: %s. %s so far, saved in %s. /help lists the commands.\n",
-		st.Phase, plural(len(st.Messages), "message"), session.StatePath(c.s.Dir))
+		st.Stage, plural(len(st.Messages), "message"), session.StatePath(c.s.Dir))
 	if k := len(st.Messages); k > 0 {
 		from := max(0, k-3)
 		c.print(from+1, st.Messages[from:]...)

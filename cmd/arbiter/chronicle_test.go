@@ -124,7 +124,7 @@ func TestChatThroughTerminal(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &tl); code != 0 || err != nil {
 		t.Fatalf("show --json: exit %d, %v\n%s", code, err, out)
 	}
-	if tl.Phase != chronicle.Play || len(tl.Periods) != 2 || len(tl.Periods[0].Events) != 1 || tl.Periods[0].Events[0].Name != "The Oath" {
+	if tl.Stage != chronicle.Play || len(tl.Periods) != 2 || len(tl.Periods[0].Events) != 1 || tl.Periods[0].Events[0].Name != "The Oath" {
 		t.Errorf("show --json = %+v", tl)
 	}
 

@@ -12,7 +12,7 @@ func (c chat) Heading() (string, string) { return c.g.Title, c.g.BigPicture }
 
 func (chat) View(state any) session.ChatView {
 	s := state.(*State)
-	v := session.ChatView{Phase: string(s.Timeline.Phase), Timeline: s.Timeline.Tree(), LastModel: s.LastModelMessage()}
+	v := session.ChatView{Stage: string(s.Timeline.Stage), Timeline: s.Timeline.Tree(), LastModel: s.LastModelMessage()}
 	v.Messages = make([]session.ChatMessage, len(s.Messages))
 	for i, m := range s.Messages {
 		v.Messages[i] = session.ChatMessage{Role: string(m.Role), Text: m.Text, Shown: Display(m), Rejected: m.Rejected}

@@ -21,7 +21,7 @@ var (
 	ErrNotModel   = runner.Refusal("not a model message")
 	ErrApplied    = runner.Refusal("message already applied")
 	ErrNoCommands = runner.Refusal("message has no commands")
-	ErrPhase      = runner.Refusal("not allowed in this phase")
+	ErrStage      = runner.Refusal("not allowed in this phase")
 	ErrImport     = runner.Refusal("only a chronicle with no turns can import a saved game")
 	// ErrNotChronicle is returned by Open for a simulation of another kind.
 	ErrNotChronicle = errors.New("not a chronicle simulation")
@@ -92,7 +92,7 @@ func (g *Game) Initial() *State {
 }
 
 func (g *Game) initial() Timeline {
-	return Timeline{BigPicture: g.BigPicture, Phase: Setup}
+	return Timeline{BigPicture: g.BigPicture, Stage: Setup}
 }
 
 // clone returns a copy that the next turn may change.
@@ -105,11 +105,11 @@ func (s *State) clone() *State {
 func (g *Game) replay(msgs []Message) (Timeline, error) {
 	tl := g.initial()
 	for i, m := range msgs {
-		if m.Phase != "" {
-			if _, err := ParsePhase(string(m.Phase)); err != nil {
+		if m.Stage != "" {
+			if _, err := ParseStage(string(m.Stage)); err != nil {
 				return tl, fmt.Errorf("message %d: %w", i+1, err)
 			}
-			tl.Phase = m.Phase
+			tl.Stage = m.Stage
 		}
 		for _, c := range m.Applied {
 			if _, err := tl.Apply(c); err != nil {

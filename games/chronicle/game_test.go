@@ -75,7 +75,7 @@ func openGame(t *testing.T, dir string) *table {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	r := &runner.Runner{Game: g, Store: st}
+	r := &runner.Runner{Stepper: g, Store: st}
 	if err := r.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestOpenFresh(t *testing.T) {
 	if g.g.ID != "glass" || g.g.Title != "The Glass Empire" || !strings.HasPrefix(g.g.BigPicture, "An empire built") {
 		t.Errorf("game = %q %q %q", g.g.ID, g.g.Title, g.g.BigPicture)
 	}
-	if tl.Phase != Setup || len(tl.Periods) != 0 || tl.BigPicture != g.g.BigPicture || len(g.Messages()) != 0 {
+	if tl.Stage != Setup || len(tl.Periods) != 0 || tl.BigPicture != g.g.BigPicture || len(g.Messages()) != 0 {
 		t.Errorf("fresh timeline %+v, %d messages", tl, len(g.Messages()))
 	}
 	if g.r.LastTick() != 0 {
@@ -397,7 +397,7 @@ func TestPlay(t *testing.T) {
 	t.Parallel()
 	dir := newSim(t)
 	g := openGame(t, dir)
-	if _, err := g.Play(); !errors.Is(err, ErrPhase) || !strings.Contains(err.Error(), "setup is not finished: the FIRST bookend is missing") {
+	if _, err := g.Play(); !errors.Is(err, ErrStage) || !strings.Contains(err.Error(), "setup is not finished: the FIRST bookend is missing") {
 		t.Errorf("Play with no bookends = %v", err)
 	}
 	mustSay(t, g, "CREATE PERIOD Dawn FIRST TONE light DESCRIPTION a")
@@ -406,16 +406,16 @@ func TestPlay(t *testing.T) {
 	}
 	mustSay(t, g, "CREATE PERIOD Dusk LAST TONE dark DESCRIPTION b")
 	m, err := g.Play()
-	if err != nil || m.Phase != Play || g.Timeline().Phase != Play {
+	if err != nil || m.Stage != Play || g.Timeline().Stage != Play {
 		t.Fatalf("Play = %+v, %v", m, err)
 	}
-	if _, err := g.Play(); !errors.Is(err, ErrPhase) {
+	if _, err := g.Play(); !errors.Is(err, ErrStage) {
 		t.Errorf("second Play = %v", err)
 	}
 	mustSay(t, g, "CREATE PERIOD Noon AFTER Dawn TONE light DESCRIPTION c")
 	mustSay(t, g, "CREATE EVENT Bells IN Noon TONE light DESCRIPTION d")
 	again := openGame(t, dir)
-	if tl := again.Timeline(); tl.Phase != Play || strings.Join(names(tl.Periods), ",") != "Dawn,Noon,Dusk" || len(tl.Periods[1].Events) != 1 {
+	if tl := again.Timeline(); tl.Stage != Play || strings.Join(names(tl.Periods), ",") != "Dawn,Noon,Dusk" || len(tl.Periods[1].Events) != 1 {
 		t.Errorf("reopened: %+v", tl)
 	}
 }
@@ -545,7 +545,7 @@ func TestRestart(t *testing.T) {
 		t.Errorf("messages = %q", texts(msgs))
 	}
 	tl := g.Timeline()
-	if tl.Phase != Setup || strings.Join(names(tl.Periods), ",") != "The Clear Morning,The Dark Evening" {
+	if tl.Stage != Setup || strings.Join(names(tl.Periods), ",") != "The Clear Morning,The Dark Evening" {
 		t.Errorf("timeline = %+v", tl)
 	}
 	last := srv.Calls()[len(srv.Calls())-1].Messages()

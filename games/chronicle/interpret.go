@@ -25,7 +25,7 @@ func Interpret(tl Timeline, msg string) ([]Command, Timeline, error) {
 	if len(stmts) == 0 {
 		return nil, tl, nil
 	}
-	phase := tl.phase()
+	phase := tl.stage()
 	if err := checkCount(phase, stmts); err != nil {
 		return nil, tl, reject(err, stmts)
 	}
@@ -54,7 +54,7 @@ func Interpret(tl Timeline, msg string) ([]Command, Timeline, error) {
 // during setup, one palette (with any number of items) and the two bookend
 // periods; during play, one command. Unknown commands are left to fail on
 // their own.
-func checkCount(phase Phase, stmts []command.Statement) *command.Error {
+func checkCount(phase Stage, stmts []command.Statement) *command.Error {
 	var known, periods, palettes int
 	var phrases []string
 	for _, st := range stmts {
@@ -84,7 +84,7 @@ func checkCount(phase Phase, stmts []command.Statement) *command.Error {
 }
 
 // phased says which positions the phase allows when a period has none.
-func phased(err error, st command.Statement, phase Phase) error {
+func phased(err error, st command.Statement, phase Stage) error {
 	e, ok := errors.AsType[*command.Error](err)
 	if !ok || e.Kind != command.Missing || e.Field != "position" || st.Spec == nil || st.Spec.Name != "period" {
 		return err

@@ -13,7 +13,7 @@ import (
 // with two events.
 func playTimeline() Timeline {
 	return Timeline{
-		Phase: Play,
+		Stage: Play,
 		Periods: []Period{
 			{Name: "The Golden Age", Tone: Light, Description: "Prosperity.", Bookend: First, Events: []Event{}},
 			{Name: "The Uprising Years", Tone: Dark, Description: "Revolt.", Events: []Event{

@@ -94,7 +94,7 @@ func (g *Game) Report(ctx context.Context, s *session.Session) (*session.ReportP
 
 // outline is tl as the report draws it.
 func outline(tl Timeline) *session.Outline {
-	o := &session.Outline{BigPicture: tl.BigPicture, Phase: string(tl.Phase)}
+	o := &session.Outline{BigPicture: tl.BigPicture, Stage: string(tl.Stage)}
 	o.Palette.Yes, o.Palette.No = tl.Palette.Yes, tl.Palette.No
 	for _, p := range tl.Periods {
 		op := session.OutlinePeriod{Name: p.Name, Tone: string(p.Tone), Bookend: p.Bookend, Description: p.Description}

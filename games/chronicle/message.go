@@ -28,6 +28,6 @@ type Message struct {
 	Source int `json:"source,omitempty"`
 	// Rejected is set on a message whose commands were not applied.
 	Rejected bool `json:"rejected,omitempty"`
-	// Phase, on a system message, is the phase the game moved to.
-	Phase Phase `json:"phase,omitempty"`
+	// Stage, on a system message, is the phase the game moved to.
+	Stage Stage `json:"phase,omitempty"`
 }

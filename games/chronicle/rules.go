@@ -65,7 +65,7 @@ func (t *Timeline) checkPeriod(cmd Command) (Command, *command.Error) {
 	if err := checkTone(cmd); err != nil {
 		return cmd, err
 	}
-	switch phase := t.phase(); {
+	switch phase := t.stage(); {
 	case phase == Play && (cmd.Position == First || cmd.Position == Last):
 		return cmd, rule("FIRST/LAST positioning only available during setup phase. Use AFTER or BEFORE.")
 	case phase == Setup && (cmd.Position == "after" || cmd.Position == "before"):
@@ -100,7 +100,7 @@ func (t *Timeline) checkPeriod(cmd Command) (Command, *command.Error) {
 }
 
 // missingPosition says which positions the phase allows.
-func missingPosition(phase Phase) string {
+func missingPosition(phase Stage) string {
 	if phase == Play {
 		return "Missing position: place the period AFTER <period> or BEFORE <period>"
 	}
@@ -111,7 +111,7 @@ func (t *Timeline) checkEvent(cmd Command) (Command, *command.Error) {
 	if err := checkTone(cmd); err != nil {
 		return cmd, err
 	}
-	if t.phase() == Setup {
+	if t.stage() == Setup {
 		return cmd, rule("Events can only be created during play phase. During setup, create the FIRST and LAST bookend periods and the palette.")
 	}
 	i := t.period(cmd.Period)
@@ -148,7 +148,7 @@ func (t *Timeline) checkPalette(cmd Command) (Command, *command.Error) {
 	if len(cmd.Items) == 0 {
 		return cmd, &command.Error{Kind: command.Missing, Reason: "CREATE PALETTE has no palette items"}
 	}
-	if t.phase() == Play && len(cmd.Items) > 1 {
+	if t.stage() == Play && len(cmd.Items) > 1 {
 		return cmd, rule("Only one palette item per message during play phase (this CREATE PALETTE has %d); several items at once are for setup", len(cmd.Items))
 	}
 	seen := map[string]string{}

@@ -7,19 +7,19 @@ import (
 	"strings"
 )
 
-// Phase is the stage of the game.
-type Phase string
+// Stage is the stage of the game.
+type Stage string
 
 // The phases: setup (bookends and palette), then play (periods between the
 // bookends, events in periods).
 const (
-	Setup Phase = "setup"
-	Play  Phase = "play"
+	Setup Stage = "setup"
+	Play  Stage = "play"
 )
 
-// ParsePhase reads "setup" or "play".
-func ParsePhase(s string) (Phase, error) {
-	switch p := Phase(strings.ToLower(strings.TrimSpace(s))); p {
+// ParseStage reads "setup" or "play".
+func ParseStage(s string) (Stage, error) {
+	switch p := Stage(strings.ToLower(strings.TrimSpace(s))); p {
 	case Setup, Play:
 		return p, nil
 	}
@@ -46,7 +46,7 @@ const (
 // field may be left out.
 type Timeline struct {
 	BigPicture string   `json:"big_picture,omitempty"`
-	Phase      Phase    `json:"phase,omitempty"` // "" reads as setup
+	Stage      Stage    `json:"phase,omitempty"` // "" reads as setup
 	Periods    []Period `json:"periods"`         // in order, first to last
 	Palette    Palette  `json:"palette"`
 }
@@ -73,12 +73,12 @@ type Palette struct {
 	No  []string `json:"no"`
 }
 
-// phase is the timeline's phase, setup when unset.
-func (t *Timeline) phase() Phase {
-	if t.Phase == "" {
+// stage is the timeline's stage, setup when unset.
+func (t *Timeline) stage() Stage {
+	if t.Stage == "" {
 		return Setup
 	}
-	return t.Phase
+	return t.Stage
 }
 
 // Clone returns a deep copy.
@@ -96,7 +96,7 @@ func (t Timeline) Clone() Timeline {
 // normalized fills the defaults: setup phase, empty lists instead of null.
 func (t Timeline) normalized() Timeline {
 	t = t.Clone()
-	t.Phase = t.phase()
+	t.Stage = t.stage()
 	if t.Periods == nil {
 		t.Periods = []Period{}
 	}
@@ -120,8 +120,8 @@ func (t Timeline) normalized() Timeline {
 func (t *Timeline) Validate() error {
 	var errs []string
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
-	if t.Phase != "" && t.Phase != Setup && t.Phase != Play {
-		bad("phase %q must be setup or play", t.Phase)
+	if t.Stage != "" && t.Stage != Setup && t.Stage != Play {
+		bad("phase %q must be setup or play", t.Stage)
 	}
 	periods := map[string]int{}
 	for i, p := range t.Periods {

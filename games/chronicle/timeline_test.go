@@ -25,7 +25,7 @@ func TestApplyPlacesInOrder(t *testing.T) {
 	for _, s := range steps {
 		_, tl = accept(t, tl, s)
 	}
-	tl.Phase = Play
+	tl.Stage = Play
 	for _, s := range []string{
 		"CREATE PERIOD M AFTER A TONE light DESCRIPTION middle",
 		"CREATE PERIOD L BEFORE M TONE dark DESCRIPTION before middle",
@@ -87,14 +87,14 @@ func TestReadTimeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Timeline{Phase: Setup, Periods: []Period{
+	want := Timeline{Stage: Setup, Periods: []Period{
 		{Name: "A", Tone: Light, Events: []Event{{Name: "E", Tone: Dark}}},
 		{Name: "B", Events: []Event{}},
 	}, Palette: Palette{Yes: []string{"Magic"}, No: []string{}}}
 	if !reflect.DeepEqual(tl, want) {
 		t.Errorf("ReadTimeline = %+v\n want %+v", tl, want)
 	}
-	if tl, err := ReadTimeline(strings.NewReader(`{}`)); err != nil || tl.Phase != Setup || tl.Periods == nil {
+	if tl, err := ReadTimeline(strings.NewReader(`{}`)); err != nil || tl.Stage != Setup || tl.Periods == nil {
 		t.Errorf("empty object: %+v, %v", tl, err)
 	}
 }
@@ -129,12 +129,12 @@ func TestReadTimelineErrors(t *testing.T) {
 
 func TestParsePhase(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]Phase{"setup": Setup, " PLAY ": Play} {
-		if got, err := ParsePhase(in); err != nil || got != want {
+	for in, want := range map[string]Stage{"setup": Setup, " PLAY ": Play} {
+		if got, err := ParseStage(in); err != nil || got != want {
 			t.Errorf("ParsePhase(%q) = %q, %v", in, got, err)
 		}
 	}
-	if _, err := ParsePhase("end"); err == nil || err.Error() != `phase "end" must be setup or play` {
+	if _, err := ParseStage("end"); err == nil || err.Error() != `phase "end" must be setup or play` {
 		t.Errorf("ParsePhase(end) = %v", err)
 	}
 }
@@ -192,9 +192,9 @@ func TestCommandString(t *testing.T) {
 			events = []Event{{Name: "F", Tone: Dark}}
 		}
 		tl.Periods = append(tl.Periods, Period{Name: "P", Tone: Dark, Events: events}, Period{Name: "Y", Tone: Dark})
-		tl.Phase = Setup
+		tl.Stage = Setup
 		if tc.cmd.Type == "event" || tc.cmd.Position == "before" {
-			tl.Phase = Play
+			tl.Stage = Play
 		}
 		if tc.cmd.Position == First {
 			tl.Periods = nil

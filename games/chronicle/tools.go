@@ -109,12 +109,12 @@ func parseTimeline(call session.ToolCall) (Timeline, error) {
 			return tl, inputErrorf("--timeline %s: %v", file, err)
 		}
 	}
-	if call.Set["phase"] || tl.Phase == "" {
-		p, err := ParsePhase(call.Flags["phase"])
+	if call.Set["phase"] || tl.Stage == "" {
+		p, err := ParseStage(call.Flags["phase"])
 		if err != nil {
 			return tl, inputErrorf("--phase: %v", err)
 		}
-		tl.Phase = p
+		tl.Stage = p
 	}
 	return tl, nil
 }

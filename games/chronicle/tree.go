@@ -10,7 +10,7 @@ import (
 // description.
 func (t Timeline) Tree() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Phase: %s\n", t.phase())
+	fmt.Fprintf(&b, "Phase: %s\n", t.stage())
 	b.WriteString("Palette:\n")
 	if len(t.Palette.Yes)+len(t.Palette.No) == 0 {
 		b.WriteString("  (empty)\n")

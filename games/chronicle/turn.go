@@ -158,18 +158,18 @@ func (g *Game) reparse(s *State, n int) error {
 }
 
 func (g *Game) play(s *State) error {
-	if s.Timeline.phase() == Play {
-		return fmt.Errorf("the game is already in play phase: %w", ErrPhase)
+	if s.Timeline.stage() == Play {
+		return fmt.Errorf("the game is already in play phase: %w", ErrStage)
 	}
 	for _, b := range []string{First, Last} {
 		if s.Timeline.bookend(b) < 0 {
 			return fmt.Errorf("setup is not finished: the %s bookend is missing (CREATE PERIOD <name> %s TONE light|dark DESCRIPTION <text>): %w",
-				strings.ToUpper(b), strings.ToUpper(b), ErrPhase)
+				strings.ToUpper(b), strings.ToUpper(b), ErrStage)
 		}
 	}
-	s.Messages = append(s.Messages, Message{Role: System, Phase: Play, Time: g.now(), Text: "The game moves from setup to play. " +
+	s.Messages = append(s.Messages, Message{Role: System, Stage: Play, Time: g.now(), Text: "The game moves from setup to play. " +
 		"Periods now go AFTER or BEFORE an existing period, events go IN a period, one command per message."})
-	s.Timeline.Phase = Play
+	s.Timeline.Stage = Play
 	return nil
 }
 
@@ -290,7 +290,7 @@ func (g *Game) Status(_ context.Context, _ *store.Store, s any) ([]runner.Field,
 		events += len(p.Events)
 	}
 	return []runner.Field{
-		{Key: "phase", Value: string(st.Timeline.phase())},
+		{Key: "phase", Value: string(st.Timeline.stage())},
 		{Key: "timeline", Value: fmt.Sprintf("%d periods, %d events, palette %d yes / %d no", len(st.Timeline.Periods), events, len(st.Timeline.Palette.Yes), len(st.Timeline.Palette.No))},
 		{Key: "messages", Value: fmt.Sprint(len(st.Messages))},
 	}, nil

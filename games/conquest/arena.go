@@ -11,7 +11,7 @@ import (
 // Reseated returns a copy of g that plays from seed, its model seats asking
 // client, with seats (player -> model or bot; arena.Seats checks them)
 // replacing the simulation's: one game of an arena.
-func (g *Game) Reseated(seed uint64, seats map[string]string, client *llm.Client) runner.Game {
+func (g *Game) Reseated(seed uint64, seats map[string]string, client *llm.Client) runner.Stepper {
 	c := *g
 	c.Client = client
 	c.Setup.Seed = seed

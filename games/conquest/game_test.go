@@ -55,14 +55,14 @@ func (f fixedStart) Load(ctx context.Context, s *store.Store, tick int) (any, er
 }
 
 // openRunner opens a runner of g on dir's state.db.
-func openRunner(t *testing.T, dir string, g runner.Game, client *llm.Client) (*runner.Runner, *store.Store) {
+func openRunner(t *testing.T, dir string, g runner.Stepper, client *llm.Client) (*runner.Runner, *store.Store) {
 	t.Helper()
 	st, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	r := &runner.Runner{Game: g, Store: st, Client: client}
+	r := &runner.Runner{Stepper: g, Store: st, Client: client}
 	if err := r.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestModelNeverSubmitsPasses(t *testing.T) {
 		t.Errorf("stored calls %d, %v", len(recs), err)
 	}
 	// The pass survives a reload from state.db.
-	g2 := r.Game.(fixedStart)
+	g2 := r.Stepper.(fixedStart)
 	loaded, err := g2.Load(context.Background(), st, 1)
 	if err != nil || len(loaded.(*State).Passed) != 1 {
 		t.Errorf("reloaded passes: %+v, %v", loaded, err)
@@ -457,7 +457,7 @@ func TestLoadMismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st2.Close()
-	r2 := &runner.Runner{Game: other, Store: st2}
+	r2 := &runner.Runner{Stepper: other, Store: st2}
 	if err := r2.Open(context.Background()); !errors.Is(err, runner.ErrStateMismatch) {
 		t.Errorf("open: %v, want ErrStateMismatch", err)
 	}

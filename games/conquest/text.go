@@ -21,9 +21,9 @@ var grammar = command.MustGrammar(command.Spec{
 	Name:   "send",
 	Phrase: "SEND",
 	Fields: []command.Field{
-		{Key: "ships", Kind: command.Name, Required: true, Label: "number of ships"},
-		{Key: "from", Keyword: "FROM", Kind: command.Name, Required: true, Label: "origin star"},
-		{Key: "to", Keyword: "TO", Kind: command.Name, Required: true, Label: "destination star"},
+		{Key: "ships", Type: command.Name, Required: true, Label: "number of ships"},
+		{Key: "from", Keyword: "FROM", Type: command.Name, Required: true, Label: "origin star"},
+		{Key: "to", Keyword: "TO", Type: command.Name, Required: true, Label: "destination star"},
 	},
 })
 

@@ -103,15 +103,15 @@ func (o Order) described() string {
 // of game summary and `arbiter status`.
 type ErrorStats struct {
 	Player   string
-	Errors   int         // every error recorded
-	Skipped  int         // orders skipped alone
-	Rejected int         // order sets rejected whole (over-commitment)
-	Turns    int         // turns with at least one error
-	ByKind   []KindCount // per kind, most frequent first, then in kind order
+	Errors   int          // every error recorded
+	Skipped  int          // orders skipped alone
+	Rejected int          // order sets rejected whole (over-commitment)
+	Turns    int          // turns with at least one error
+	ByKind   []ErrorCount // per kind, most frequent first, then in kind order
 }
 
-// KindCount is how many errors of one kind a player made.
-type KindCount struct {
+// ErrorCount is how many errors of one kind a player made.
+type ErrorCount struct {
 	Kind  string // KindNotEnough, ...; "" for records without a kind
 	Label string // "not enough ships"
 	N     int
@@ -154,10 +154,10 @@ func ErrorStatsOf(s *State, player string) ErrorStats {
 	st.Turns = len(turns)
 	for _, k := range kinds {
 		if n[k.kind] > 0 {
-			st.ByKind = append(st.ByKind, KindCount{Kind: k.kind, Label: k.label, N: n[k.kind]})
+			st.ByKind = append(st.ByKind, ErrorCount{Kind: k.kind, Label: k.label, N: n[k.kind]})
 		}
 	}
-	slices.SortStableFunc(st.ByKind, func(a, b KindCount) int { return b.N - a.N })
+	slices.SortStableFunc(st.ByKind, func(a, b ErrorCount) int { return b.N - a.N })
 	return st
 }
 

@@ -56,7 +56,7 @@ func FuzzParseCharges(f *testing.F) {
 	}
 	_, eng, st := fuzzBoard(f)
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		for _, phase := range []engine.Phase{engine.FirstStrike, engine.SimultaneousDeclaration} {
+		for _, phase := range []engine.PowerPhase{engine.FirstStrike, engine.SimultaneousDeclaration} {
 			decls, err := ParseCharges(eng, st.Board, phase, P1, raw)
 			if err != nil {
 				if !strings.HasPrefix(err.Error(), "charge declaration") {

@@ -89,7 +89,7 @@ func Open(sim *world.Simulation, pr *prompts.Renderer) (*Game, error) {
 		// Render every template once now, so a bad override stops the
 		// command before a turn is played.
 		st := g.Initial()
-		for _, phase := range []engine.Phase{engine.Drawing, engine.SimultaneousDeclaration} {
+		for _, phase := range []engine.PowerPhase{engine.Drawing, engine.SimultaneousDeclaration} {
 			if _, err := g.requestText(st, P1, phase, nil, nil); err != nil {
 				return nil, err
 			}

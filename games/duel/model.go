@@ -128,7 +128,7 @@ func (g *Game) ParseBuild(eng *engine.Engine, b *engine.State, seat string, raw 
 
 // ParseCharges reads a model's charge declaration and checks it against
 // the rules in state b.
-func ParseCharges(eng *engine.Engine, b *engine.State, phase engine.Phase, seat string, raw []byte) ([]engine.Declaration, error) {
+func ParseCharges(eng *engine.Engine, b *engine.State, phase engine.PowerPhase, seat string, raw []byte) ([]engine.Declaration, error) {
 	var a ChargeAnswer
 	if err := decode(raw, &a); err != nil {
 		return nil, fmt.Errorf("charge declaration: %w", err)
@@ -175,7 +175,7 @@ type shipLine struct {
 }
 
 // requestText renders the system and user prompts of a decision.
-func (g *Game) requestText(st *State, seat string, phase engine.Phase, builds []engine.BuildOption, charges []engine.ChargeOption) ([2]string, error) {
+func (g *Game) requestText(st *State, seat string, phase engine.PowerPhase, builds []engine.BuildOption, charges []engine.ChargeOption) ([2]string, error) {
 	b := st.Board
 	d := promptData{Seat: seat, Opponent: b.Opponent(seat).ID, Turn: max(b.Turn, 1), MaxTurns: g.MaxTurns, Phase: string(phase),
 		You: playerView(b, seat), Them: playerView(b, b.Opponent(seat).ID), Options: []string{}}
@@ -239,7 +239,7 @@ func (g *Game) BuildRequest(st *State, seat string, tick int, opts []engine.Buil
 }
 
 // ChargesRequest is the model call of seat's declaration in phase.
-func (g *Game) ChargesRequest(st *State, seat string, tick int, phase engine.Phase, opts []engine.ChargeOption) (llm.Request, error) {
+func (g *Game) ChargesRequest(st *State, seat string, tick int, phase engine.PowerPhase, opts []engine.ChargeOption) (llm.Request, error) {
 	schema, err := ChargesSchema(opts)
 	if err != nil {
 		return llm.Request{}, err
@@ -304,7 +304,7 @@ func (se *seats) modelBuild(ctx context.Context, b *engine.State, seat string, o
 	return c, err
 }
 
-func (se *seats) modelCharges(ctx context.Context, b *engine.State, phase engine.Phase, seat string, opts []engine.ChargeOption) ([]engine.Declaration, error) {
+func (se *seats) modelCharges(ctx context.Context, b *engine.State, phase engine.PowerPhase, seat string, opts []engine.ChargeOption) ([]engine.Declaration, error) {
 	req, err := se.g.ChargesRequest(&State{Board: b}, seat, se.tick(), phase, opts)
 	if err != nil {
 		return nil, err

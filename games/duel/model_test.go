@@ -31,7 +31,7 @@ func openTable(t *testing.T, dir string, g *Game, client *llm.Client) *table {
 	}
 	t.Cleanup(func() { st.Close() })
 	g.Client, g.Params = client, llm.Params{Model: "test-model", MaxTokens: 200}
-	r := &runner.Runner{Game: g, Store: st, Client: client}
+	r := &runner.Runner{Stepper: g, Store: st, Client: client}
 	if err := r.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestModelCharges(t *testing.T) {
 			give(st, P1, "Guardian", 5, 3)
 			tb := openTable(t, t.TempDir(), g, client)
 			// Play the turn through a runner whose state is st.
-			r := &runner.Runner{Game: fixedStart{g, st}, Store: tb.st, Client: client}
+			r := &runner.Runner{Stepper: fixedStart{g, st}, Store: tb.st, Client: client}
 			if _, err := r.Turn(context.Background(), Seats{P2: chooser{}}); err != nil {
 				t.Fatal(err)
 			}

@@ -47,7 +47,7 @@ func (n *narrator) built(seat string, c engine.BuildChoice, cost int) {
 // phaseWords names the phases whose events a player needs placed in the
 // turn: the charges, and the end of the turn where every continuous power
 // works at once.
-var phaseWords = map[engine.Phase]string{
+var phaseWords = map[engine.PowerPhase]string{
 	engine.FirstStrike:             "first strike",
 	engine.SimultaneousDeclaration: "charges",
 	engine.ConditionalResponse:     "after the charges",

@@ -37,8 +37,8 @@ type contract struct {
 	once      map[string]int  // ship/power -> ONCE_ONLY firings
 	marked    map[string]bool // ships marked, not yet destroyed
 	destroyed map[string]bool
-	built     map[string]int // ship -> turn built
-	phases    []engine.Phase // of the current turn
+	built     map[string]int      // ship -> turn built
+	phases    []engine.PowerPhase // of the current turn
 	fired     int
 	errs      []string
 }

@@ -210,7 +210,7 @@ func (p *personSeat) Charges(ctx context.Context, v ChargeView) (ChargeChoice, e
 }
 
 // phaseName names a phase in which charges are spent.
-func phaseName(p engine.Phase) string {
+func phaseName(p engine.PowerPhase) string {
 	switch p {
 	case engine.FirstStrike:
 		return "first strike (before the charges declared in secret)"

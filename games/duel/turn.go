@@ -217,7 +217,7 @@ func choiceText(b *engine.State, seat string, c engine.BuildChoice) string {
 	return seat + " builds " + c.Def
 }
 
-func (se *seats) Declare(ctx context.Context, b *engine.State, phase engine.Phase, seat string, opts []engine.ChargeOption) ([]engine.Declaration, error) {
+func (se *seats) Declare(ctx context.Context, b *engine.State, phase engine.PowerPhase, seat string, opts []engine.ChargeOption) ([]engine.Declaration, error) {
 	if len(opts) == 0 {
 		// Nothing to declare: ready at once, no one is asked.
 		return nil, nil
@@ -293,7 +293,7 @@ func optionText(o engine.BuildOption) string {
 }
 
 // checkCharges is the charge rule in the player's words.
-func checkCharges(eng *engine.Engine, b *engine.State, phase engine.Phase, seat string, decls []engine.Declaration) error {
+func checkCharges(eng *engine.Engine, b *engine.State, phase engine.PowerPhase, seat string, decls []engine.Declaration) error {
 	if err := eng.CheckDeclarations(b, phase, seat, decls); err != nil {
 		return fmt.Errorf("charge declaration: %w", err)
 	}

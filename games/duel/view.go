@@ -96,12 +96,12 @@ type ChargeOption struct {
 // ChargeView is what a seat sees when it declares charges. The other
 // side's declarations of the same phase are secret until both are ready.
 type ChargeView struct {
-	Seat     string         `json:"seat"`
-	Turn     int            `json:"turn"`
-	Phase    engine.Phase   `json:"phase"`
-	You      PlayerView     `json:"you"`
-	Opponent PlayerView     `json:"opponent"`
-	Options  []ChargeOption `json:"options"`
+	Seat     string            `json:"seat"`
+	Turn     int               `json:"turn"`
+	Phase    engine.PowerPhase `json:"phase"`
+	You      PlayerView        `json:"you"`
+	Opponent PlayerView        `json:"opponent"`
+	Options  []ChargeOption    `json:"options"`
 
 	check func(ChargeChoice) error
 }
@@ -141,7 +141,7 @@ func (g *Game) buildView(b *engine.State, seat string, opts []engine.BuildOption
 	return v
 }
 
-func chargeView(b *engine.State, phase engine.Phase, seat string, opts []engine.ChargeOption) ChargeView {
+func chargeView(b *engine.State, phase engine.PowerPhase, seat string, opts []engine.ChargeOption) ChargeView {
 	v := ChargeView{Seat: seat, Turn: b.Turn, Phase: phase, You: playerView(b, seat), Opponent: playerView(b, b.Opponent(seat).ID), Options: []ChargeOption{}}
 	for _, o := range opts {
 		v.Options = append(v.Options, ChargeOption{Ship: o.Ship, Name: o.Def, Damage: o.Amount, Charges: o.Charges, Targets: o.Targets})
