@@ -11,6 +11,7 @@ import (
 // sends whole: no schema, no history of the client's own.
 type ChatRequest struct {
 	EntityKey string // names the conversation in logs, e.g. "chronicle:demo"
+	Phase     string // e.g. "chat": which endpoints answer it (phases.<name>.endpoints)
 	Params    Params
 	Messages  []Message // system, user and assistant turns, oldest first
 }
@@ -27,6 +28,8 @@ type ChatResult struct {
 	Latency  time.Duration
 	Usage    Usage
 	Err      error // *Error when the call failed
+	// Endpoint names the endpoint the last attempt went to, as Result's.
+	Endpoint string
 	// Recoveries are the transient failures the call was retried past or
 	// tried to, in order, as Result's are (seed 002: each is emitted).
 	Recoveries []Recovery
@@ -53,8 +56,8 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (res ChatResult) {
 	for i, m := range req.Messages {
 		cr.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
 	}
-	resp, n, usage, _, callErr := c.create(ctx, c.log.With("entity", req.EntityKey), &res.Recoveries, callSite{Entity: req.EntityKey}, cr)
-	res.Usage = usage
+	resp, n, usage, endpoint, callErr := c.create(ctx, c.log.With("entity", req.EntityKey, "phase", req.Phase), &res.Recoveries, callSite{Entity: req.EntityKey, Phase: req.Phase}, cr)
+	res.Usage, res.Endpoint = usage, endpoint
 	res.Attempts = n
 	if callErr != nil {
 		res.Err = callErr

@@ -14,7 +14,7 @@ import (
 // usage; every kind of call (structured, plain chat, tools) goes through it,
 // and through the cassette when the client has one (who names the call
 // there). It returns the response, the attempts made, the usage of every
-// answer received, the endpoint that answered last, and the classified
+// answer received, the endpoint the last attempt went to, and the classified
 // error.
 func (c *Client) create(ctx context.Context, log *slog.Logger, recs *[]Recovery, who callSite, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, Usage, string, *Error) {
 	cr = fitMaxTokens(cr)

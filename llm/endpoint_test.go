@@ -226,3 +226,32 @@ func TestBreaker(t *testing.T) {
 		t.Fatal("a good probe should bring it back with the first cooldown")
 	}
 }
+
+// A chat turn and a tool turn say which endpoint answered them, as a
+// structured call does, and a phase's own endpoints answer its chat.
+func TestChatAndToolResultsNameTheirEndpoint(t *testing.T) {
+	t.Parallel()
+	shared := openaitest.New(t, openaitest.Always(openaitest.Content("hello")))
+	own := openaitest.New(t, openaitest.Always(openaitest.Content("hello")))
+	c := endpointsClient(t, func(cfg *Config) {
+		cfg.PhaseEndpoints = map[string][]Endpoint{"chat": {{Name: "chat-gpu", BaseURL: own.URL}}}
+	}, Endpoint{Name: "shared", BaseURL: shared.URL})
+	msgs := []Message{{Role: "user", Content: "go"}}
+	if r := c.Chat(t.Context(), ChatRequest{EntityKey: "chronicle:x", Phase: "chat", Params: Params{Model: "m"}, Messages: msgs}); r.Err != nil || r.Endpoint != "chat-gpu" {
+		t.Errorf("chat: endpoint %q err %v, want chat-gpu", r.Endpoint, r.Err)
+	}
+	if r := c.Chat(t.Context(), ChatRequest{EntityKey: "chronicle:x", Params: Params{Model: "m"}, Messages: msgs}); r.Err != nil || r.Endpoint != "shared" {
+		t.Errorf("chat of no phase: endpoint %q err %v, want shared", r.Endpoint, r.Err)
+	}
+	r := c.CompleteTools(t.Context(), ToolRequest{EntityKey: "conquest:red", Phase: "orders", Params: Params{Model: "m"}, Messages: msgs, Tools: ordersTools})
+	if r.Err != nil || r.Endpoint != "shared" {
+		t.Errorf("tools: endpoint %q err %v, want shared", r.Endpoint, r.Err)
+	}
+	if own.CallCount() != 1 || shared.CallCount() != 2 {
+		t.Errorf("own saw %d, shared %d; want 1 and 2", own.CallCount(), shared.CallCount())
+	}
+	down := endpointsClient(t, nil, Endpoint{Name: "down", BaseURL: refusingURL(t)})
+	if r := down.Chat(t.Context(), ChatRequest{Params: Params{Model: "m"}, Messages: msgs}); r.Err == nil || r.Endpoint != "down" {
+		t.Errorf("a chat the endpoint failed: endpoint %q err %v, want the failing one named", r.Endpoint, r.Err)
+	}
+}

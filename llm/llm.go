@@ -98,8 +98,9 @@ type Result struct {
 	// BatchUsage is the part of Usage answered through a Batch API job
 	// (CompleteBatch), priced at the batch discount.
 	BatchUsage Usage
-	// Endpoint names the endpoint that gave the last answer (its name or
-	// base URL, never its key); "" when none answered or a cassette did.
+	// Endpoint names the endpoint the last attempt went to (its name or
+	// base URL, never its key): the one that answered, or the one that
+	// failed the call; "" when a cassette answered.
 	Endpoint string
 	Err      error // *Error when the call failed
 	// Recoveries are the failures the call went past or tried to, in order:

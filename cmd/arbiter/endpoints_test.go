@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
 )
 
 func TestConfigEndpoints(t *testing.T) {
@@ -58,5 +61,56 @@ func TestConfigEndpointKeyEnvUnset(t *testing.T) {
 	_, err := loadConfig(file, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "llm.endpoints[0].api_key_env: $ARBITER_TEST_NOT_SET_EVER is not set") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// issue 27 item 1: status, usage and the manifest say which endpoint
+// answered each call, a game's tool-using seat and a chronicle's chat
+// included, not only the narrative's structured calls.
+func TestGameAndChatCallsNameTheirEndpoint(t *testing.T) {
+	submit := openaitest.Always(openaitest.ToolCalls(openaitest.Tool("submit", "submit_orders", map[string]any{"orders": []any{}})))
+	for _, tc := range []struct {
+		name    string
+		handler openaitest.Handler
+		play    func(t *testing.T) string
+	}{
+		{"conquest model seat", submit, func(t *testing.T) string {
+			dir := gameCopy(t, "conquest-demo")
+			seatModel(t, dir)
+			if code, out, errOut := arbiter(t, "run", dir, "--ticks", "1"); code != 0 {
+				t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+			}
+			return dir
+		}},
+		{"chronicle chat", openaitest.Always(openaitest.Content("Hello, co-author.")), func(t *testing.T) string {
+			dir := chronicleCopy(t)
+			if code, out, errOut := arbiterIn(t, "Hi\n/quit\n", "chat", dir); code != 0 {
+				t.Fatalf("chat: exit %d\n%s%s", code, out, errOut)
+			}
+			return dir
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cleanEnv(t)
+			srv := fakeModel(t, tc.handler)
+			dir := tc.play(t)
+			code, out, errOut := arbiter(t, "usage", dir, "--json")
+			if code != 0 {
+				t.Fatalf("usage --json: exit %d\n%s", code, errOut)
+			}
+			var rep struct {
+				ByEndpoint []struct {
+					Key   string `json:"key"`
+					Calls int    `json:"calls"`
+				} `json:"by_endpoint"`
+			}
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatalf("usage --json: %v\n%s", err, out)
+			}
+			host := strings.TrimPrefix(srv.URL, "http://")
+			if len(rep.ByEndpoint) != 1 || !strings.Contains(rep.ByEndpoint[0].Key, host) || rep.ByEndpoint[0].Calls != srv.CallCount() {
+				t.Errorf("by_endpoint %+v, want the one server (%s) with its %d calls", rep.ByEndpoint, srv.URL, srv.CallCount())
+			}
+		})
 	}
 }

@@ -108,7 +108,7 @@ func (g *Game) ask(ctx context.Context, t *runner.Tick, s *State) error {
 				Request:  llm.Request{EntityKey: res.Request.EntityKey, Phase: PhaseChat, Tick: t.N, Params: res.Request.Params},
 				Messages: res.Request.Messages, Raw: res.Content,
 				Attempts: res.Attempts, Latency: res.Latency, Usage: res.Usage, Err: res.Err,
-				Recoveries: res.Recoveries,
+				Recoveries: res.Recoveries, Endpoint: res.Endpoint,
 			}}
 			call.Recovered = cutWithText(res)
 			return []runner.Call{call}, nil
@@ -205,7 +205,7 @@ func (g *Game) chatRequest(s *State) llm.ChatRequest {
 		}
 	}
 	add("user", "System: the current timeline.\n"+s.Timeline.Tree()+"\nWrite your next message to the person.")
-	return llm.ChatRequest{EntityKey: "chronicle:" + g.ID, Params: g.Params, Messages: msgs}
+	return llm.ChatRequest{EntityKey: "chronicle:" + g.ID, Phase: PhaseChat, Params: g.Params, Messages: msgs}
 }
 
 // stored is a chronicle's row in the ticks table: the timeline (derived,
