@@ -55,6 +55,13 @@ func (b *page) header(r *Report) {
 	b.p(".\n\n")
 	s := r.Settings
 	b.p("Settings: stand-in server latency %s (%s), server concurrency C=%d, ", s.Latency, tailText(s.Tail), s.ServerConcurrency)
+	if s.Endpoints > 1 {
+		b.p("shared by %d stand-in servers given to the client as llm.endpoints", s.Endpoints)
+		if s.KillEndpoint > 0 {
+			b.p(" (the last one killed as tick %d of each world commits)", s.KillEndpoint)
+		}
+		b.p(", ")
+	}
 	if s.RPM > 0 {
 		b.p("%d requests per minute (429 with Retry-After above it), ", s.RPM)
 	} else {

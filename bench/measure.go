@@ -24,18 +24,18 @@ const standInKey = "sk-bench-stand-in"
 
 // measure opens the world as `arbiter run` would and runs its ticks,
 // recording every figure into w; a failure is w.Error.
-func (w *World) measure(ctx context.Context, o *Options, child *Child, simDir string, ticks, concurrency int) {
+func (w *World) measure(ctx context.Context, o *Options, children []*Child, simDir string, ticks, concurrency int) {
 	sizes := &dbWatch{path: session.StatePath(simDir)}
 	defer sizes.close()
 	start := time.Now()
-	sess, err := session.Open(ctx, simDir, w.settings(o, child.URL, sizes, ticks, concurrency), session.ReadWrite)
+	sess, err := session.Open(ctx, simDir, w.settings(o, children, sizes, ticks, concurrency), session.ReadWrite)
 	w.Open = time.Since(start)
 	if err != nil {
 		w.Error = fmt.Sprintf("open: %v", err)
 		return
 	}
 	o.progress("%s world: opened in %s (load, lint, state.db)", w.Role, w.Open.Round(time.Millisecond))
-	before, err := child.Stats(ctx)
+	before, err := serverStats(ctx, children)
 	var prof *profiles
 	if err == nil {
 		prof, err = w.startProfiles(o)
@@ -57,7 +57,7 @@ func (w *World) measure(ctx context.Context, o *Options, child *Child, simDir st
 	if err := sess.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
-	if after, err := child.Stats(context.WithoutCancel(ctx)); err == nil {
+	if after, err := serverStats(context.WithoutCancel(ctx), children); err == nil {
 		w.Server = after.Sub(before)
 	}
 	if fi, err := os.Stat(sizes.path); err == nil {
@@ -72,24 +72,53 @@ func (w *World) measure(ctx context.Context, o *Options, child *Child, simDir st
 	w.sum(rep, runErr != nil, sp)
 }
 
-// settings are o.Session with the stand-in server at url as the model
-// client, at the given client concurrency, and an OnTick that records
-// state.db's size after each commit.
-func (w *World) settings(o *Options, url string, sizes *dbWatch, ticks, concurrency int) session.Settings {
+// settings are o.Session with the stand-in servers as the model client
+// (one base URL, or each an endpoint with its share of the client
+// concurrency), at the given client concurrency, and an OnTick that records
+// state.db's size after each commit and kills the last server at
+// o.KillEndpoint.
+func (w *World) settings(o *Options, children []*Child, sizes *dbWatch, ticks, concurrency int) session.Settings {
 	set := o.Session
 	set.LLM = func() (llm.Config, error) {
 		c := o.Client
-		c.BaseURL, c.APIKey, c.Concurrency = url, standInKey, concurrency
+		c.BaseURL, c.APIKey, c.Concurrency = children[0].URL, standInKey, concurrency
+		if len(children) > 1 {
+			c.BaseURL, c.APIKey = "", ""
+			for i, child := range children {
+				c.Endpoints = append(c.Endpoints, llm.Endpoint{Name: fmt.Sprintf("stand-in-%d", i+1), BaseURL: child.URL,
+					APIKey: standInKey, Concurrency: share(concurrency, len(children), i)})
+			}
+		}
 		return c, nil
 	}
 	set.Lockstep = w.Role == "main, lockstep"
 	set.OnTick = func(t runner.TickReport) {
+		if t.Tick == o.KillEndpoint && len(children) > 1 {
+			last := children[len(children)-1]
+			last.Kill()
+			w.KilledAfter = t.Tick
+			o.progress("%s world: stand-in endpoint %d of %d killed after tick %d", w.Role, len(children), len(children), t.Tick)
+		}
 		size := sizes.size()
 		w.DBAfter = append(w.DBAfter, size)
 		o.progress("%s world: tick %d/%d committed in %s (T* %s), commit %s, state.db %s", w.Role, t.Tick, ticks,
 			t.Duration.Round(time.Millisecond), w.Ideal.Round(time.Millisecond), t.Commit.Round(time.Millisecond), megabytes(size))
 	}
 	return set
+}
+
+// serverStats sums what the stand-in servers counted; a killed server's
+// count is the one it gave last.
+func serverStats(ctx context.Context, children []*Child) (Stats, error) {
+	var sum Stats
+	for _, c := range children {
+		s, err := c.Stats(ctx)
+		if err != nil {
+			return Stats{}, err
+		}
+		sum = sum.Add(s)
+	}
+	return sum, nil
 }
 
 // span is what the arbiter process spent over a world's ticks.

@@ -38,6 +38,9 @@ type Child struct {
 	stderr *tail.Buffer
 	exited chan struct{}
 	err    error // of cmd.Wait, once exited is closed
+
+	killed bool  // Kill ended it, as an endpoint that dies mid-run
+	last   Stats // what it had counted when it was killed
 }
 
 // StartServer starts the stand-in server in a child process and waits until
@@ -97,8 +100,12 @@ func StartServer(ctx context.Context, l Launcher, cfg ServerConfig) (*Child, err
 	}
 }
 
-// Stats asks the child what its server counted.
+// Stats asks the child what its server counted (once killed, what it had
+// counted then).
 func (c *Child) Stats(ctx context.Context) (Stats, error) {
+	if c.killed {
+		return c.last, nil
+	}
 	var s Stats
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(c.URL, "/v1")+"/bench/stats", nil)
 	if err != nil {
@@ -118,6 +125,19 @@ func (c *Child) Stats(ctx context.Context) (Stats, error) {
 	return s, nil
 }
 
+// Kill ends the child at once, as a model server that dies: its calls in
+// flight are cut and its port refuses the next ones. What it had counted is
+// kept for Stats.
+func (c *Child) Kill() {
+	if c.killed {
+		return
+	}
+	c.last, _ = c.Stats(context.Background())
+	c.killed = true
+	_ = c.cmd.Process.Kill()
+	<-c.exited
+}
+
 // Close ends the child (closing its stdin, then killing it if it has not
 // exited within 10 s) and returns the CPU time it used.
 func (c *Child) Close() (time.Duration, error) {
@@ -134,7 +154,7 @@ func (c *Child) Close() (time.Duration, error) {
 	if ps := c.cmd.ProcessState; ps != nil {
 		cpu = ps.UserTime() + ps.SystemTime()
 	}
-	if c.err != nil {
+	if c.err != nil && !c.killed {
 		return cpu, fmt.Errorf("stand-in server: %w%s", c.err, said(c.stderr))
 	}
 	return cpu, nil

@@ -46,6 +46,8 @@ type Settings struct {
 	Seed              uint64        `json:"seed"`
 	IntentionMax      int           `json:"intention_max_tokens"`
 	ResolutionMax     int           `json:"resolution_max_tokens"`
+	Endpoints         int           `json:"endpoints,omitempty"`
+	KillEndpoint      int           `json:"kill_endpoint_after_tick,omitempty"`
 }
 
 func settingsOf(o Options) Settings {
@@ -53,6 +55,7 @@ func settingsOf(o Options) Settings {
 		Latency: o.Server.Latency, Tail: o.Server.Tail, ServerConcurrency: o.Server.Concurrency, RPM: o.Server.RPM,
 		ClientConcurrency: o.Client.Concurrency, Depth: o.Client.Depth, Ticks: o.Ticks, SizeTicks: o.SizeTicks,
 		SeqTicks: o.SeqTicks, Seed: o.Seed, IntentionMax: o.Session.Intention.MaxTokens, ResolutionMax: o.Session.Resolution.MaxTokens,
+		Endpoints: o.Endpoints, KillEndpoint: o.KillEndpoint,
 	}
 }
 
@@ -66,6 +69,10 @@ type World struct {
 	Calls       int `json:"calls"`
 	Failed      int `json:"failed_calls"`
 	Fallbacks   int `json:"fallbacks"`
+	// Endpoints is how many stand-in servers answered the world's calls,
+	// and KilledAfter the tick after which one of them was killed (0: none).
+	Endpoints   int `json:"endpoints"`
+	KilledAfter int `json:"endpoint_killed_after_tick,omitempty"`
 
 	Generate time.Duration `json:"generate_ns"` // writing the world's files
 	Open     time.Duration `json:"open_ns"`     // session.Open: load, lint, state.db

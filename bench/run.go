@@ -42,6 +42,15 @@ type Options struct {
 	// Lockstep runs the main world a second time with out-of-order ticks
 	// off, reported side by side with it (Report.Lockstep).
 	Lockstep bool
+	// Endpoints splits the stand-in's capacity (Server.Concurrency, and the
+	// client's concurrency) over this many stand-in servers, each a child
+	// process of its own, which the client is given as llm.endpoints (0 or
+	// 1: one server at one base URL).
+	Endpoints int
+	// KillEndpoint, when set, kills the last stand-in server as tick
+	// KillEndpoint of a world commits: the other endpoints then answer its
+	// calls, and the fallbacks its loss cost are the figure.
+	KillEndpoint int
 	// WorldTimeout stops a world that has not finished its ticks by then
 	// (0: none); what it did measure is reported with the reason.
 	WorldTimeout time.Duration
@@ -88,6 +97,10 @@ func (o *Options) Check() error {
 	add(len(o.Sizes) == 0 || o.SizeTicks >= 1, "size ticks must be at least 1, got %d", o.SizeTicks)
 	add(o.SeqTicks >= 0, "sequential ticks must not be negative, got %d", o.SeqTicks)
 	add(o.SeqBudget >= 0, "sequential budget must not be negative, got %s", o.SeqBudget)
+	add(o.Endpoints >= 0, "endpoints must not be negative, got %d", o.Endpoints)
+	add(o.Endpoints <= max(1, o.Server.Concurrency), "endpoints (%d) must not outnumber the server concurrency (%d): each needs a slot", o.Endpoints, o.Server.Concurrency)
+	add(o.KillEndpoint >= 0, "kill-endpoint must not be negative, got %d", o.KillEndpoint)
+	add(o.KillEndpoint == 0 || o.Endpoints >= 2, "kill-endpoint needs two endpoints or more (--endpoints), got %d", max(1, o.Endpoints))
 	add(o.WorldTimeout >= 0, "world timeout must not be negative, got %s", o.WorldTimeout)
 	return errors.Join(errs...)
 }
@@ -180,15 +193,18 @@ func (o *Options) world(ctx context.Context, role string, s Shape, ticks, concur
 	}
 	w.Generate = time.Since(start)
 
-	child, err := StartServer(ctx, o.Launcher, o.Server)
+	children, err := o.startServers(ctx)
 	if err != nil {
 		return nil, err
 	}
+	w.Endpoints = len(children)
 	defer func() {
-		cpu, err := child.Close()
-		w.ServerCPU = cpu
-		if err != nil && w.Error == "" && ctx.Err() == nil {
-			w.Error = err.Error()
+		for _, child := range children {
+			cpu, err := child.Close()
+			w.ServerCPU += cpu
+			if err != nil && w.Error == "" && ctx.Err() == nil {
+				w.Error = err.Error()
+			}
 		}
 	}()
 
@@ -197,8 +213,38 @@ func (o *Options) world(ctx context.Context, role string, s Shape, ticks, concur
 		ctx, cancel = context.WithTimeout(ctx, o.WorldTimeout)
 		defer cancel()
 	}
-	w.measure(ctx, o, child, simDir, ticks, concurrency)
+	w.measure(ctx, o, children, simDir, ticks, concurrency)
 	return w, nil
+}
+
+// startServers starts the stand-in servers of a world: one, or Endpoints
+// sharing Server.Concurrency (the first ones take what does not divide).
+func (o *Options) startServers(ctx context.Context) ([]*Child, error) {
+	n := max(1, o.Endpoints)
+	var children []*Child
+	for i := range n {
+		cfg := o.Server
+		cfg.Concurrency = share(o.Server.Concurrency, n, i)
+		child, err := StartServer(ctx, o.Launcher, cfg)
+		if err != nil {
+			for _, c := range children {
+				_, _ = c.Close()
+			}
+			return nil, err
+		}
+		children = append(children, child)
+	}
+	return children, nil
+}
+
+// share is part i of total split into n parts, the first ones taking what
+// does not divide, and at least 1.
+func share(total, n, i int) int {
+	s := total / n
+	if i < total%n {
+		s++
+	}
+	return max(1, s)
 }
 
 // Ideal is T*: the two waves of calls of a tick at server concurrency c and

@@ -177,6 +177,10 @@ func TestOptionsCheck(t *testing.T) {
 		{"size ticks", func(o *Options) { o.Sizes = []Shape{{Characters: 5, Locations: 1}} }, "size ticks must be at least 1"},
 		{"sequential ticks", func(o *Options) { o.SeqTicks = -1 }, "sequential ticks"},
 		{"world timeout", func(o *Options) { o.WorldTimeout = -1 }, "world timeout"},
+		{"endpoints", func(o *Options) { o.Endpoints = -1 }, "endpoints must not be negative"},
+		{"endpoints over C", func(o *Options) { o.Endpoints = 9 }, "endpoints (9) must not outnumber the server concurrency (8)"},
+		{"kill one endpoint", func(o *Options) { o.KillEndpoint = 1 }, "kill-endpoint needs two endpoints or more"},
+		{"kill endpoint", func(o *Options) { o.Endpoints, o.KillEndpoint = 2, -1 }, "kill-endpoint must not be negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := base
@@ -192,6 +196,51 @@ func TestOptionsCheck(t *testing.T) {
 	}
 	if err := base.Check(); err != nil {
 		t.Errorf("valid options: %v", err)
+	}
+}
+
+// issue 27: the stand-in's capacity split over two servers that the client
+// gets as llm.endpoints, and the last one killed mid-run: both answer
+// before the kill, the other alone after it, and no call falls back.
+func TestRunOverEndpointsWithOneKilled(t *testing.T) {
+	t.Parallel()
+	o := testOptions(t, Shape{Characters: 30, Locations: 5}, 3)
+	o.Endpoints, o.KillEndpoint = 2, 1
+	rep, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := rep.Main
+	if m.Error != "" || m.Ticks != 3 || m.Endpoints != 2 || m.KilledAfter != 1 {
+		t.Fatalf("main world: error %q, %d ticks, %d endpoints, killed after %d; want 3 ticks over 2, one killed after tick 1", m.Error, m.Ticks, m.Endpoints, m.KilledAfter)
+	}
+	if m.Fallbacks != 0 || m.Failed != 0 || m.Server.Answered < int64(m.Calls) || m.Server.MaxInFlight > 8 {
+		t.Errorf("fallbacks %d, failed %d, servers %+v for %d calls", m.Fallbacks, m.Failed, m.Server, m.Calls)
+	}
+	var kill *Target
+	for i := range rep.Targets {
+		if strings.Contains(rep.Targets[i].Name, "killed") {
+			kill = &rep.Targets[i]
+		}
+	}
+	if kill == nil || kill.Status != Pass || !strings.Contains(kill.Figure, "killed after tick 1 of 3") {
+		t.Errorf("kill target %+v in %+v", kill, rep.Targets)
+	}
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "shared by 2 stand-in servers given to the client as llm.endpoints (the last one killed as tick 1") {
+		t.Errorf("BENCHMARKS.md does not say how the endpoints were set up:\n%s", b.String())
+	}
+}
+
+func TestShare(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ total, n, i, want int }{{64, 2, 0, 32}, {64, 2, 1, 32}, {7, 2, 0, 4}, {7, 2, 1, 3}, {1, 2, 1, 1}} {
+		if got := share(tc.total, tc.n, tc.i); got != tc.want {
+			t.Errorf("share(%d, %d, %d) = %d, want %d", tc.total, tc.n, tc.i, got, tc.want)
+		}
 	}
 }
 

@@ -90,6 +90,20 @@ func (s Stats) Sub(t Stats) Stats {
 	return s
 }
 
+// Add is s plus the count of another server; the maxima are added too, the
+// most the servers held at once between them at most.
+func (s Stats) Add(t Stats) Stats {
+	s.Requests += t.Requests
+	s.Answered += t.Answered
+	s.RateLimited += t.RateLimited
+	s.BadRequests += t.BadRequests
+	s.MaxInFlight += t.MaxInFlight
+	s.MaxQueued += t.MaxQueued
+	s.PromptTokens += t.PromptTokens
+	s.CompletionTokens += t.CompletionTokens
+	return s
+}
+
 // Server is the stand-in OpenAI-compatible endpoint: POST
 // /v1/chat/completions answers every IntentionResponse and MasterOutput
 // request with a valid answer built from the request's own json_schema, after

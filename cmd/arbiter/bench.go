@@ -35,6 +35,7 @@ type BenchOptions struct {
 	Sizes                        []bench.Shape
 	SizeTicks, SeqTicks          int
 	Lockstep                     bool // --lockstep: the main world in lockstep too
+	Endpoints, KillEndpoint      int  // stand-in servers sharing C, and the tick after which one dies
 	SeqBudget, WorldTimeout      time.Duration
 	Seed                         uint64
 	Output                       string // BENCHMARKS.md to write; "": print only
@@ -103,6 +104,8 @@ JSON) and writes it to -o. Worlds are written in a temporary folder and removed.
 	f.BoolVar(&opts.Lockstep, "lockstep", true, "run the main world again in lockstep (no out-of-order ticks) and report both side by side")
 	f.IntVar(&opts.SeqTicks, "sequential-ticks", 1, "ticks of the sequential loop (client concurrency 1); 0 skips it")
 	f.DurationVar(&opts.SeqBudget, "sequential-budget", time.Minute, "longest sequential tick: past it the loop runs a smaller world of the same proportions")
+	f.IntVar(&opts.Endpoints, "endpoints", 1, "stand-in servers sharing --server-concurrency (and the client's), given to the client as llm.endpoints")
+	f.IntVar(&opts.KillEndpoint, "kill-endpoint", 0, "kill the last stand-in endpoint as this tick of each world commits (needs --endpoints 2 or more; 0: none)")
 	f.DurationVar(&opts.WorldTimeout, "world-timeout", 0, "stop a world still running after this long and report what it measured (0: none)")
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the generated worlds and the server's draws")
 	f.StringVarP(&opts.Output, "output", "o", "", "also write the Markdown report to this file (e.g. BENCHMARKS.md)")
@@ -142,6 +145,9 @@ func (o *BenchOptions) check(sizes []string) error {
 	bad(o.SeqTicks >= 0, "--sequential-ticks must not be negative, got %d", o.SeqTicks)
 	bad(o.SeqBudget >= 0, "--sequential-budget must not be negative, got %s", o.SeqBudget)
 	bad(o.WorldTimeout >= 0, "--world-timeout must not be negative, got %s", o.WorldTimeout)
+	bad(o.Endpoints >= 1 && o.Endpoints <= max(1, o.ServerConcurrency), "--endpoints must be between 1 and --server-concurrency (%d), got %d", o.ServerConcurrency, o.Endpoints)
+	bad(o.KillEndpoint >= 0, "--kill-endpoint must not be negative, got %d", o.KillEndpoint)
+	bad(o.KillEndpoint == 0 || o.Endpoints >= 2, "--kill-endpoint needs --endpoints 2 or more, got %d", o.Endpoints)
 	main := bench.Shape{Characters: o.Characters, Locations: o.Locations, Connected: o.Connected}
 	if err := main.Check(); err != nil && o.Characters >= 1 && o.Locations >= 1 {
 		problems = append(problems, "--characters/--locations: "+err.Error())
@@ -240,6 +246,8 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		Lockstep:     opts.Lockstep,
 		SeqBudget:    opts.SeqBudget,
 		WorldTimeout: opts.WorldTimeout,
+		Endpoints:    opts.Endpoints,
+		KillEndpoint: opts.KillEndpoint,
 		Seed:         opts.Seed,
 		Launcher:     opts.Launcher,
 		CPUProfile:   opts.CPUProfile,

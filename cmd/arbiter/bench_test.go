@@ -23,13 +23,15 @@ func TestBenchFlagsReachOptions(t *testing.T) {
 		return newBenchCmd(io, g, func(_ context.Context, o *BenchOptions) error { got = o; return nil })
 	}, "--characters", "50", "--locations", "5", "--ticks", "3", "--latency", "10ms", "--tail", "pareto",
 		"--server-concurrency", "8", "--rpm", "600", "--concurrency", "4", "--depth", "1", "--sizes", "100,200:7",
-		"--size-ticks", "1", "--sequential-ticks", "0", "--sequential-budget", "5s", "--world-timeout", "1m", "--seed", "9", "-o", out)
+		"--size-ticks", "1", "--sequential-ticks", "0", "--sequential-budget", "5s", "--world-timeout", "1m", "--seed", "9", "-o", out,
+		"--endpoints", "2", "--kill-endpoint", "3")
 	if err != nil || got == nil {
 		t.Fatalf("bench: %v", err)
 	}
 	if got.Characters != 50 || got.Locations != 5 || got.Ticks != 3 || got.Latency != 10*time.Millisecond || got.Tail != "pareto" ||
 		got.ServerConcurrency != 8 || got.RPM != 600 || got.Concurrency != 4 || got.SizeTicks != 1 || got.SeqTicks != 0 ||
-		got.SeqBudget != 5*time.Second || got.WorldTimeout != time.Minute || got.Seed != 9 || got.Output != out {
+		got.SeqBudget != 5*time.Second || got.WorldTimeout != time.Minute || got.Seed != 9 || got.Output != out ||
+		got.Endpoints != 2 || got.KillEndpoint != 3 {
 		t.Errorf("options %+v", got)
 	}
 	if want := []bench.Shape{{Characters: 100, Locations: 10}, {Characters: 200, Locations: 7}}; len(got.Sizes) != 2 || got.Sizes[0] != want[0] || got.Sizes[1] != want[1] {
@@ -78,6 +80,10 @@ func TestBenchFlagErrors(t *testing.T) {
 		{[]string{"--sequential-ticks", "-1"}, "--sequential-ticks must not be negative"},
 		{[]string{"--sequential-budget", "-1s"}, "--sequential-budget must not be negative"},
 		{[]string{"--world-timeout", "-1s"}, "--world-timeout must not be negative"},
+		{[]string{"--endpoints", "0"}, "--endpoints must be between 1 and --server-concurrency (64), got 0"},
+		{[]string{"--endpoints", "3", "--server-concurrency", "2"}, "--endpoints must be between 1 and --server-concurrency (2), got 3"},
+		{[]string{"--kill-endpoint", "2"}, "--kill-endpoint needs --endpoints 2 or more, got 1"},
+		{[]string{"--kill-endpoint", "-1", "--endpoints", "2"}, "--kill-endpoint must not be negative"},
 		{[]string{"-o", dir}, "is a folder"},
 		{[]string{"-o", filepath.Join(dir, "nope", "B.md")}, "does not exist"},
 		{[]string{"--cpuprofile", filepath.Join(dir, "nope", "cpu.prof")}, "--cpuprofile " + filepath.Join(dir, "nope", "cpu.prof") + ": folder"},
