@@ -19,7 +19,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // FileName is the name of the run-state database in a simulation folder.
@@ -93,8 +94,12 @@ func Open(ctx context.Context, path string) (_ *Store, err error) {
 // busyTimeout is how long a connection waits for another's lock.
 const busyTimeout = 5 * time.Second
 
-// isBusy reports whether err is SQLite's "database is locked".
-func isBusy(err error) bool { return strings.Contains(err.Error(), "SQLITE_BUSY") }
+// isBusy reports whether err is SQLite's "database is locked" (SQLITE_BUSY,
+// or one of its extended codes).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+}
 
 func open(ctx context.Context, path string) (*Store, error) {
 	params := []string{

@@ -705,3 +705,32 @@ func TestNewDatabasePages(t *testing.T) {
 		t.Errorf("an existing database's page size %d, %v; want its 4096", size, err)
 	}
 }
+
+// isBusy tells SQLite's "database is locked" by its code, through the
+// wrapping Open adds, and nothing else: a write lock another connection
+// holds, asked for with no busy wait, is busy; a missing table is not.
+func TestIsBusy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "busy.db")
+	holder, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	holder.SetMaxOpenConns(1)
+	if _, err := holder.Exec("CREATE TABLE t (x); BEGIN IMMEDIATE; INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	other, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	_, busy := other.Exec("BEGIN IMMEDIATE")
+	if busy == nil || !isBusy(busy) || !isBusy(fmt.Errorf("open %s: %w", path, busy)) {
+		t.Errorf("a write lock held elsewhere: isBusy(%v) = false", busy)
+	}
+	_, missing := other.Exec("SELECT * FROM nope")
+	if missing == nil || isBusy(missing) || isBusy(errors.New("it said SQLITE_BUSY")) {
+		t.Errorf("isBusy(%v) = true, or a message naming SQLITE_BUSY was taken for the code", missing)
+	}
+}
