@@ -149,10 +149,12 @@ func (s *Store) writeCalls(w *tickWriter, calls []CallRecord, used map[string]st
 			request = s.requestJSON(w, c.Messages, used)
 		}
 		w.exec("calls", `INSERT INTO calls (tick, phase, entity_key, model, endpoint, request_json, raw_response, parsed_output,
-			latency_ms, prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			latency_ms, prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback,
+			batch_prompt_tokens, batch_completion_tokens)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			w.tick, c.Phase, c.EntityKey, c.Model, c.Endpoint, request, bounded(s.clean(c.Raw), MaxStoredRaw), c.Output,
-			c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.Attempts, c.Repairs, c.ErrorKind, s.clean(c.Error), c.Fallback)
+			c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.Attempts, c.Repairs, c.ErrorKind, s.clean(c.Error), c.Fallback,
+			c.BatchPromptTokens, c.BatchCompletionTokens)
 	}
 }
 
@@ -273,13 +275,17 @@ func writeTotals(w *tickWriter, rec *TickRecord) {
 	})
 	for _, k := range order {
 		u := sums[k]
-		w.exec("totals", `INSERT INTO totals (phase, entity_key, model, calls, failed, repairs, prompt_tokens, completion_tokens, cached_tokens, latency_ms)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		w.exec("totals", `INSERT INTO totals (phase, entity_key, model, calls, failed, repairs, prompt_tokens, completion_tokens, cached_tokens, latency_ms,
+				batch_prompt_tokens, batch_completion_tokens)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (phase, entity_key, model) DO UPDATE SET
 				calls = calls + excluded.calls, failed = failed + excluded.failed, repairs = repairs + excluded.repairs,
 				prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens,
-				cached_tokens = cached_tokens + excluded.cached_tokens, latency_ms = latency_ms + excluded.latency_ms`,
-			k.phase, k.entity, k.model, u.Calls, u.FailedCalls, u.Repairs, u.PromptTokens, u.CompletionTokens, u.CachedTokens, u.LatencyMS)
+				cached_tokens = cached_tokens + excluded.cached_tokens, latency_ms = latency_ms + excluded.latency_ms,
+				batch_prompt_tokens = batch_prompt_tokens + excluded.batch_prompt_tokens,
+				batch_completion_tokens = batch_completion_tokens + excluded.batch_completion_tokens`,
+			k.phase, k.entity, k.model, u.Calls, u.FailedCalls, u.Repairs, u.PromptTokens, u.CompletionTokens, u.CachedTokens, u.LatencyMS,
+			u.BatchPromptTokens, u.BatchCompletionTokens)
 	}
 	writeEndpointTotals(w, rec)
 	w.exec("batch_jobs", "DELETE FROM batch_jobs WHERE tick <= ?", rec.Tick)
@@ -319,12 +325,16 @@ func writeEndpointTotals(w *tickWriter, rec *TickRecord) {
 	}
 	for _, ep := range slices.Sorted(maps.Keys(sums)) {
 		u := sums[ep]
-		w.exec("endpoint_totals", `INSERT INTO endpoint_totals (endpoint, calls, failed, repairs, prompt_tokens, completion_tokens, cached_tokens, latency_ms)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		w.exec("endpoint_totals", `INSERT INTO endpoint_totals (endpoint, calls, failed, repairs, prompt_tokens, completion_tokens, cached_tokens, latency_ms,
+				batch_prompt_tokens, batch_completion_tokens)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (endpoint) DO UPDATE SET
 				calls = calls + excluded.calls, failed = failed + excluded.failed, repairs = repairs + excluded.repairs,
 				prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens,
-				cached_tokens = cached_tokens + excluded.cached_tokens, latency_ms = latency_ms + excluded.latency_ms`,
-			ep, u.Calls, u.FailedCalls, u.Repairs, u.PromptTokens, u.CompletionTokens, u.CachedTokens, u.LatencyMS)
+				cached_tokens = cached_tokens + excluded.cached_tokens, latency_ms = latency_ms + excluded.latency_ms,
+				batch_prompt_tokens = batch_prompt_tokens + excluded.batch_prompt_tokens,
+				batch_completion_tokens = batch_completion_tokens + excluded.batch_completion_tokens`,
+			ep, u.Calls, u.FailedCalls, u.Repairs, u.PromptTokens, u.CompletionTokens, u.CachedTokens, u.LatencyMS,
+			u.BatchPromptTokens, u.BatchCompletionTokens)
 	}
 }

@@ -82,11 +82,15 @@ type CallRecord struct {
 	PromptTokens     int
 	CompletionTokens int
 	CachedTokens     int
-	Attempts         int
-	Repairs          int
-	ErrorKind        string // "" on success
-	Error            string // "" on success
-	Fallback         bool
+	// BatchPromptTokens and BatchCompletionTokens are the part of the
+	// tokens above a Batch API job answered, priced at the batch discount.
+	BatchPromptTokens     int
+	BatchCompletionTokens int
+	Attempts              int
+	Repairs               int
+	ErrorKind             string // "" on success
+	Error                 string // "" on success
+	Fallback              bool
 }
 
 // Failed reports whether the call ended in an error.
@@ -123,6 +127,10 @@ type Usage struct {
 	CompletionTokens int   `json:"completion_tokens"`
 	CachedTokens     int   `json:"cached_tokens"`
 	LatencyMS        int64 `json:"latency_ms"`
+	// BatchPromptTokens and BatchCompletionTokens are the part of the
+	// tokens above answered through Batch API jobs (schema version 7).
+	BatchPromptTokens     int `json:"batch_prompt_tokens,omitempty"`
+	BatchCompletionTokens int `json:"batch_completion_tokens,omitempty"`
 }
 
 // GroupUsage is the usage of the calls sharing one phase or entity key.

@@ -2,11 +2,12 @@ package store
 
 // schemaVersion is stored in PRAGMA user_version. Raise it, and add a step
 // to upgrades, whenever the schema below changes.
-const schemaVersion = 6
+const schemaVersion = 7
 
 // readableVersion is the oldest version read-only commands read as it is:
 // version 5 changed only how new texts are compressed, which the reader
-// of either knows.
+// of either knows; versions 6 and 7 added tables and columns the reader
+// does without (its sums read a missing batch column as 0).
 const readableVersion = 4
 
 // schema creates every table; it is safe to run on an existing database.
@@ -18,7 +19,9 @@ const readableVersion = 4
 // running totals that status and resume read; version 5 texts compressed
 // by S2 (older arbiters read only DEFLATE bodies); version 6 the endpoint
 // that answered each call, the running totals per endpoint and the Batch
-// API jobs in flight (see BatchJob). An older database
+// API jobs in flight (see BatchJob); version 7 the tokens of each call
+// answered through a Batch API job, in calls and both running totals, so
+// that they are priced at the batch discount. An older database
 // gets what it lacks when opened (see upgrades).
 const schema = `
 CREATE TABLE IF NOT EXISTS ticks (
@@ -74,7 +77,12 @@ CREATE TABLE IF NOT EXISTS calls (
 	model             TEXT    NOT NULL DEFAULT '',
 	-- the endpoint that answered (its name, never its key); '' for calls
 	-- no endpoint answered, replayed, or stored before version 6
-	endpoint          TEXT    NOT NULL DEFAULT ''
+	endpoint          TEXT    NOT NULL DEFAULT '',
+	-- the part of prompt_tokens and completion_tokens a Batch API job
+	-- answered (the rest was live: repairs, lines the job left); 0 before
+	-- version 7
+	batch_prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+	batch_completion_tokens INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS calls_tick ON calls (tick);
 
@@ -172,6 +180,8 @@ CREATE TABLE IF NOT EXISTS totals (
 	completion_tokens INTEGER NOT NULL,
 	cached_tokens     INTEGER NOT NULL,
 	latency_ms        INTEGER NOT NULL,
+	batch_prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+	batch_completion_tokens INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (phase, entity_key, model)
 ) WITHOUT ROWID;
 
@@ -185,7 +195,9 @@ CREATE TABLE IF NOT EXISTS endpoint_totals (
 	prompt_tokens     INTEGER NOT NULL,
 	completion_tokens INTEGER NOT NULL,
 	cached_tokens     INTEGER NOT NULL,
-	latency_ms        INTEGER NOT NULL
+	latency_ms        INTEGER NOT NULL,
+	batch_prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+	batch_completion_tokens INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
 
 -- batch_jobs: a phase's Batch API job, stored before the run waits for it,
@@ -223,10 +235,28 @@ var upgrades = map[int]string{
 	// their requests stay whole (Calls reads either form).
 	3: `ALTER TABLE history ADD COLUMN user_ref TEXT NOT NULL DEFAULT '';
 		ALTER TABLE history ADD COLUMN assistant_ref TEXT NOT NULL DEFAULT '';
-		INSERT INTO totals SELECT phase, entity_key, model, COUNT(*), SUM(error <> '' OR error_kind <> ''), SUM(repairs),
+		INSERT INTO totals (phase, entity_key, model, calls, failed, repairs, prompt_tokens, completion_tokens, cached_tokens, latency_ms)
+			SELECT phase, entity_key, model, COUNT(*), SUM(error <> '' OR error_kind <> ''), SUM(repairs),
 			SUM(prompt_tokens), SUM(completion_tokens), SUM(cached_tokens), SUM(latency_ms)
 		FROM calls GROUP BY phase, entity_key, model;
 		INSERT INTO counts (name, n) VALUES
 			('fallbacks', (SELECT COUNT(*) FROM intentions WHERE fallback) + (SELECT COUNT(*) FROM outputs WHERE fallback)),
 			('apply_errors', (SELECT COUNT(*) FROM apply_errors));`,
 }
+
+// columns are the columns added to tables that an older database may have
+// or may have just been given whole by the schema (a table new since its
+// version): columns[v] are added, each only where it is missing, to a
+// database of version v or older, before upgrades[v] runs.
+var columns = map[int][]column{
+	// Version 7: calls and the running totals count the tokens a Batch
+	// API job answered; every call stored earlier was priced live, so 0.
+	6: {
+		{"calls", "batch_prompt_tokens"}, {"calls", "batch_completion_tokens"},
+		{"totals", "batch_prompt_tokens"}, {"totals", "batch_completion_tokens"},
+		{"endpoint_totals", "batch_prompt_tokens"}, {"endpoint_totals", "batch_completion_tokens"},
+	},
+}
+
+// column is a count column added to table, 0 in the rows it finds.
+type column struct{ table, name string }

@@ -53,6 +53,10 @@ type Store struct {
 	seqsMu sync.Mutex
 	seqs   historySeqs // each entity's last past exchange, as of this store's last commit
 	wal    walWatch
+	// live is set when the database predates version 7 and is read as it
+	// is (OpenReadOnly): it has no batch token columns, every call was
+	// priced live.
+	live bool
 	// pin holds one connection open for the store's life: SQLite deletes
 	// the WAL when its last connection closes, which the WAL check would
 	// take for a deletion by someone else.
@@ -191,6 +195,18 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("create schema: %w", err)
 	}
 	for v := version; version > 0 && v < schemaVersion; v++ {
+		for _, c := range columns[v] {
+			var n int
+			if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?", c.table, c.name).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				continue // the schema has just made the table whole
+			}
+			if _, err := tx.ExecContext(ctx, "ALTER TABLE "+c.table+" ADD COLUMN "+c.name+" INTEGER NOT NULL DEFAULT 0"); err != nil {
+				return fmt.Errorf("upgrade schema version %d to %d: %w", version, schemaVersion, err)
+			}
+		}
 		if step, ok := upgrades[v]; ok {
 			if _, err := tx.ExecContext(ctx, step); err != nil {
 				return fmt.Errorf("upgrade schema version %d to %d: %w", version, schemaVersion, err)

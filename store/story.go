@@ -103,7 +103,7 @@ func (s *Store) UsageRows(ctx context.Context) (_ []CallUsage, err error) {
 		}
 		out = append(out, u)
 		return nil
-	}, "SELECT tick, phase, entity_key, model, "+usageColumns+" FROM calls GROUP BY tick, phase, entity_key, model ORDER BY tick, phase, entity_key, model")
+	}, "SELECT tick, phase, entity_key, model, "+s.usageColumns()+" FROM calls GROUP BY tick, phase, entity_key, model ORDER BY tick, phase, entity_key, model")
 	if err != nil {
 		return nil, fmt.Errorf("read usage: %w", err)
 	}

@@ -10,13 +10,24 @@ import (
 )
 
 // usageColumns sums a set of calls into the fields of Usage, in order.
-const usageColumns = `COUNT(*),
+func (s *Store) usageColumns() string {
+	return `COUNT(*),
 	COALESCE(SUM(error <> '' OR error_kind <> ''), 0),
 	COALESCE(SUM(repairs), 0),
 	COALESCE(SUM(prompt_tokens), 0),
 	COALESCE(SUM(completion_tokens), 0),
 	COALESCE(SUM(cached_tokens), 0),
-	COALESCE(SUM(latency_ms), 0)`
+	COALESCE(SUM(latency_ms), 0), ` + s.batchSums()
+}
+
+// batchSums sums the batch token columns, the last two fields of Usage:
+// 0 in a database older than version 7 read as it is, which has none.
+func (s *Store) batchSums() string {
+	if s.live {
+		return "0, 0"
+	}
+	return "COALESCE(SUM(batch_prompt_tokens), 0), COALESCE(SUM(batch_completion_tokens), 0)"
+}
 
 // add counts call c in u.
 func (u *Usage) add(c CallRecord) {
@@ -29,10 +40,13 @@ func (u *Usage) add(c CallRecord) {
 	u.CompletionTokens += c.CompletionTokens
 	u.CachedTokens += c.CachedTokens
 	u.LatencyMS += c.LatencyMS
+	u.BatchPromptTokens += c.BatchPromptTokens
+	u.BatchCompletionTokens += c.BatchCompletionTokens
 }
 
 func (u *Usage) scanArgs() []any {
-	return []any{&u.Calls, &u.FailedCalls, &u.Repairs, &u.PromptTokens, &u.CompletionTokens, &u.CachedTokens, &u.LatencyMS}
+	return []any{&u.Calls, &u.FailedCalls, &u.Repairs, &u.PromptTokens, &u.CompletionTokens, &u.CachedTokens, &u.LatencyMS,
+		&u.BatchPromptTokens, &u.BatchCompletionTokens}
 }
 
 // Summary returns the figures of the whole run so far.
@@ -107,7 +121,7 @@ func (s *Store) summary(ctx context.Context) (Summary, error) {
 		}
 	}
 
-	if err := s.db.QueryRowContext(ctx, "SELECT "+totalsColumns+" FROM totals").Scan(sum.Total.scanArgs()...); err != nil {
+	if err := s.db.QueryRowContext(ctx, "SELECT "+s.totalsColumns()+" FROM totals").Scan(sum.Total.scanArgs()...); err != nil {
 		return sum, err
 	}
 	err = s.db.QueryRowContext(ctx, `SELECT
@@ -131,21 +145,24 @@ func (s *Store) summary(ctx context.Context) (Summary, error) {
 	return sum, nil
 }
 
-// totalsColumns sums rows of totals into the fields of Usage, in order.
-const totalsColumns = `COALESCE(SUM(calls), 0),
+// totalsColumns sums rows of totals (or endpoint_totals) into the fields
+// of Usage, in order.
+func (s *Store) totalsColumns() string {
+	return `COALESCE(SUM(calls), 0),
 	COALESCE(SUM(failed), 0),
 	COALESCE(SUM(repairs), 0),
 	COALESCE(SUM(prompt_tokens), 0),
 	COALESCE(SUM(completion_tokens), 0),
 	COALESCE(SUM(cached_tokens), 0),
-	COALESCE(SUM(latency_ms), 0)`
+	COALESCE(SUM(latency_ms), 0), ` + s.batchSums()
+}
 
 // groupUsage sums the running totals per value of column, which is a
 // trusted column name, never user input: a row per phase or entity, however
 // many ticks the run has.
 func (s *Store) groupUsage(ctx context.Context, column string) ([]GroupUsage, error) {
 	rows, err := s.db.QueryContext(ctx,
-		"SELECT "+column+", "+totalsColumns+" FROM totals GROUP BY "+column+" ORDER BY "+column)
+		"SELECT "+column+", "+s.totalsColumns()+" FROM totals GROUP BY "+column+" ORDER BY "+column)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +191,7 @@ func (s *Store) Totals(ctx context.Context) (_ []CallUsage, err error) {
 		}
 		out = append(out, u)
 		return nil
-	}, "SELECT phase, entity_key, model, "+totalsColumns+" FROM totals GROUP BY phase, entity_key, model ORDER BY phase, entity_key, model")
+	}, "SELECT phase, entity_key, model, "+s.totalsColumns()+" FROM totals GROUP BY phase, entity_key, model ORDER BY phase, entity_key, model")
 	if err != nil {
 		return nil, fmt.Errorf("read totals: %w", err)
 	}
@@ -188,7 +205,7 @@ func (s *Store) endpointUsage(ctx context.Context) ([]GroupUsage, error) {
 	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'endpoint_totals'").Scan(&n); err != nil || n == 0 {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, "SELECT endpoint, "+totalsColumns+" FROM endpoint_totals GROUP BY endpoint ORDER BY endpoint")
+	rows, err := s.db.QueryContext(ctx, "SELECT endpoint, "+s.totalsColumns()+" FROM endpoint_totals GROUP BY endpoint ORDER BY endpoint")
 	if err != nil {
 		return nil, err
 	}

@@ -131,7 +131,7 @@ func TestTotalsMatchTheCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fromCalls Usage
-	if err := s.db.QueryRowContext(t.Context(), "SELECT "+usageColumns+" FROM calls").Scan(fromCalls.scanArgs()...); err != nil {
+	if err := s.db.QueryRowContext(t.Context(), "SELECT "+s.usageColumns()+" FROM calls").Scan(fromCalls.scanArgs()...); err != nil {
 		t.Fatal(err)
 	}
 	if sum.Total != fromCalls || sum.Total.Calls != 9 || sum.Total.FailedCalls != 3 || sum.Total.Repairs != 3 {

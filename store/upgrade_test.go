@@ -72,8 +72,8 @@ func TestUpgradeV2(t *testing.T) {
 		t.Fatalf("Open of a version 2 database: %v", err)
 	}
 	defer s.Close()
-	if v := userVersion(t, s); v != schemaVersion || schemaVersion != 6 {
-		t.Fatalf("user_version after the upgrade = %d, want 6", v)
+	if v := userVersion(t, s); v != schemaVersion || schemaVersion != 7 {
+		t.Fatalf("user_version after the upgrade = %d, want 7", v)
 	}
 	if sum, err := s.Summary(t.Context()); err != nil || sum.Total.Calls != 2 || sum.Total.PromptTokens != 200 || len(sum.ByEntity) != 1 {
 		t.Fatalf("summary after the upgrade = %+v, %v; want the 2 old calls in the totals", sum, err)
@@ -168,7 +168,7 @@ func TestNewDatabaseMatchesUpgraded(t *testing.T) {
 		}
 		return strings.Join(cols, ", ")
 	}
-	if a, b := columns(fresh), columns(up); a != b || !strings.HasSuffix(a, "model TEXT 1, endpoint TEXT 1") {
+	if a, b := columns(fresh), columns(up); a != b || !strings.HasSuffix(a, "model TEXT 1, endpoint TEXT 1, batch_prompt_tokens INTEGER 1, batch_completion_tokens INTEGER 1") {
 		t.Errorf("calls columns differ:\n new      %s\n upgraded %s", a, b)
 	}
 }
@@ -196,8 +196,8 @@ func TestVersion4TextsRead(t *testing.T) {
 	if _, err := s.db.ExecContext(t.Context(), "UPDATE texts SET body = ? WHERE key = ?", old.Bytes(), key); err != nil {
 		t.Fatal(err)
 	}
-	// What version 6 added, a version 4 database lacks.
-	if _, err := s.db.ExecContext(t.Context(), "ALTER TABLE calls DROP COLUMN endpoint; DROP TABLE endpoint_totals; DROP TABLE batch_jobs"); err != nil {
+	// What versions 6 and 7 added, a version 4 database lacks.
+	if _, err := s.db.ExecContext(t.Context(), dropV7+"ALTER TABLE calls DROP COLUMN endpoint; DROP TABLE endpoint_totals; DROP TABLE batch_jobs"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.db.ExecContext(t.Context(), "PRAGMA user_version = 4"); err != nil {
@@ -237,6 +237,88 @@ func TestVersion4TextsRead(t *testing.T) {
 		}
 		if got := sentMessages(t, tick, calls[0]); !reflect.DeepEqual(got, want) {
 			t.Errorf("tick %d: request read back as %+v", tick, got)
+		}
+	}
+}
+
+// dropV7 takes from a database what version 7 added: the batch token
+// columns.
+const dropV7 = `ALTER TABLE calls DROP COLUMN batch_prompt_tokens; ALTER TABLE calls DROP COLUMN batch_completion_tokens;
+	ALTER TABLE totals DROP COLUMN batch_prompt_tokens; ALTER TABLE totals DROP COLUMN batch_completion_tokens;
+	ALTER TABLE endpoint_totals DROP COLUMN batch_prompt_tokens; ALTER TABLE endpoint_totals DROP COLUMN batch_completion_tokens;`
+
+// TestUpgradeV6: a version 6 database (calls and totals without batch
+// tokens) reads as it is, every call live; opened for a run it becomes
+// version 7, its calls and totals kept with 0 batch tokens, and the ticks
+// after it count theirs in the calls, the totals and the endpoint totals.
+func TestUpgradeV6(t *testing.T) {
+	s, path := openTemp(t)
+	old := record(1)
+	old.Calls[0].Endpoint = "east"
+	commit(t, s, old)
+	if _, err := s.db.ExecContext(t.Context(), dropV7+"PRAGMA user_version = 6"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	ro, err := OpenReadOnly(t.Context(), path)
+	if err != nil {
+		t.Fatalf("OpenReadOnly of a version 6 database: %v", err)
+	}
+	sum, err := ro.Summary(t.Context())
+	rows, rerr := ro.UsageRows(t.Context())
+	ro.Close()
+	if err != nil || sum.Total.PromptTokens != 400 || sum.Total.BatchPromptTokens != 0 || len(sum.ByEndpoint) != 1 {
+		t.Fatalf("read-only, the summary of a version 6 database = %+v, %v", sum, err)
+	}
+	if rerr != nil || len(rows) != 3 || rows[0].BatchPromptTokens != 0 {
+		t.Fatalf("read-only, UsageRows of a version 6 database = %+v, %v", rows, rerr)
+	}
+
+	s, err = Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("Open of a version 6 database: %v", err)
+	}
+	defer s.Close()
+	if v := userVersion(t, s); v != 7 {
+		t.Fatalf("user_version after the upgrade = %d, want 7", v)
+	}
+	rec := record(2)
+	rec.Calls[0].Endpoint = "east"
+	rec.Calls[0].BatchPromptTokens, rec.Calls[0].BatchCompletionTokens = 100, 20
+	rec.Calls[2].BatchPromptTokens, rec.Calls[2].BatchCompletionTokens = 200, 50 // a repair's tokens were live
+	commit(t, s, rec)
+
+	sum, err = s.Summary(t.Context())
+	if err != nil || sum.Total.PromptTokens != 800 || sum.Total.BatchPromptTokens != 300 || sum.Total.BatchCompletionTokens != 70 {
+		t.Fatalf("summary after the upgrade = %+v, %v; want tick 2's 300+70 batch tokens of 800 prompt", sum.Total, err)
+	}
+	if len(sum.ByEndpoint) != 1 || sum.ByEndpoint[0].BatchPromptTokens != 100 || sum.ByEndpoint[0].PromptTokens != 200 {
+		t.Errorf("endpoint totals after the upgrade = %+v; want east's 100 batch prompt tokens of 200", sum.ByEndpoint)
+	}
+	rows, err = s.UsageRows(t.Context())
+	if err != nil || len(rows) != 6 {
+		t.Fatalf("UsageRows after the upgrade = %+v, %v", rows, err)
+	}
+	for _, r := range rows {
+		want := 0
+		switch {
+		case r.Tick == 2 && r.EntityKey == "intention:ada":
+			want = 100
+		case r.Tick == 2 && r.EntityKey == "resolution:hall":
+			want = 200
+		}
+		if r.BatchPromptTokens != want {
+			t.Errorf("tick %d %s: %d batch prompt tokens, want %d", r.Tick, r.EntityKey, r.BatchPromptTokens, want)
+		}
+	}
+	totals, err := s.Totals(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tot := range totals {
+		if tot.EntityKey == "resolution:hall" && (tot.BatchCompletionTokens != 50 || tot.CompletionTokens != 160) {
+			t.Errorf("totals of resolution:hall = %+v; want 50 batch completion tokens of 160", tot.Usage)
 		}
 	}
 }
