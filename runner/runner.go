@@ -29,20 +29,29 @@ type Config struct {
 }
 
 // Price is what a model costs in US dollars per million tokens; cached
-// prompt tokens are priced as prompt tokens.
-type Price struct{ Prompt, Completion float64 }
+// prompt tokens are priced as prompt tokens. BatchDiscount is the part of
+// the price taken off the tokens a Batch API job answered (0.5: half
+// price, as OpenAI's Batch API; 0: none).
+type Price struct{ Prompt, Completion, BatchDiscount float64 }
 
 // Cost is what a call of prompt and completion tokens costs at p, in dollars.
 func (p Price) Cost(prompt, completion int) float64 {
 	return (float64(prompt)*p.Prompt + float64(completion)*p.Completion) / 1e6
 }
 
+// CostOf is what usage u costs at p, in dollars: its batch tokens at the
+// batch discount, the rest at the live price.
+func (p Price) CostOf(u store.Usage) float64 {
+	live := p.Cost(u.PromptTokens-u.BatchPromptTokens, u.CompletionTokens-u.BatchCompletionTokens)
+	return live + (1-p.BatchDiscount)*p.Cost(u.BatchPromptTokens, u.BatchCompletionTokens)
+}
+
 // ErrNoPrice is returned when Config.MaxCost is set and a call's model has
 // no price, so what was spent cannot be counted.
 var ErrNoPrice = errors.New("no price for the model")
 
-// price is what a call of model in phase with usage u cost, in dollars.
-func (c Config) price(model, phase string, u llm.Usage) (float64, error) {
+// price is what calls of model in phase with usage u cost, in dollars.
+func (c Config) price(model, phase string, u store.Usage) (float64, error) {
 	if model == "" && c.PhaseModel != nil {
 		model = c.PhaseModel(phase)
 	}
@@ -51,7 +60,13 @@ func (c Config) price(model, phase string, u llm.Usage) (float64, error) {
 		return 0, fmt.Errorf("run.max_cost is set, and model %q (%s calls) has no price: add it under prices: in the configuration (USD per million tokens): %w",
 			model, phase, ErrNoPrice)
 	}
-	return p.Cost(u.PromptTokens, u.CompletionTokens), nil
+	return p.CostOf(u), nil
+}
+
+// callUsage is the tokens of a call as the prices read them.
+func callUsage(res llm.Result) store.Usage {
+	return store.Usage{PromptTokens: res.Usage.PromptTokens, CompletionTokens: res.Usage.CompletionTokens,
+		BatchPromptTokens: res.BatchUsage.PromptTokens, BatchCompletionTokens: res.BatchUsage.CompletionTokens}
 }
 
 // Runner runs the ticks (or turns) of one simulation. Open loads where the
@@ -121,7 +136,7 @@ func (r *Runner) expectedUSD(phase string, n int) float64 {
 // callUSD is what call c cost; Tick.Phase has already checked that its
 // model has a price.
 func (r *Runner) callUSD(c Call) float64 {
-	usd, _ := r.Config.price(c.Result.Request.Params.Model, c.Result.Request.Phase, c.Result.Usage)
+	usd, _ := r.Config.price(c.Result.Request.Params.Model, c.Result.Request.Phase, callUsage(c.Result))
 	return usd
 }
 
@@ -178,15 +193,17 @@ type BatchProgress struct {
 
 // TickReport sums up one committed tick.
 type TickReport struct {
-	Tick        int           `json:"tick"`
-	Calls       int           `json:"calls"`
-	Failed      int           `json:"failed_calls"`
-	Repairs     int           `json:"repairs"`
-	Fallbacks   int           `json:"fallbacks"`
-	ApplyErrors int           `json:"apply_errors"`
-	Usage       llm.Usage     `json:"usage"`
-	Duration    time.Duration `json:"duration_ns"`
-	Commit      time.Duration `json:"commit_ns"` // time inside Store.CommitTick
+	Tick        int       `json:"tick"`
+	Calls       int       `json:"calls"`
+	Failed      int       `json:"failed_calls"`
+	Repairs     int       `json:"repairs"`
+	Fallbacks   int       `json:"fallbacks"`
+	ApplyErrors int       `json:"apply_errors"`
+	Usage       llm.Usage `json:"usage"`
+	// BatchUsage is the part of Usage answered through Batch API jobs.
+	BatchUsage llm.Usage     `json:"batch_usage,omitzero"`
+	Duration   time.Duration `json:"duration_ns"`
+	Commit     time.Duration `json:"commit_ns"` // time inside Store.CommitTick
 }
 
 // Report sums up a run: the ticks it committed and why it stopped.
@@ -195,8 +212,10 @@ type Report struct {
 	LastTick  int          `json:"last_tick"`  // last committed tick after the run
 	Ticks     []TickReport `json:"ticks"`
 	Usage     llm.Usage    `json:"usage"`
-	Stop      string       `json:"stop"`            // completed | game_over | quorum_failure | budget_exhausted | interrupted | error
-	Ended     string       `json:"ended,omitempty"` // how the game ended, when Stop is game_over
+	// BatchUsage is the part of Usage answered through Batch API jobs.
+	BatchUsage llm.Usage `json:"batch_usage,omitzero"`
+	Stop       string    `json:"stop"`            // completed | game_over | quorum_failure | budget_exhausted | interrupted | error
+	Ended      string    `json:"ended,omitempty"` // how the game ended, when Stop is game_over
 	// RateLimited is the 429s the model server answered during the run,
 	// each waited out (llm.rate_limit_waits); LowestConcurrency the fewest
 	// calls in flight adaptive concurrency went down to (0: no client).
@@ -390,6 +409,7 @@ func (r *Runner) Run(ctx context.Context, n int) (*Report, error) {
 	rep.Ticks = append(rep.Ticks, r.committed...)
 	for _, tr := range r.committed {
 		rep.Usage = rep.Usage.Add(tr.Usage)
+		rep.BatchUsage = rep.BatchUsage.Add(tr.BatchUsage)
 	}
 	if stop != nil {
 		rep.Stop, rep.Ended = stopReason(stop), ""
@@ -486,7 +506,7 @@ func (r *Runner) loadSpent(ctx context.Context) error {
 		p.tokens += tokens
 		r.used += tokens
 		if r.Config.MaxCost > 0 {
-			usd, err := r.Config.price(row.Model, row.Phase, llm.Usage{PromptTokens: row.PromptTokens, CompletionTokens: row.CompletionTokens})
+			usd, err := r.Config.price(row.Model, row.Phase, row.Usage)
 			if err != nil {
 				return fmt.Errorf("counting the cost already spent (%s): %w", row.EntityKey, err)
 			}
@@ -633,19 +653,21 @@ func sameOr(s string, b []byte) string {
 func callRecord(c Call) store.CallRecord {
 	res := c.Result
 	rec := store.CallRecord{
-		Phase:            res.Request.Phase,
-		EntityKey:        res.Request.EntityKey,
-		Model:            res.Request.Params.Model,
-		Endpoint:         res.Endpoint,
-		Raw:              res.Raw,
-		Output:           sameOr(res.Raw, res.Output),
-		LatencyMS:        res.Latency.Milliseconds(),
-		PromptTokens:     res.Usage.PromptTokens,
-		CompletionTokens: res.Usage.CompletionTokens,
-		CachedTokens:     res.Usage.CachedTokens,
-		Attempts:         res.Attempts,
-		Repairs:          res.Repairs,
-		Fallback:         c.Fallback,
+		Phase:                 res.Request.Phase,
+		EntityKey:             res.Request.EntityKey,
+		Model:                 res.Request.Params.Model,
+		Endpoint:              res.Endpoint,
+		Raw:                   res.Raw,
+		Output:                sameOr(res.Raw, res.Output),
+		LatencyMS:             res.Latency.Milliseconds(),
+		PromptTokens:          res.Usage.PromptTokens,
+		CompletionTokens:      res.Usage.CompletionTokens,
+		CachedTokens:          res.Usage.CachedTokens,
+		BatchPromptTokens:     res.BatchUsage.PromptTokens,
+		BatchCompletionTokens: res.BatchUsage.CompletionTokens,
+		Attempts:              res.Attempts,
+		Repairs:               res.Repairs,
+		Fallback:              c.Fallback,
 	}
 	if p, ok := res.Kept.(*store.PreparedRequest); ok {
 		rec.Prepared = p

@@ -140,7 +140,7 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 	}
 	if r.Config.MaxCost > 0 {
 		for _, c := range calls {
-			if _, err := r.Config.price(c.Result.Request.Params.Model, c.Result.Request.Phase, c.Result.Usage); err != nil {
+			if _, err := r.Config.price(c.Result.Request.Params.Model, c.Result.Request.Phase, callUsage(c.Result)); err != nil {
 				return nil, t.fail(ctx, "step_failed", err)
 			}
 		}
@@ -434,6 +434,7 @@ func (tr *TickReport) add(c Call) {
 	tr.Calls++
 	tr.Repairs += c.Result.Repairs
 	tr.Usage = tr.Usage.Add(c.Result.Usage)
+	tr.BatchUsage = tr.BatchUsage.Add(c.Result.BatchUsage)
 	if c.Result.Err != nil {
 		tr.Failed++
 	}

@@ -63,7 +63,7 @@ func (s *Session) UsageReport(ctx context.Context) (*UsageReport, error) {
 }
 
 // buildUsage sums rows per model, phase, entity and tick and prices each
-// row at its own model; model gives the phase's configured model for rows
+// row at its own model, its batch tokens at the model's batch discount; model gives the phase's configured model for rows
 // stored without one.
 func buildUsage(sim string, rows []store.CallUsage, model func(phase string) string, price map[string]runner.Price) *UsageReport {
 	rep := &UsageReport{Simulation: sim, Unpriced: []string{}, ByModel: []UsageLine{}, ByPhase: []UsageLine{}, ByEntity: []UsageLine{}, ByTick: []UsageLine{}}
@@ -78,7 +78,7 @@ func buildUsage(sim string, rows []store.CallUsage, model func(phase string) str
 		}
 		cost, ok := 0.0, false
 		if p, found := price[m]; found {
-			cost, ok = p.Cost(r.PromptTokens, r.CompletionTokens), true
+			cost, ok = p.CostOf(r.Usage), true
 		} else if r.Calls > 0 && !slices.Contains(rep.Unpriced, m) {
 			rep.Unpriced = append(rep.Unpriced, m)
 		}
@@ -140,6 +140,8 @@ func (a *acc) add(u store.Usage, cost float64, priced bool) {
 	a.CompletionTokens += u.CompletionTokens
 	a.CachedTokens += u.CachedTokens
 	a.LatencyMS += u.LatencyMS
+	a.BatchPromptTokens += u.BatchPromptTokens
+	a.BatchCompletionTokens += u.BatchCompletionTokens
 	a.cost += cost
 	a.unknown = a.unknown || !priced
 }

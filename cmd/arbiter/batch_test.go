@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"hash/fnv"
+	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,3 +74,71 @@ func TestProgressLineBatch(t *testing.T) {
 		t.Errorf("the server's text reached the terminal raw: %q", got)
 	}
 }
+
+// TestBatchPrices: the tokens a Batch API job answered are stored as batch
+// tokens and priced at the model's batch_discount (0.5 unless set): a
+// demo-sim tick of 11 calls, $1.98 live (see priced), costs $0.99 as a
+// job, $1.485 at a discount of 0.25; usage, status and run --json say
+// which tokens were batch tokens, and run.max_cost counts the discounted
+// price.
+func TestBatchPrices(t *testing.T) {
+	cleanEnv(t)
+	fakeModel(t, nil)
+	usage := func(sim, cfg string) session.UsageReport {
+		t.Helper()
+		code, out, errOut := arbiter(t, "usage", sim, "--config", cfg, "--json")
+		var rep session.UsageReport
+		if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Total.CostUSD == nil {
+			t.Fatalf("usage --json: exit %d\n%s\n%s", code, out, errOut)
+		}
+		return rep
+	}
+	sim := demoCopy(t)
+	cfg := priced(t, "")
+	code, out, errOut := arbiter(t, "run", sim, "--batch", "--config", cfg, "--json")
+	if code != 0 {
+		t.Fatalf("run --batch: exit %d\n%s", code, errOut)
+	}
+	var rep session.RunReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.BatchUsage.PromptTokens != 11*120 || rep.BatchUsage != rep.Usage {
+		t.Errorf("run --json: usage %+v, batch usage %+v (%v); want every token a batch token", rep.Usage, rep.BatchUsage, err)
+	}
+	u := usage(sim, cfg)
+	if got := *u.Total.CostUSD; math.Abs(got-0.99) > 1e-9 || u.Total.BatchPromptTokens != 1320 || u.Total.BatchCompletionTokens != 330 {
+		t.Errorf("usage: $%g, %d+%d batch tokens; want $0.99 and 1320+330", got, u.Total.BatchPromptTokens, u.Total.BatchCompletionTokens)
+	}
+	_, text, _ := arbiter(t, "usage", sim, "--config", cfg)
+	if !strings.Contains(text, "1650 tokens answered through Batch API jobs (1320 prompt, 330 completion)") || !strings.Contains(text, "cost $0.9900") {
+		t.Errorf("usage does not tell the batch tokens and their price:\n%s", text)
+	}
+	_, status, _ := arbiter(t, "status", sim)
+	if !strings.Contains(status, "batch tokens: 1320 prompt + 330 completion = 1650") {
+		t.Errorf("status does not tell the batch tokens:\n%s", status)
+	}
+	quarter := priced(t, "")
+	os.WriteFile(quarter, []byte("prices:\n  - {model: test-model, prompt: 1000, completion: 2000, batch_discount: 0.25}\n"), 0o644)
+	if got := *usage(sim, quarter).Total.CostUSD; math.Abs(got-1.485) > 1e-9 {
+		t.Errorf("usage at batch_discount 0.25: $%g, want $1.485", got)
+	}
+	_, shown, _ := arbiter(t, "config", "show", "--config", cfg)
+	if !strings.Contains(shown, "batch_discount: 0.5") {
+		t.Errorf("config show does not say the default batch discount:\n%s", shown)
+	}
+
+	// run.max_cost counts what was spent at the batch price: $0.99 leaves
+	// room under $2.5 for tick 2 ($0.99 more), which the live price would not.
+	capped := priced(t, "run:\n  max_cost: 2.5\n")
+	if code, _, errOut := arbiter(t, "run", sim, "--batch", "--config", capped); code != 0 {
+		t.Errorf("run --batch under max_cost $2.5 after $0.99: exit %d\n%s", code, errOut)
+	}
+	if code, _, errOut := arbiter(t, "run", sim, "--config", capped); code != ExitBudget || !strings.Contains(errOut, "$1.98 spent of run.max_cost $2.5") {
+		t.Errorf("a live tick after $1.98 under $2.5: exit %d, want %d\n%s", code, ExitBudget, errOut)
+	}
+
+	bad := priced(t, "")
+	os.WriteFile(bad, []byte("prices:\n  - {model: test-model, prompt: 1, completion: 2, batch_discount: 1.5}\n"), 0o644)
+	if code, _, errOut := arbiter(t, "validate", sim, "--config", bad); code != ExitUsage || !strings.Contains(errOut, "config prices[0] (test-model).batch_discount: must be within 0..1") {
+		t.Errorf("batch_discount 1.5: exit %d\n%s", code, errOut)
+	}
+}
+

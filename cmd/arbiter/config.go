@@ -30,6 +30,8 @@ type Config struct {
 	// and a dot splits a configuration key.
 	Prices []PriceConfig `mapstructure:"prices" yaml:"prices" json:"prices"`
 
+	// file is the config file read, "" when none was.
+	file string
 	// unknown are the keys of the config file arbiter does not read, and
 	// deprecated the keys read under another name, each as a line naming
 	// the file (and line) and the key.
@@ -41,12 +43,20 @@ type Config struct {
 func (c *Config) warnings() []string { return append(slices.Clone(c.unknown), c.deprecated...) }
 
 // PriceConfig is one model's price in USD per million tokens; cached prompt
-// tokens are priced as prompt tokens.
+// tokens are priced as prompt tokens. BatchDiscount is the part of that
+// price taken off the tokens a Batch API job answered: unset, it is
+// DefaultBatchDiscount (loadConfig fills it in, so config show and the
+// manifest say what was used).
 type PriceConfig struct {
-	Model      string  `mapstructure:"model" yaml:"model" json:"model"`
-	Prompt     float64 `mapstructure:"prompt" yaml:"prompt" json:"prompt"`
-	Completion float64 `mapstructure:"completion" yaml:"completion" json:"completion"`
+	Model         string   `mapstructure:"model" yaml:"model" json:"model"`
+	Prompt        float64  `mapstructure:"prompt" yaml:"prompt" json:"prompt"`
+	Completion    float64  `mapstructure:"completion" yaml:"completion" json:"completion"`
+	BatchDiscount *float64 `mapstructure:"batch_discount" yaml:"batch_discount" json:"batch_discount"`
 }
+
+// DefaultBatchDiscount is OpenAI's: the Batch API costs half the live
+// price.
+const DefaultBatchDiscount = 0.5
 
 // GamesConfig is the model seats of the games (conquest, duel).
 type GamesConfig struct {
@@ -301,8 +311,14 @@ func loadConfig(configFile string, flags *pflag.FlagSet, flagKeys map[string]str
 	if err := v.Unmarshal(&c); err != nil {
 		return nil, usageErrorf("config: %v", err)
 	}
+	for i := range c.Prices {
+		if c.Prices[i].BatchDiscount == nil {
+			d := DefaultBatchDiscount
+			c.Prices[i].BatchDiscount = &d
+		}
+	}
 	if file := v.ConfigFileUsed(); file != "" {
-		c.unknown = unknownKeys(file)
+		c.file, c.unknown = file, unknownKeys(file)
 	}
 	if err := foldRateLimit(v, &c); err != nil {
 		return nil, usageError(err)
@@ -399,6 +415,9 @@ func (c *Config) validate() error {
 		check(!seen[p.Model], "config prices[%d]: model %q is priced twice", i, p.Model)
 		check(number(p.Prompt) && number(p.Completion), "config prices[%d] (%s): prices must be numbers of US dollars per million tokens", i, p.Model)
 		check(!(p.Prompt < 0 || p.Completion < 0), "config prices[%d] (%s): prices must not be negative", i, p.Model)
+		if d := p.BatchDiscount; d != nil {
+			check(*d >= 0 && *d <= 1, "config prices[%d] (%s).batch_discount: must be within 0..1 (the part of the price taken off batch tokens; 0.5: half price), got %g", i, p.Model, *d)
+		}
 		seen[p.Model] = true
 	}
 	if c.Run.MaxCost > 0 {
@@ -433,7 +452,11 @@ func (c *Config) models() []configuredModel {
 func (c *Config) prices() map[string]session.Price {
 	out := make(map[string]session.Price, len(c.Prices))
 	for _, p := range c.Prices {
-		out[p.Model] = session.Price{Prompt: p.Prompt, Completion: p.Completion}
+		d := DefaultBatchDiscount
+		if p.BatchDiscount != nil {
+			d = *p.BatchDiscount
+		}
+		out[p.Model] = session.Price{Prompt: p.Prompt, Completion: p.Completion, BatchDiscount: d}
 	}
 	return out
 }

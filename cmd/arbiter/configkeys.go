@@ -21,7 +21,7 @@ func knownKeys() map[string]bool {
 }
 
 // priceKeys are the keys of one entry of prices:.
-var priceKeys = []string{"model", "prompt", "completion"}
+var priceKeys = []string{"model", "prompt", "completion", "batch_discount"}
 
 // unknownKeys lists the keys of the config file at path that arbiter does
 // not read (a typo such as llm.endpointz would otherwise be ignored

@@ -81,6 +81,10 @@ func writeStatus(io *IOStreams, s *session.Status) error {
 	}
 	fmt.Fprintf(io.Out, "tokens:       %d prompt (%d cached) + %d completion = %d\n",
 		s.Total.PromptTokens, s.Total.CachedTokens, s.Total.CompletionTokens, s.Total.PromptTokens+s.Total.CompletionTokens)
+	if b := s.Total.BatchPromptTokens + s.Total.BatchCompletionTokens; b > 0 {
+		fmt.Fprintf(io.Out, "batch tokens: %d prompt + %d completion = %d, answered through Batch API jobs (priced at the batch discount)\n",
+			s.Total.BatchPromptTokens, s.Total.BatchCompletionTokens, b)
+	}
 	if r := s.LastRun; r != nil {
 		fmt.Fprintf(io.Out, "%-14sticks %d..%d, started %s\n", fmt.Sprintf("run %d:", r.N), r.FirstTick, r.LastTick, r.StartedAt.Local().Format("2006-01-02 15:04:05"))
 		if err := writeManifest(io.Out, s.Manifest); err != nil {

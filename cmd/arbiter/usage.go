@@ -32,7 +32,10 @@ completion} in USD per million tokens) it adds the cost, and the usage per
 model. Each call is priced at the model that answered it, as stored with the
 call; a call stored by an arbiter older than schema version 3 has no model
 and is priced at the model its phase is configured with now (the report says
-so). A model without a price leaves the cost unknown.`,
+so). A model without a price leaves the cost unknown. The tokens a Batch
+API job answered (run --batch, phases.<name>.mode: batch) are priced at
+the model's batch_discount off its price (default 0.5, OpenAI's half
+price); the rest, repairs included, at the live price.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := g.loadConfig(nil, nil)
@@ -78,6 +81,10 @@ func writeUsage(io *IOStreams, rep *session.UsageReport) error {
 	fmt.Fprintf(w, "%s: %s over %s, %d failed; %s (%d prompt, %d cached, %d completion); cost %s\n",
 		rep.Simulation, plural(t.Calls, "call"), plural(len(rep.ByTick), "tick"), t.FailedCalls,
 		plural(t.PromptTokens+t.CompletionTokens, "token"), t.PromptTokens, t.CachedTokens, t.CompletionTokens, costText(t.CostUSD))
+	if b := t.BatchPromptTokens + t.BatchCompletionTokens; b > 0 {
+		fmt.Fprintf(w, "%s answered through Batch API jobs (%d prompt, %d completion), priced at each model's batch_discount\n",
+			plural(b, "token"), t.BatchPromptTokens, t.BatchCompletionTokens)
+	}
 	if !rep.Priced {
 		fmt.Fprintf(w, "no price configured for %v: add them under prices: in config.yaml (USD per million tokens)\n", rep.Unpriced)
 	}
@@ -86,15 +93,23 @@ func writeUsage(io *IOStreams, rep *session.UsageReport) error {
 	}
 	// The cost column shows when some phase's model has a price.
 	costs := slices.ContainsFunc(rep.ByPhase, func(l session.UsageLine) bool { return l.CostUSD != nil })
+	// The batch column shows when some tokens went through a Batch API job.
+	batch := t.BatchPromptTokens+t.BatchCompletionTokens > 0
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	section := func(title string, lines []session.UsageLine, key func(session.UsageLine) string) {
 		fmt.Fprintf(tw, "\n%s\tcalls\tfailed\tprompt\tcompletion\tcached\tlatency (per call)", title)
+		if batch {
+			fmt.Fprint(tw, "\tbatch")
+		}
 		if costs {
 			fmt.Fprint(tw, "\tcost")
 		}
 		fmt.Fprintln(tw)
 		for _, l := range lines {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s", key(l), l.Calls, l.FailedCalls, l.PromptTokens, l.CompletionTokens, l.CachedTokens, latency(l.LatencyMS, l.Calls))
+			if batch {
+				fmt.Fprintf(tw, "\t%d", l.BatchPromptTokens+l.BatchCompletionTokens)
+			}
 			if costs {
 				fmt.Fprintf(tw, "\t%s", costText(l.CostUSD))
 			}
