@@ -2,6 +2,7 @@ package phases
 
 import (
 	"context"
+	"slices"
 
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/prompts"
@@ -11,7 +12,8 @@ import (
 
 // batchPlan plays a tick with each phase's calls sent as one Batch API
 // job: every intention of the tick in one job, then every arbiter call in
-// another. A job answers all its calls at once, so the tick runs in
+// another (or only the phases of Narrative.BatchOnly, the other's calls
+// made live). A job answers all its calls at once, so the tick runs in
 // lockstep (no location starts before the others, no tick ahead). The job
 // of each phase is stored in state.db before the run waits for it
 // (runner.Tick.BatchJob): a run stopped meanwhile polls that job when it
@@ -94,8 +96,11 @@ func (p *batchPlan) resolve(ctx context.Context) ([]Outcome[MasterOutput], error
 }
 
 // submit makes the calls of phase as one job, resuming the job a stopped
-// run left in flight.
+// run left in flight; a phase not in Narrative.BatchOnly makes them live.
 func (p *batchPlan) submit(ctx context.Context, phase string, reqs []llm.Request) ([]llm.Result, error) {
+	if p.n.BatchOnly != nil && !slices.Contains(p.n.BatchOnly, phase) {
+		return p.n.Model.CreateEachThen(ctx, len(reqs), func(i int) (llm.Request, error) { return reqs[i], nil }, nil)
+	}
 	job, err := p.t.BatchJob(ctx, phase)
 	if err != nil {
 		return nil, err

@@ -27,6 +27,9 @@ func init() {
 func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (session.Kind, error) {
 	n := &Narrative{Sim: sim, Prompts: pr, Intention: set.Intention, Resolution: set.Resolution, Logger: set.Logger, Context: set.Context,
 		MaxCharacters: set.MaxCharacters, MaxOutputTokens: set.MaxOutputTokens, Lockstep: set.Lockstep, Batch: set.Batch}
+	if !set.Batch && len(set.BatchPhases) > 0 {
+		n.Batch, n.BatchOnly = true, set.BatchPhases
+	}
 	if errs := n.Lint(); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}

@@ -45,6 +45,9 @@ type Narrative struct {
 	// Batch sends each phase's calls as one Batch API job (batch.go); its
 	// ticks run in lockstep.
 	Batch bool
+	// BatchOnly, when set with Batch, are the phases sent as jobs; the
+	// other phase's calls are made live (phases.<name>.mode).
+	BatchOnly []string
 
 	ahead     ahead
 	batchOnce sync.Once

@@ -95,6 +95,10 @@ type Settings struct {
 	// Batch sends each phase's calls of a narrative as one Batch API job
 	// (run --batch); its ticks run in lockstep.
 	Batch bool
+	// BatchPhases are the narrative phases whose calls go as one Batch API
+	// job (phases.<name>.mode: batch), the others live; with any, ticks
+	// run in lockstep. Other kinds have no such phases and ignore it.
+	BatchPhases []string
 	// People are the seats people take at the terminal (arbiter play) over
 	// their configured seats; a model client is built for a game only when
 	// another seat is a model.

@@ -142,3 +142,79 @@ func TestBatchPrices(t *testing.T) {
 	}
 }
 
+// TestPhaseModeBatch: phases.<name>.mode: batch sends that phase alone as
+// a Batch API job each tick, the other phase live, to the state a live run
+// reaches with the same answers; run --batch is recorded in the manifest
+// as both phases' mode; a mode other than live or batch is refused by
+// validate and run, naming the file (or variable) and the key.
+func TestPhaseModeBatch(t *testing.T) {
+	cleanEnv(t)
+	srv := fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
+		h := fnv.New32a()
+		h.Write([]byte(c.SystemMessage() + c.LastUserMessage()))
+		cc := *c
+		cc.N = int(h.Sum32() % 100000)
+		return openaitest.FromSchema(nil)(&cc)
+	})
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	os.WriteFile(cfg, []byte("phases:\n  resolution:\n    mode: batch\n"), 0o644)
+	live, mixed := demoCopy(t), demoCopy(t)
+	if code, _, errOut := arbiter(t, "run", live, "--ticks", "2", "--lockstep"); code != 0 {
+		t.Fatalf("live run: exit %d\n%s", code, errOut)
+	}
+	before := srv.CallCount()
+	if code, _, errOut := arbiter(t, "run", mixed, "--ticks", "2", "--config", cfg); code != 0 {
+		t.Fatalf("run with phases.resolution.mode batch: exit %d\n%s", code, errOut)
+	}
+	if srv.BatchesCreated() != 2 {
+		t.Errorf("%d batch jobs, want 2 (the resolution phase of 2 ticks)", srv.BatchesCreated())
+	}
+	var jobs, lives int
+	for _, c := range srv.Calls()[before:] {
+		switch {
+		case strings.HasPrefix(c.CustomID, "resolution:"):
+			jobs++
+		case c.CustomID == "":
+			lives++
+		default:
+			t.Errorf("call %d went as %q; only the resolution phase goes as a job", c.N, c.CustomID)
+		}
+	}
+	if jobs != 10 || lives != 12 {
+		t.Errorf("%d resolution calls in jobs and %d live calls; want 10 and the 12 intentions", jobs, lives)
+	}
+	for _, tick := range []string{"1", "2"} {
+		_, want, _ := arbiter(t, "export", live, "--format", "json", "--tick", tick)
+		if _, got, _ := arbiter(t, "export", mixed, "--format", "json", "--tick", tick); got != want || want == "" {
+			t.Errorf("tick %s: the export differs from the live run's:\n%s\nlive:\n%s", tick, got, want)
+		}
+	}
+	_, status, _ := arbiter(t, "status", mixed, "--config", cfg)
+	if !strings.Contains(status, "phases.resolution.mode=batch") || strings.Contains(status, "phases.intention.mode=batch") {
+		t.Errorf("status does not show the run's phase modes:\n%s", status)
+	}
+	all := demoCopy(t)
+	if code, _, errOut := arbiter(t, "run", all, "--batch"); code != 0 {
+		t.Fatalf("run --batch: exit %d\n%s", code, errOut)
+	}
+	if _, status, _ := arbiter(t, "status", all); !strings.Contains(status, "phases.intention.mode=batch") || !strings.Contains(status, "phases.resolution.mode=batch") {
+		t.Errorf("status of a run --batch does not show both phases in batch mode:\n%s", status)
+	}
+
+	os.WriteFile(cfg, []byte("phases:\n  resolution:\n    mode: bach\n"), 0o644)
+	calls := srv.CallCount()
+	for _, cmd := range []string{"validate", "run"} {
+		code, _, errOut := arbiter(t, cmd, mixed, "--config", cfg)
+		if code != ExitUsage || !strings.Contains(errOut, "config "+cfg+`: phases.resolution.mode: "bach" is not a phase mode: live`) {
+			t.Errorf("%s with mode bach: exit %d\n%s", cmd, code, errOut)
+		}
+	}
+	t.Setenv("ARBITER_PHASES_INTENTION_MODE", "Batch")
+	if code, _, errOut := arbiter(t, "validate", mixed); code != ExitUsage || !strings.Contains(errOut, `ARBITER_PHASES_INTENTION_MODE (phases.intention.mode): "Batch" is not a phase mode`) {
+		t.Errorf("ARBITER_PHASES_INTENTION_MODE=Batch: exit %d\n%s", code, errOut)
+	}
+	if srv.CallCount() != calls {
+		t.Errorf("a refused mode made %d calls", srv.CallCount()-calls)
+	}
+}

@@ -149,16 +149,52 @@ func (c LLMConfig) MarshalJSON() ([]byte, error) {
 
 // PhasesConfig holds the model settings of each phase.
 type PhasesConfig struct {
-	Intention  PhaseConfig      `mapstructure:"intention" yaml:"intention" json:"intention"`
+	Intention  IntentionConfig  `mapstructure:"intention" yaml:"intention" json:"intention"`
 	Resolution ResolutionConfig `mapstructure:"resolution" yaml:"resolution" json:"resolution"`
 }
 
-// ResolutionConfig is phase 2a's model settings and how many characters
-// one arbiter call resolves (0: as many as llm.max_output_tokens allows);
-// a location with more present is resolved in several calls.
+// IntentionConfig is phase 1's model settings and how its calls go.
+type IntentionConfig struct {
+	PhaseConfig `mapstructure:",squash" yaml:",inline"`
+	Mode        string `mapstructure:"mode" yaml:"mode" json:"mode"`
+}
+
+// ResolutionConfig is phase 2a's model settings, how its calls go, and
+// how many characters one arbiter call resolves (0: as many as
+// llm.max_output_tokens allows); a location with more present is resolved
+// in several calls.
 type ResolutionConfig struct {
 	PhaseConfig   `mapstructure:",squash" yaml:",inline"`
-	MaxCharacters int `mapstructure:"max_characters" yaml:"max_characters" json:"max_characters"`
+	Mode          string `mapstructure:"mode" yaml:"mode" json:"mode"`
+	MaxCharacters int    `mapstructure:"max_characters" yaml:"max_characters" json:"max_characters"`
+}
+
+// Modes of a narrative phase (phases.<name>.mode): live calls, or one
+// Batch API job per tick, as run --batch sends every phase.
+const (
+	ModeLive  = "live"
+	ModeBatch = "batch"
+)
+
+// phaseMode is a narrative phase's mode, with its key.
+type phaseMode struct{ phase, key, mode string }
+
+// modes are the narrative phases' modes.
+func (c *Config) modes() []phaseMode {
+	return []phaseMode{{"intention", "phases.intention.mode", c.Phases.Intention.Mode}, {"resolution", "phases.resolution.mode", c.Phases.Resolution.Mode}}
+}
+
+// where names where key's value came from: its ARBITER_* variable when
+// set, else the config file.
+func (c *Config) where(key string) string {
+	env := "ARBITER_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+	switch {
+	case os.Getenv(env) != "":
+		return env + " (" + key + ")"
+	case c.file != "":
+		return "config " + c.file + ": " + key
+	}
+	return "config " + key
 }
 
 // PhaseConfig is one phase's model settings; an empty model means llm.model.
@@ -215,6 +251,8 @@ var defaults = map[string]any{
 	"phases.intention.endpoints":    []any{},
 	"phases.resolution.endpoints":   []any{},
 	"phases.intention.model":        "",
+	"phases.intention.mode":         ModeLive,
+	"phases.resolution.mode":        ModeLive,
 	"phases.intention.temperature":  0.8,
 	"phases.intention.max_tokens":   400,
 	"phases.resolution.model":       "",
@@ -392,12 +430,16 @@ func (c *Config) validate() error {
 			errs = append(errs, fmt.Errorf("config %w", e))
 		}
 	}
-	for name, p := range map[string]PhaseConfig{"phases.intention": c.Phases.Intention, "phases.resolution": c.Phases.Resolution.PhaseConfig, "chronicle": c.Chronicle.PhaseConfig, "games": c.Games.PhaseConfig} {
+	for name, p := range map[string]PhaseConfig{"phases.intention": c.Phases.Intention.PhaseConfig, "phases.resolution": c.Phases.Resolution.PhaseConfig, "chronicle": c.Chronicle.PhaseConfig, "games": c.Games.PhaseConfig} {
 		check(p.Temperature >= 0 && p.Temperature <= 2, "config %s.temperature: must be within 0..2, got %g", name, p.Temperature)
 		check(p.MaxTokens > 0, "config %s.max_tokens: must be positive, got %d", name, p.MaxTokens)
 		check(p.MaxTokens <= c.LLM.MaxOutputTokens || c.LLM.MaxOutputTokens <= 0, "config %s.max_tokens: %d is more than llm.max_output_tokens %d", name, p.MaxTokens, c.LLM.MaxOutputTokens)
 	}
 	check(c.LLM.MaxOutputTokens > 0, "config llm.max_output_tokens: must be positive, got %d", c.LLM.MaxOutputTokens)
+	for _, m := range c.modes() {
+		check(m.mode == ModeLive || m.mode == ModeBatch, "%s: %q is not a phase mode: %s (live calls) or %s (one Batch API job per tick, as run --batch)",
+			c.where(m.key), m.mode, ModeLive, ModeBatch)
+	}
 	check(c.Phases.Resolution.MaxCharacters >= 0, "config phases.resolution.max_characters: must not be negative (0: as many as llm.max_output_tokens allows), got %d", c.Phases.Resolution.MaxCharacters)
 	check(c.Chronicle.Window >= 0, "config chronicle.window: must not be negative, got %d", c.Chronicle.Window)
 	check(c.LLM.ContextTokens >= 0, "config llm.context_tokens: must not be negative, got %d", c.LLM.ContextTokens)

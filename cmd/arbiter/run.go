@@ -90,6 +90,9 @@ func newRunCmd(io *IOStreams, g *globals, runF func(context.Context, *RunOptions
 // a closing line (or the report as JSON).
 func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	io, g := opts.IO, opts.Globals
+	if opts.Batch { // every narrative phase in batch mode, as the manifest records it
+		opts.Config.Phases.Intention.Mode, opts.Config.Phases.Resolution.Mode = ModeBatch, ModeBatch
+	}
 	set, err := opts.Config.settings(true, "run")
 	if err != nil {
 		return err

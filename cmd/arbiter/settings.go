@@ -11,7 +11,7 @@ import (
 func (c *Config) settings(withClient bool, command string) (session.Settings, error) {
 	s := session.Settings{
 		Depth:      c.LLM.Depth,
-		Intention:  c.params(c.Phases.Intention),
+		Intention:  c.params(c.Phases.Intention.PhaseConfig),
 		Resolution: c.params(c.Phases.Resolution.PhaseConfig),
 		Chat:       c.params(c.Chronicle.PhaseConfig),
 		Window:     c.Chronicle.Window,
@@ -25,6 +25,11 @@ func (c *Config) settings(withClient bool, command string) (session.Settings, er
 		Model:           c.LLM.Model,
 		Run: session.Limits{PhaseTimeout: c.Run.PhaseTimeout, TokenBudget: c.Run.TokenBudget,
 			MaxCost: c.Run.MaxCost, Prices: c.prices()},
+	}
+	for _, m := range c.modes() {
+		if m.mode == ModeBatch {
+			s.BatchPhases = append(s.BatchPhases, m.phase)
+		}
 	}
 	if withClient {
 		s.LLM = func() (session.ClientConfig, error) {
