@@ -27,6 +27,16 @@ type BatchJob struct {
 	ID string
 	// Endpoint names the endpoint ID went to; "" is the phase's first.
 	Endpoint string
+	// Tag, when set, names the job among the server's batches (its
+	// metadata TagKey): the caller stores it before the job is created,
+	// so that a job whose id was never stored can still be found.
+	Tag string
+	// Find, with Tag and no ID, looks for a job tagged Tag on the endpoint
+	// (GET /v1/batches) before submitting one, and adopts it (Submitted is
+	// told its id): the run before was stopped between creating the job
+	// and storing its id. A job that failed or was cancelled is not
+	// adopted.
+	Find bool
 	// Submitted, when set, is called once the job is created and before
 	// any wait, with its id and the name of its endpoint, for the caller
 	// to store them. An error ends CompleteBatch with it; the job is left
@@ -112,9 +122,36 @@ func (c *Client) CompleteBatch(ctx context.Context, phase string, reqs []Request
 	}
 
 	id := job.ID
+	if id == "" && job.Find && job.Tag != "" {
+		// Every endpoint of the phase: the stopped run may have picked
+		// another.
+		for _, e := range pool {
+			if _, _, err := c.retry(ctx, log, nil, []*endpoint{e}, 0, func(ctx context.Context, ep *endpoint) error {
+				var ferr error
+				id, ferr = findBatch(ctx, ep, job.Tag)
+				return ferr
+			}); err != nil {
+				// A server that cannot list its batches: one is submitted,
+				// as it would be without the tag.
+				log.Warn("could not look for the batch job a stopped run may have submitted", "endpoint", e.name, "tag", job.Tag, "error", err.Error())
+			}
+			if id != "" {
+				ep, one = e, []*endpoint{e}
+				break
+			}
+		}
+		if id != "" {
+			log.Info("adopting the batch job a stopped run submitted before storing its id", "job", id, "tag", job.Tag)
+			if job.Submitted != nil {
+				if err := job.Submitted(ctx, id, ep.name); err != nil {
+					return nil, fmt.Errorf("batch job %s of %s was found but not stored: %w", id, phase, err)
+				}
+			}
+		}
+	}
 	if id == "" {
 		var err error
-		if id, err = c.submitBatch(ctx, log, one, phase, input.Bytes()); err != nil {
+		if id, err = c.submitBatch(ctx, log, one, phase, job.Tag, input.Bytes()); err != nil {
 			return nil, err
 		}
 		if job.Submitted != nil {
@@ -219,9 +256,42 @@ func (c *Client) lineError(ctx context.Context, ep *endpoint, l batchOutputLine,
 	return nil
 }
 
-// submitBatch uploads input and creates its job, through the one retry
-// layer, and returns the job's id.
-func (c *Client) submitBatch(ctx context.Context, log *slog.Logger, one []*endpoint, phase string, input []byte) (string, error) {
+// TagKey is the metadata key of a job's BatchJob.Tag.
+const TagKey = "arbiter_job"
+
+// findBatch returns the id of the newest batch on ep tagged tag that did
+// not fail and was not cancelled, "" when there is none among the last
+// findPages pages.
+func findBatch(ctx context.Context, ep *endpoint, tag string) (string, error) {
+	limit := 100
+	var after *string
+	for range findPages {
+		page, err := ep.oa.ListBatch(ctx, after, &limit)
+		if err != nil {
+			return "", err
+		}
+		for _, b := range page.Data {
+			if t, _ := b.Metadata[TagKey].(string); t == tag && !slices.Contains([]string{"failed", "cancelling", "cancelled"}, b.Status) {
+				return b.ID, nil
+			}
+		}
+		if !page.HasMore || page.LastID == "" {
+			return "", nil
+		}
+		after = &page.LastID
+	}
+	return "", nil
+}
+
+// findPages bounds how far back findBatch looks: the job it looks for was
+// created by the run just stopped, among the newest.
+const findPages = 10
+
+// submitBatch uploads input and creates its job tagged tag (when set),
+// through the one retry layer, and returns the job's id. A create retried
+// after a failure first looks for a job with the tag: the failed attempt
+// may have created one whose answer was lost.
+func (c *Client) submitBatch(ctx context.Context, log *slog.Logger, one []*endpoint, phase, tag string, input []byte) (string, error) {
 	var file openai.File
 	if _, _, err := c.retry(ctx, log, nil, one, 0, func(ctx context.Context, ep *endpoint) error {
 		var err error
@@ -231,11 +301,25 @@ func (c *Client) submitBatch(ctx context.Context, log *slog.Logger, one []*endpo
 		err.Message = "upload of the batch input: " + err.Message
 		return "", err
 	}
+	meta := map[string]any{"phase": phase}
+	if tag != "" {
+		meta[TagKey] = tag
+	}
 	var b openai.BatchResponse
+	tried := false
 	if _, _, err := c.retry(ctx, log, nil, one, 0, func(ctx context.Context, ep *endpoint) error {
+		if tried && tag != "" {
+			// Not found, or not listed (a server without GET /v1/batches):
+			// created again, as without the tag.
+			if id, err := findBatch(ctx, ep, tag); err == nil && id != "" {
+				b.ID = id
+				return nil
+			}
+		}
+		tried = true
 		var err error
 		b, err = ep.oa.CreateBatch(ctx, openai.CreateBatchRequest{InputFileID: file.ID, Endpoint: openai.BatchEndpointChatCompletions,
-			CompletionWindow: "24h", Metadata: map[string]any{"phase": phase}})
+			CompletionWindow: "24h", Metadata: meta})
 		return err
 	}); err != nil {
 		err.Message = "creating the batch job: " + err.Message

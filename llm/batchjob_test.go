@@ -14,7 +14,7 @@ import (
 // batchServer answers as its user message says: "ada" well, "bob" off
 // the schema in a batch and well live, "cy" with a 500 in a batch and well
 // live.
-func batchServer(t *testing.T) *openaitest.Server {
+func batchServer(t *testing.T, opts ...openaitest.Option) *openaitest.Server {
 	return openaitest.New(t, func(c *openaitest.Call) openaitest.Reply {
 		user := c.LastUserMessage()
 		switch {
@@ -28,7 +28,7 @@ func batchServer(t *testing.T) *openaitest.Server {
 			name = "bob"
 		}
 		return openaitest.JSON(map[string]any{"name": name, "location": "garden"})
-	})
+	}, opts...)
 }
 
 func batchRequests(users ...string) []Request {
@@ -260,4 +260,90 @@ func FuzzParseBatchOutput(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCompleteBatchAdoptsLostJob: a job created by a run stopped before it
+// stored the id (Submitted failed here) is found by its tag and adopted,
+// never submitted again, and its answers read; a first submission lists
+// nothing, and a tag no job has is submitted, tagged.
+func TestCompleteBatchAdoptsLostJob(t *testing.T) {
+	t.Parallel()
+	srv := batchServer(t)
+	c, _ := newTestClient(t, srv.URL, nil)
+	reqs := batchRequests("ada")
+	killed := errors.New("killed before the id was stored")
+	_, err := c.CompleteBatch(t.Context(), "intention", reqs, BatchJob{Tag: "intention/1/42",
+		Submitted: func(context.Context, string, string) error { return killed }})
+	if !errors.Is(err, killed) || srv.BatchesCreated() != 1 || srv.BatchLists() != 0 {
+		t.Fatalf("first run: %v, %d batches, %d lists; want the job created, nothing listed", err, srv.BatchesCreated(), srv.BatchLists())
+	}
+	var stored string
+	record := func(_ context.Context, id, _ string) error { stored = id; return nil }
+	results, err := c.CompleteBatch(t.Context(), "intention", reqs, BatchJob{Tag: "intention/1/42", Find: true, Submitted: record})
+	if err != nil || srv.BatchesCreated() != 1 || stored != "batch_1" || srv.BatchLists() == 0 {
+		t.Fatalf("resumed: %v, %d batches, stored %q; want batch_1 adopted", err, srv.BatchesCreated(), stored)
+	}
+	if r := results[0]; r.Err != nil || r.BatchUsage.Total() == 0 || srv.CallCount() != 1 {
+		t.Errorf("adopted job's answer: Err %v, batch usage %+v, %d calls; want its one line answered by the job", r.Err, r.BatchUsage, srv.CallCount())
+	}
+	if _, err := c.CompleteBatch(t.Context(), "intention", reqs, BatchJob{Tag: "intention/2/43", Find: true, Submitted: record}); err != nil ||
+		srv.BatchesCreated() != 2 || stored != "batch_2" {
+		t.Errorf("a tag no job has: %v, %d batches, stored %q; want batch_2 submitted", err, srv.BatchesCreated(), stored)
+	}
+	if _, err := c.CompleteBatch(t.Context(), "intention", reqs, BatchJob{Tag: "intention/2/43", Find: true, Submitted: record}); err != nil ||
+		srv.BatchesCreated() != 2 || stored != "batch_2" {
+		t.Errorf("batch_2's tag again: %v, %d batches, stored %q; want batch_2 adopted", err, srv.BatchesCreated(), stored)
+	}
+}
+
+// TestSubmitBatchLostCreate: a create whose answer was lost (the server
+// made the job, the client saw a 500) is not made again: the retry finds
+// the job by its tag.
+func TestSubmitBatchLostCreate(t *testing.T) {
+	t.Parallel()
+	srv := batchServer(t)
+	srv.LoseBatchCreates(1)
+	c, _ := newTestClient(t, srv.URL, nil)
+	var stored string
+	results, err := c.CompleteBatch(t.Context(), "intention", batchRequests("ada"), BatchJob{Tag: "intention/1/7",
+		Submitted: func(_ context.Context, id, _ string) error { stored = id; return nil }})
+	if err != nil || srv.BatchesCreated() != 1 || stored != "batch_1" || results[0].Err != nil {
+		t.Fatalf("%v, %d batches, stored %q, %v; want the one job made by the lost create", err, srv.BatchesCreated(), stored, results[0].Err)
+	}
+}
+
+// TestCompleteBatchWithoutList: a server that cannot list its batches
+// (404) gets a job submitted, with a warning, rather than a run that
+// cannot go on.
+func TestCompleteBatchWithoutList(t *testing.T) {
+	t.Parallel()
+	srv := batchServer(t, openaitest.WithoutBatchList())
+	c, _ := newTestClient(t, srv.URL, nil)
+	results, err := c.CompleteBatch(t.Context(), "intention", batchRequests("ada"), BatchJob{Tag: "intention/1/9", Find: true})
+	if err != nil || srv.BatchesCreated() != 1 || srv.BatchLists() != 1 || results[0].Err != nil {
+		t.Fatalf("%v, %d batches, %d lists, %v; want one list refused and one job", err, srv.BatchesCreated(), srv.BatchLists(), results[0].Err)
+	}
+}
+
+// TestCompleteBatchFindsJobOnAnyEndpoint: the job a stopped run created
+// is looked for on every endpoint of the phase, and polled where it is.
+func TestCompleteBatchFindsJobOnAnyEndpoint(t *testing.T) {
+	t.Parallel()
+	a, b := batchServer(t), batchServer(t)
+	cb, _ := newTestClient(t, b.URL, nil)
+	killed := errors.New("killed")
+	if _, err := cb.CompleteBatch(t.Context(), "intention", batchRequests("ada"), BatchJob{Tag: "intention/1/5",
+		Submitted: func(context.Context, string, string) error { return killed }}); !errors.Is(err, killed) || b.BatchesCreated() != 1 {
+		t.Fatalf("the stopped run: %v, %d jobs on b", err, b.BatchesCreated())
+	}
+	c := endpointsClient(t, nil, Endpoint{Name: "a", BaseURL: a.URL}, Endpoint{Name: "b", BaseURL: b.URL})
+	var stored []string
+	results, err := c.CompleteBatch(t.Context(), "intention", batchRequests("ada"), BatchJob{Tag: "intention/1/5", Find: true,
+		Submitted: func(_ context.Context, id, endpoint string) error { stored = append(stored, id, endpoint); return nil }})
+	if err != nil || a.BatchesCreated() != 0 || b.BatchesCreated() != 1 || len(stored) != 2 || stored[0] != "batch_1" || stored[1] != "b" || a.BatchLists() != 1 {
+		t.Fatalf("%v; jobs a %d, b %d, stored %q, a listed %d times; want b's batch_1 adopted after a was looked at", err, a.BatchesCreated(), b.BatchesCreated(), stored, a.BatchLists())
+	}
+	if results[0].Err != nil || results[0].Endpoint != "b" || b.CallCount() != 1 {
+		t.Errorf("answer: %v from %q, %d calls on b", results[0].Err, results[0].Endpoint, b.CallCount())
+	}
 }

@@ -45,7 +45,9 @@ func batchRunner(t *testing.T, url string, st *store.Store) *runner.Runner {
 
 // TestBatchRunResumes: a batch run stopped while its first job is in
 // flight polls that job when run again, never submitting it twice, and
-// ends in the state a live run with the same answers reaches.
+// ends in the state a live run with the same answers reaches; so does one
+// stopped after the server created the job and before state.db stored its
+// id, which finds the job by the tag it was created with.
 func TestBatchRunResumes(t *testing.T) {
 	const ticks = 2
 	live := openaitest.New(t, sameAnswers)
@@ -57,7 +59,14 @@ func TestBatchRunResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, unstored := range []bool{false, true} {
+		t.Run(map[bool]string{false: "stored", true: "unstored"}[unstored], func(t *testing.T) {
+			batchRunResumes(t, want, ticks, unstored)
+		})
+	}
+}
 
+func batchRunResumes(t *testing.T, want []byte, ticks int, unstored bool) {
 	srv := openaitest.New(t, sameAnswers)
 	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
@@ -78,7 +87,7 @@ func TestBatchRunResumes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok {
+		if ok && j.JobID != "" {
 			job = j
 			break
 		}
@@ -94,6 +103,11 @@ func TestBatchRunResumes(t *testing.T) {
 	}
 	if last, _ := st.LastTick(t.Context()); last != 0 {
 		t.Fatalf("stopped run committed tick %d", last)
+	}
+	if unstored { // as state.db was before the job's id was stored: the intent alone
+		if err := st.SaveBatchJob(t.Context(), store.BatchJob{Phase: PhaseIntention, Tick: 1, SubmittedAt: job.SubmittedAt}); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	srv.HoldBatches(false)

@@ -494,28 +494,45 @@ func firstError(calls []Call) error {
 // BatchJob is how phase's calls of the tick go as one Batch API job
 // (llm.Client.CompleteBatch): the job stored for the phase and tick when a
 // run that stopped while it was in flight submitted one, to be polled
-// rather than submitted again, a Submitted that stores a new job in
-// state.db before the run waits for it, and a Progress that tells OnPhase
-// the job's counts at each poll. The tick's commit forgets the job.
+// rather than submitted again; else a tag stored before the job is created
+// (its row in batch_jobs, without an id yet) that the job is created with,
+// so that a run stopped before it stored the id looks for the job by its
+// tag (BatchJob.Find) rather than paying for another; a Submitted that
+// stores the job's id before the run waits for it, and a Progress that
+// tells OnPhase the job's counts at each poll. The tick's commit forgets
+// the job.
 func (t *Tick) BatchJob(ctx context.Context, phase string) (llm.BatchJob, error) {
 	st := t.r.Store
 	j, ok, err := st.BatchJob(ctx, phase, t.N)
 	if err != nil {
 		return llm.BatchJob{}, err
 	}
+	if !ok {
+		// Stored before the job is created, its time names the job on the
+		// server (BatchJob.Tag): a run killed before it stores the job's id
+		// finds the job by it.
+		j = store.BatchJob{Phase: phase, Tick: t.N, SubmittedAt: time.Now()}
+		if err := st.SaveBatchJob(ctx, j); err != nil {
+			return llm.BatchJob{}, err
+		}
+	}
 	job := llm.BatchJob{
+		Tag: fmt.Sprintf("%s/%d/%d", phase, t.N, j.SubmittedAt.UnixNano()),
 		Submitted: func(ctx context.Context, id, endpoint string) error {
-			return st.SaveBatchJob(ctx, store.BatchJob{Phase: phase, Tick: t.N, JobID: id, Endpoint: endpoint, SubmittedAt: time.Now()})
+			return st.SaveBatchJob(ctx, store.BatchJob{Phase: phase, Tick: t.N, JobID: id, Endpoint: endpoint, SubmittedAt: j.SubmittedAt})
 		},
 		Progress: func(b llm.BatchStatus) {
 			t.r.phase(PhaseProgress{Tick: t.N, LastTick: t.target, Phase: phase, Calls: b.Total,
 				Batch: &BatchProgress{Job: b.ID, Status: b.Status, Total: b.Total, Completed: b.Completed, Failed: b.Failed}})
 		},
 	}
-	if ok {
+	switch {
+	case ok && j.JobID != "":
 		job.ID, job.Endpoint = j.JobID, j.Endpoint
 		t.Log().Info("polling the batch job a stopped run left in flight", "phase", phase, "tick", t.N, "job", j.JobID,
 			"submitted", j.SubmittedAt.Format(time.RFC3339))
+	case ok:
+		job.Find = true // stopped between submitting and storing the id, maybe
 	}
 	return job, nil
 }

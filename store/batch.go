@@ -11,17 +11,19 @@ import (
 // BatchJob is a phase's Batch API job in flight: stored before the run
 // waits for it, so that a run killed meanwhile polls the same job when it
 // resumes instead of submitting (and paying for) another. The commit of its
-// tick deletes it.
+// tick deletes it. A job is first stored without its id, before it is
+// created: a run killed before it stores the id then knows a job may
+// exist, and SubmittedAt, which the job's tag holds, finds it.
 type BatchJob struct {
 	Phase       string
 	Tick        int
-	JobID       string
+	JobID       string // empty until the server has created the job
 	Endpoint    string // the endpoint it was submitted to (its name)
 	SubmittedAt time.Time
 }
 
 // SaveBatchJob stores j in a transaction of its own, replacing the job of
-// its phase and tick.
+// its phase and tick (its id once the server created it).
 func (s *Store) SaveBatchJob(ctx context.Context, j BatchJob) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO batch_jobs (phase, tick, job_id, endpoint, submitted_at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (phase, tick) DO UPDATE SET job_id = excluded.job_id, endpoint = excluded.endpoint, submitted_at = excluded.submitted_at`,

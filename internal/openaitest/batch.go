@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,7 +19,8 @@ import (
 
 // The Files and Batches endpoints of the OpenAI API, as far as a Batch API
 // client needs them: POST /v1/files (multipart, purpose "batch"), GET
-// /v1/files/{id}/content, POST /v1/batches and GET /v1/batches/{id}. Each
+// /v1/files/{id}/content, POST /v1/batches, GET /v1/batches/{id} and GET
+// /v1/batches (newest first, paged by limit and after, with metadata). Each
 // line of a batch's input file is one chat completion request, answered by
 // the server's Handler as a live call is (and recorded among Calls); its
 // answer goes to the output file, an answer of an HTTP error status to the
@@ -39,6 +42,22 @@ func (s *Server) BatchesCreated() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.batches)
+}
+
+// BatchLists is the number of GET /v1/batches the server received.
+func (s *Server) BatchLists() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.batchLists
+}
+
+// LoseBatchCreates makes the next n POST /v1/batches create their batch
+// and then answer 500, as a create whose answer was lost on the way: a
+// client that creates again without looking pays twice.
+func (s *Server) LoseBatchCreates(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loseCreates = n
 }
 
 // HoldBatches keeps every batch in_progress while hold is true: a retrieve
@@ -137,8 +156,17 @@ func (s *Server) createBatch(w http.ResponseWriter, r *http.Request) {
 		CompletionWindow: req.CompletionWindow, Status: "in_progress", CreatedAt: int(time.Now().Unix()),
 		RequestCounts: openai.BatchRequestCounts{Total: bytes.Count(input, []byte("\n"))}, Metadata: req.Metadata}}
 	s.batches[id] = j
+	s.batchOrder = append(s.batchOrder, id)
 	b := j.batch
+	lost := s.loseCreates > 0
+	if lost {
+		s.loseCreates--
+	}
 	s.mu.Unlock()
+	if lost {
+		Status(http.StatusInternalServerError, "server_error", "", "the answer was lost").write(w, r, "")
+		return
+	}
 	writeJSON(w, http.StatusOK, nil, b)
 }
 
@@ -166,6 +194,51 @@ func (s *Server) retrieveBatch(w http.ResponseWriter, r *http.Request) {
 	b := j.batch
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, nil, b)
+}
+
+// listBatches answers GET /v1/batches: the batches newest first, limit
+// of them (default 20, at most 100) after the one named by after.
+func (s *Server) listBatches(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r) {
+		return
+	}
+	s.mu.Lock()
+	s.batchLists++
+	s.mu.Unlock()
+	if s.noList {
+		Status(http.StatusNotFound, "invalid_request_error", "", "Invalid URL (GET /v1/batches)").write(w, r, "")
+		return
+	}
+	limit := 20
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			Status(http.StatusBadRequest, "invalid_request_error", "", "limit must be 1..100, got "+v).write(w, r, "")
+			return
+		}
+		limit = n
+	}
+	s.mu.Lock()
+	ids := slices.Clone(s.batchOrder)
+	slices.Reverse(ids)
+	after := r.URL.Query().Get("after")
+	i := slices.Index(ids, after)
+	if after != "" {
+		ids = ids[i+1:]
+	}
+	resp := openai.ListBatchResponse{Object: "list", Data: []openai.Batch{}, HasMore: len(ids) > limit}
+	for _, id := range ids[:min(limit, len(ids))] {
+		resp.Data = append(resp.Data, s.batches[id].batch)
+	}
+	s.mu.Unlock()
+	if after != "" && i < 0 {
+		Status(http.StatusNotFound, "invalid_request_error", "", "No such Batch object: "+after).write(w, r, "")
+		return
+	}
+	if n := len(resp.Data); n > 0 {
+		resp.FirstID, resp.LastID = resp.Data[0].ID, resp.Data[n-1].ID
+	}
+	writeJSON(w, http.StatusOK, nil, resp)
 }
 
 // batchLine is one line of a batch's input file.

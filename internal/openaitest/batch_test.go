@@ -163,3 +163,43 @@ func TestBatchRefusesWrongRequests(t *testing.T) {
 		t.Errorf("BatchesCreated = %d", srv.BatchesCreated())
 	}
 }
+
+// TestListBatches: GET /v1/batches lists the batches newest first with
+// their metadata, limit at a time after the one named; an unknown after is
+// a 404, and WithoutBatchList refuses the list.
+func TestListBatches(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.New(t, nil)
+	c := client(srv.URL)
+	ctx := t.Context()
+	f, err := c.CreateFileBytes(ctx, openai.FileBytesRequest{Name: "in.jsonl", Bytes: batchInput(t, "a"), Purpose: openai.PurposeBatch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tag := range []string{"x", "y", "z"} {
+		if _, err := c.CreateBatch(ctx, openai.CreateBatchRequest{InputFileID: f.ID, Endpoint: openai.BatchEndpointChatCompletions,
+			CompletionWindow: "24h", Metadata: map[string]any{"tag": tag}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	two := 2
+	page, err := c.ListBatch(ctx, nil, &two)
+	if err != nil || len(page.Data) != 2 || !page.HasMore || page.Data[0].ID != "batch_3" || page.Data[0].Metadata["tag"] != "z" || page.LastID != "batch_2" {
+		t.Fatalf("first page: %+v, %v", page, err)
+	}
+	page, err = c.ListBatch(ctx, &page.LastID, &two)
+	if err != nil || len(page.Data) != 1 || page.HasMore || page.Data[0].ID != "batch_1" {
+		t.Fatalf("second page: %+v, %v", page, err)
+	}
+	unknown := "batch_9"
+	if _, err := c.ListBatch(ctx, &unknown, nil); err == nil {
+		t.Error("after an unknown batch: no error")
+	}
+	if srv.BatchLists() != 3 {
+		t.Errorf("%d lists counted, want 3", srv.BatchLists())
+	}
+	none := openaitest.New(t, nil, openaitest.WithoutBatchList())
+	if _, err := client(none.URL).ListBatch(ctx, nil, nil); err == nil {
+		t.Error("WithoutBatchList: the list was answered")
+	}
+}

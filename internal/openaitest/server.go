@@ -54,6 +54,10 @@ type Server struct {
 	// The Files and Batches endpoints (batch.go).
 	files       map[string][]byte
 	batches     map[string]*batchJob
+	batchOrder  []string // ids, oldest first
+	batchLists  int
+	loseCreates int  // see LoseBatchCreates
+	noList      bool // see WithoutBatchList
 	holdBatches bool
 	expireAfter int
 	batchMu     sync.Mutex
@@ -61,6 +65,12 @@ type Server struct {
 
 // Option configures a Server.
 type Option func(*Server)
+
+// WithoutBatchList makes GET /v1/batches answer 404, as a server that
+// runs batches without listing them.
+func WithoutBatchList() Option {
+	return func(s *Server) { s.noList = true }
+}
 
 // WithModels sets the model ids listed by GET /v1/models (default "test-model").
 func WithModels(ids ...string) Option {
@@ -91,6 +101,7 @@ func New(t testing.TB, h Handler, opts ...Option) *Server {
 	mux.HandleFunc("GET /v1/files/{id}/content", s.fileContent)
 	mux.HandleFunc("POST /v1/batches", s.createBatch)
 	mux.HandleFunc("GET /v1/batches/{id}", s.retrieveBatch)
+	mux.HandleFunc("GET /v1/batches", s.listBatches)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		Status(http.StatusNotFound, "invalid_request_error", "unknown_url",
 			fmt.Sprintf("Unknown request URL: %s %s", r.Method, r.URL.Path)).write(w, r, "")
