@@ -82,10 +82,14 @@ func Values[T any](outs []Outcome[T]) map[string]T {
 	return m
 }
 
-// renderPair renders the system and user templates of a request.
-func renderPair(pr *prompts.Renderer, systemName, userName string, data any) (string, string, error) {
-	system, err1 := pr.Render(systemName, data)
-	user, err2 := pr.Render(userName, data)
+// renderPair renders the system and user templates of a request. A
+// narrative template is given no data but these two types: out-of-order
+// ticks rely on all it can reach being the location's and its
+// characters' (prompts.TestTemplateDataIsLocal).
+func renderPair[D prompts.IntentionData | prompts.ResolutionData](pr *prompts.Renderer, systemName, userName string, data D) (string, string, error) {
+	var v any = data // one copy for both renderings
+	system, err1 := pr.Render(systemName, v)
+	user, err2 := pr.Render(userName, v)
 	return system, user, errors.Join(err1, err2)
 }
 
