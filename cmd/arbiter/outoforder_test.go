@@ -29,6 +29,33 @@ import (
 // between two lockstep runs.
 func TestOutOfOrderTicksAreLockstepTicks(t *testing.T) {
 	cleanEnv(t)
+	lockstepAgainstOutOfOrder(t)
+}
+
+// TestOutOfOrderSplitCrowdsAreLockstepTicks is the same comparison with
+// phases.resolution.max_characters 2, so a location's crowd is resolved
+// in several calls (three characters a location on average, more where
+// they gather): out of order, a split location's calls, their merge and
+// call 1's update of the location are those of lockstep. Every run did
+// split crowds.
+func TestOutOfOrderSplitCrowdsAreLockstepTicks(t *testing.T) {
+	cleanEnv(t)
+	t.Setenv("ARBITER_PHASES_RESOLUTION_MAX_CHARACTERS", "2")
+	m := lockstepAgainstOutOfOrder(t)
+	for _, name := range []string{"lockstep", "ooo", "ooo-resumed"} {
+		if m.later[name] == 0 {
+			t.Errorf("%s: no resolution call was a location's second or later: no crowd was split", name)
+		} else {
+			t.Logf("%s: %d resolution calls were a location's second or later", name, m.later[name])
+		}
+	}
+}
+
+// lockstepAgainstOutOfOrder plays the comparison of
+// TestOutOfOrderTicksAreLockstepTicks with the environment the test set,
+// and returns the model, which counted the calls.
+func lockstepAgainstOutOfOrder(t *testing.T) *determinedModel {
+	t.Helper()
 	m := &determinedModel{}
 	fakeModel(t, m.answer)
 	const ticks = 6
@@ -82,6 +109,7 @@ func TestOutOfOrderTicksAreLockstepTicks(t *testing.T) {
 	} else {
 		t.Logf("out of order: %d calls arrived before the tick before had all its calls answered", n)
 	}
+	return m
 }
 
 // movedAt reports whether some character of an exported state is not where
@@ -114,6 +142,7 @@ type determinedModel struct {
 	mu    sync.Mutex
 	run   string
 	spans map[string]map[int]*span // run -> tick -> its calls
+	later map[string]int           // run -> its resolution calls that were not a location's first
 }
 
 type span struct {
@@ -130,6 +159,9 @@ func (m *determinedModel) start(run string) {
 	}
 	if m.spans[run] == nil {
 		m.spans[run] = map[int]*span{}
+	}
+	if m.later == nil {
+		m.later = map[string]int{}
 	}
 }
 
@@ -246,7 +278,21 @@ func (m *determinedModel) answer(c *openaitest.Call) openaitest.Reply {
 			"memory_entry":    fmt.Sprintf("In %v at tick %v: %s.", one(schema.Properties["location_id"]), one(schema.Properties["tick"]), tag),
 		}
 	}
-	moment := "The hour of " + tag + "."
+	// A location's calls but the first leave its update to call 1: their
+	// schema allows only null there.
+	var place struct {
+		Properties map[string]struct {
+			Type any `json:"type"`
+		} `json:"properties"`
+	}
+	json.Unmarshal(schema.Properties["location"], &place)
+	var moment any = "The hour of " + tag + "."
+	if place.Properties["moment"].Type == "null" {
+		moment = nil
+		m.mu.Lock()
+		m.later[m.run]++
+		m.mu.Unlock()
+	}
 	return openaitest.JSON(map[string]any{
 		"tick":        one(schema.Properties["tick"]),
 		"location_id": one(schema.Properties["location_id"]),
