@@ -21,7 +21,9 @@ import (
 // TestCrashSuite kills `arbiter run`, a separate process, with SIGKILL at
 // random moments, then checks state.db: integrity_check ok, ticks 1..N with
 // none missing or doubled, and every tick the process reported committed
-// still there. Each resume goes on from the last tick.
+// still there. Each resume goes on from the last tick. The runs play out
+// of order, the default: some calls of a tick arrive before the tick
+// before has all its answers.
 func TestCrashSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash suite: not in -short")
@@ -38,13 +40,18 @@ func TestCrashSuite(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	valid := openaitest.FromSchema(nil)
-	srv := openaitest.New(t, func(c *openaitest.Call) openaitest.Reply { return valid(c).WithDelay(3 * time.Millisecond) })
+	var spans tickSpans
+	srv := openaitest.New(t, func(c *openaitest.Call) openaitest.Reply {
+		spans.arrived(c, 3*time.Millisecond)
+		return valid(c).WithDelay(3 * time.Millisecond)
+	})
 	sim := demoCopy(t)
 	env := append(os.Environ(), "OPENAI_BASE_URL="+srv.URL, "ARBITER_LLM_MODEL=test-model")
 	rng := rand.New(rand.NewPCG(7, 7))
 	const kills = 25
 	reported := 0
 	for i := range kills {
+		spans.start(strconv.Itoa(i))
 		cmd := exec.CommandContext(context.Background(), bin, "run", sim, "--ticks", "1000")
 		cmd.Dir = sim
 		cmd.Env = env
@@ -54,7 +61,11 @@ func TestCrashSuite(t *testing.T) {
 			t.Fatalf("kill %d: integrity %q, %d tick rows up to %d, %d reported committed", i, integrity, rows, last, reported)
 		}
 	}
-	t.Logf("crash suite: %d SIGKILLs of arbiter run, %d ticks committed and kept, integrity ok after each", kills, reported)
+	ahead := spans.aheadAll()
+	if ahead == 0 {
+		t.Error("no call of a tick arrived before the tick before had its answers: the runs did not play out of order")
+	}
+	t.Logf("crash suite: %d SIGKILLs of arbiter run, %d ticks committed and kept, integrity ok after each; out of order, %d calls arrived before the tick before had its answers", kills, reported, ahead)
 }
 
 // committedLine is what `arbiter run` prints once a tick is stored.

@@ -139,10 +139,26 @@ func movedAt(t *testing.T, export string) bool {
 // one call in eight 40 ms, so that ticks overlap out of order. It notes,
 // per run, when each tick's calls arrive and are answered.
 type determinedModel struct {
+	tickSpans
+	later map[string]int // run -> its resolution calls that were not a location's first
+}
+
+func (m *determinedModel) start(run string) {
+	m.tickSpans.start(run)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.later == nil {
+		m.later = map[string]int{}
+	}
+}
+
+// tickSpans notes, per run, when each tick's calls (by the tick their
+// prompt names) arrive and are answered, to tell whether a run's ticks
+// overlapped: out of order they do, in lockstep never.
+type tickSpans struct {
 	mu    sync.Mutex
 	run   string
 	spans map[string]map[int]*span // run -> tick -> its calls
-	later map[string]int           // run -> its resolution calls that were not a location's first
 }
 
 type span struct {
@@ -150,7 +166,8 @@ type span struct {
 	calls                    int
 }
 
-func (m *determinedModel) start(run string) {
+// start makes run the run whose calls arrive from now on.
+func (m *tickSpans) start(run string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.run = run
@@ -160,14 +177,27 @@ func (m *determinedModel) start(run string) {
 	if m.spans[run] == nil {
 		m.spans[run] = map[int]*span{}
 	}
-	if m.later == nil {
-		m.later = map[string]int{}
+}
+
+// arrived notes call c of the current run, answered after delay.
+func (m *tickSpans) arrived(c *openaitest.Call, delay time.Duration) {
+	tick := promptTick(c)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.spans[m.run][tick]
+	if s == nil {
+		s = &span{firstArrival: time.Now()}
+		m.spans[m.run][tick] = s
+	}
+	s.calls++
+	if end := time.Now().Add(delay); end.After(s.lastAnswer) {
+		s.lastAnswer = end
 	}
 }
 
 // aheadOf counts the calls of a run that arrived while a call of the tick
 // before was still to be answered: the run's ticks overlapped.
-func (m *determinedModel) aheadOf(run string) int {
+func (m *tickSpans) aheadOf(run string) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := 0
@@ -175,6 +205,18 @@ func (m *determinedModel) aheadOf(run string) int {
 		if before := m.spans[run][tick-1]; before != nil && s.firstArrival.Before(before.lastAnswer) {
 			n += s.calls
 		}
+	}
+	return n
+}
+
+// aheadAll is aheadOf summed over the runs.
+func (m *tickSpans) aheadAll() int {
+	m.mu.Lock()
+	runs := slices.Collect(maps.Keys(m.spans))
+	m.mu.Unlock()
+	n := 0
+	for _, run := range runs {
+		n += m.aheadOf(run)
 	}
 	return n
 }
@@ -206,22 +248,7 @@ func (m *determinedModel) answer(c *openaitest.Call) openaitest.Reply {
 	if pick(1, 8) == 0 {
 		delay = 40 * time.Millisecond
 	}
-	tick := promptTick(c)
-	m.mu.Lock()
-	s := m.spans[m.run][tick]
-	if s == nil {
-		s = &span{firstArrival: time.Now()}
-		m.spans[m.run][tick] = s
-	}
-	s.calls++
-	m.mu.Unlock()
-	defer func() {
-		m.mu.Lock()
-		if end := time.Now().Add(delay); end.After(s.lastAnswer) {
-			s.lastAnswer = end
-		}
-		m.mu.Unlock()
-	}()
+	m.arrived(c, delay)
 	tag := fmt.Sprintf("%x", sum[:6])
 	if c.SchemaName() == "IntentionResponse" {
 		return openaitest.JSON(map[string]string{"intention": "I try the plan marked " + tag + "."}).WithDelay(delay)

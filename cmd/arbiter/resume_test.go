@@ -16,7 +16,8 @@ import (
 
 // TestKillBetweenTicksLosesNothing kills a real arbiter process (SIGKILL, no
 // chance to clean up) while tick 2 is in flight, then runs again: tick 1 is
-// intact, tick 2 is run once, nothing is lost or doubled.
+// intact, tick 2 is run once, nothing is lost or doubled. Both runs play
+// out of order (the default), as the crash suites check theirs do.
 func TestKillBetweenTicksLosesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a subprocess")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -87,14 +88,20 @@ func damage(t *testing.T, path string) {
 // from the WAL into state.db leaves state.db half old, half new: without
 // its WAL that file is damaged, and status refuses it (exit 1, `arbiter
 // reset` or a copy) rather than reading it; the copy taken with its WAL is
-// whole, and the run goes on from it.
+// whole, and the run goes on from it. The runs play out of order, the
+// default: some calls of a tick arrive before the tick before has all its
+// answers.
 func TestCrashDeletedWALLosesAtMostTickInFlight(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash suite: not in -short")
 	}
 	cleanEnv(t)
 	valid := openaitest.FromSchema(nil)
-	srv := fakeModel(t, func(c *openaitest.Call) openaitest.Reply { return valid(c).WithDelay(3 * time.Millisecond) })
+	var spans tickSpans
+	srv := fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
+		spans.arrived(c, 3*time.Millisecond)
+		return valid(c).WithDelay(3 * time.Millisecond)
+	})
 	sim := demoCopy(t)
 	path := filepath.Join(sim, "state.db")
 	backup := t.TempDir()
@@ -102,6 +109,7 @@ func TestCrashDeletedWALLosesAtMostTickInFlight(t *testing.T) {
 	const kills = 20
 	reported, deleted, midCopy := 0, 0, 0
 	for i := range kills {
+		spans.start(strconv.Itoa(i))
 		cmd := exec.Command(os.Args[0], "run", sim, "--ticks", "1000")
 		cmd.Env = append(os.Environ(), "ARBITER_TEST_MAIN=1", "OPENAI_BASE_URL="+srv.URL, "ARBITER_LLM_MODEL=test-model")
 		reported = max(reported, killAfter(t, cmd, time.Duration(100+rng.IntN(400))*time.Millisecond))
@@ -136,8 +144,12 @@ func TestCrashDeletedWALLosesAtMostTickInFlight(t *testing.T) {
 	if deleted == 0 || reported == 0 {
 		t.Fatalf("%d WALs deleted, %d ticks committed: the test tested nothing", deleted, reported)
 	}
-	t.Logf("%d SIGKILLs of arbiter run, state.db-wal deleted after %d; %d ticks committed, every reported tick kept; %d kills landed in a copy into state.db (refused by status, resumed from the copy with its WAL)",
-		kills, deleted, reported, midCopy)
+	ahead := spans.aheadAll()
+	if ahead == 0 {
+		t.Error("no call of a tick arrived before the tick before had its answers: the runs did not play out of order")
+	}
+	t.Logf("%d SIGKILLs of arbiter run, state.db-wal deleted after %d; %d ticks committed, every reported tick kept; %d kills landed in a copy into state.db (refused by status, resumed from the copy with its WAL); out of order, %d calls arrived before the tick before had its answers",
+		kills, deleted, reported, midCopy, ahead)
 }
 
 // copyFiles copies the named files that exist from one folder to another,
