@@ -209,16 +209,43 @@ func (m *tickSpans) aheadOf(run string) int {
 	return n
 }
 
-// aheadAll is aheadOf summed over the runs.
-func (m *tickSpans) aheadAll() int {
+// overlaps counts, over every run, the ticks that followed another in the
+// same run (pairs) and those of them whose first call arrived before the
+// tick before had its last answer (over).
+func (m *tickSpans) overlaps() (over, pairs int) {
 	m.mu.Lock()
-	runs := slices.Collect(maps.Keys(m.spans))
-	m.mu.Unlock()
-	n := 0
-	for _, run := range runs {
-		n += m.aheadOf(run)
+	defer m.mu.Unlock()
+	for _, ticks := range m.spans {
+		for tick, s := range ticks {
+			if before := ticks[tick-1]; before != nil {
+				pairs++
+				if s.firstArrival.Before(before.lastAnswer) {
+					over++
+				}
+			}
+		}
 	}
-	return n
+	return over, pairs
+}
+
+// checkOutOfOrder fails t when no tick spans saw began before the tick
+// before had its answers: the runs did not play out of order, the default.
+// With demo-sim's wharf arbiter the slowest call, apothecary and
+// undercroft, whose neighbourhoods do not hold wharf, start their next
+// tick before wharf has resolved whenever someone is in them: most ticks.
+// Under 10 ticks that followed another in the same run (a loaded machine,
+// every kill early) it only says so.
+func checkOutOfOrder(t *testing.T, spans *tickSpans) {
+	t.Helper()
+	over, pairs := spans.overlaps()
+	switch {
+	case pairs < 10:
+		t.Logf("out of order: only %d ticks followed another in the same run, too few to tell whether they overlapped", pairs)
+	case over == 0:
+		t.Errorf("no tick of %d began before the tick before had its answers: the runs did not play out of order", pairs)
+	default:
+		t.Logf("out of order: %d of %d ticks began before the tick before had its answers", over, pairs)
+	}
 }
 
 var tickLine = regexp.MustCompile(`(?m)^(?:Tick|Resolve tick) (\d+)`)
