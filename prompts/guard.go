@@ -36,10 +36,13 @@ import (
 // few thousand; a million is a few tenths of a second at worst.
 const MaxSteps = 1 << 20
 
-// MaxRenderTime bounds the time of one rendering: a default template takes
-// well under a millisecond, and a command stops within about this long when
-// a template runs away.
-const MaxRenderTime = time.Second
+// MaxRenderTime bounds the wall time of one rendering, and a command stops
+// within about this long when a template runs away. A default template
+// takes well under a millisecond of CPU, but wall time also counts the wait
+// for a core: a tick renders thousands of prompts at once on a machine with
+// a few, so the bound is far above that, or a loaded machine would halt a
+// sound template and with it the run.
+const MaxRenderTime = 10 * time.Second
 
 // MaxRepeat bounds how often loops over integer constants may repeat a
 // template's text, nested loops multiplying their counts.
