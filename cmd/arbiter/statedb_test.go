@@ -112,11 +112,14 @@ func TestCrashDeletedWALLosesAtMostTickInFlight(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 6))
 	const kills = 20
 	reported, deleted, midCopy := 0, 0, 0
+	// A kill comes 100-500 ms after the start; on a machine so loaded that
+	// it lands before the first commit, the next waits twice as long.
+	wait := 100 * time.Millisecond
 	for i := range kills {
 		spans.start(strconv.Itoa(i))
 		cmd := exec.Command(os.Args[0], "run", sim, "--ticks", "1000")
 		cmd.Env = append(os.Environ(), "ARBITER_TEST_MAIN=1", "OPENAI_BASE_URL="+srv.URL, "ARBITER_LLM_MODEL=test-model")
-		reported = max(reported, killAfter(t, cmd, time.Duration(100+rng.IntN(400))*time.Millisecond))
+		reported = max(reported, killAfter(t, cmd, wait+time.Duration(rng.IntN(400))*time.Millisecond))
 		copyFiles(t, sim, backup, "state.db", "state.db-wal", "state.db-shm")
 		if err := os.Remove(path + "-wal"); err == nil {
 			deleted++
@@ -130,6 +133,7 @@ func TestCrashDeletedWALLosesAtMostTickInFlight(t *testing.T) {
 			if code != 0 || !strings.Contains(out, "no tick committed yet") {
 				t.Fatalf("kill %d before any commit: status exit %d\n%s%s", i, code, out, errOut)
 			}
+			wait = min(2*wait, 5*time.Second)
 			continue
 		}
 		if integrity != "ok" {
