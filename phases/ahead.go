@@ -536,6 +536,7 @@ func (h *jobs) Push(x any)   { *h = append(*h, x.(job)) }
 func (h *jobs) Pop() any {
 	old := *h
 	j := old[len(old)-1]
+	old[len(old)-1] = job{} // a job run keeps no round alive: its slot is reused only by a later push
 	*h = old[:len(old)-1]
 	return j
 }
