@@ -41,7 +41,11 @@ import (
 // lockstep and returns it for the runner to commit whole. What the next
 // round did meanwhile is held in memory, its calls included, until its own
 // Step reports them: if the run stops first, that work is dropped and a
-// resumed run asks again. The rules of a tick hold per tick as in lockstep:
+// resumed run asks again. The next round starts only once the tick before
+// the one Step plays is committed (the runner commits a tick while the
+// next one plays): the runner then holds at most two ticks' calls, the
+// one Step plays and the next, as in lockstep the tick played and the one
+// committing. The rules of a tick hold per tick as in lockstep:
 // a location's arbiter is asked early only when its characters' intentions
 // all succeeded and some intention call of the tick did (otherwise when
 // the resolution phase begins, after the runner has judged the intention
@@ -134,8 +138,15 @@ func (n *Narrative) round(ctx context.Context, t *runner.Tick, st *world.State) 
 		r.seed(st)
 	}
 	a.next, a.base = nil, nil
+	// Its gate is closed by now (the runner has awaited that commit), but
+	// hold's goroutine may not have started the locations ready yet: the
+	// phases count on every location having started once the round
+	// before has resolved.
+	r.open()
 	if t.N < t.Last() {
-		r.follow(n.newRound(ctx, t.N+1))
+		next := n.newRound(ctx, t.N+1)
+		next.hold(t.Before())
+		r.follow(next)
 	}
 	return r
 }
@@ -177,6 +188,12 @@ type round struct {
 	allR      chan struct{} // closed when every location has resolved
 	buildErr  error
 	next      *round
+	// held is set while the commit of the tick two before r's may still
+	// be running (hold, until gate is closed): the locations ready
+	// meanwhile wait in ready.
+	held  bool
+	gate  <-chan struct{}
+	ready []int
 }
 
 // task is one location's part of a round.
@@ -271,10 +288,53 @@ func (r *round) feed(i int, after *world.State) {
 	id := r.n.Sim.Locations[i].ID
 	r.tasks[i].before.Locations[id] = after.Locations[id]
 	for _, j := range a.out[i] {
-		if r.waiting[j]--; r.waiting[j] == 0 {
-			r.start(j)
+		if r.waiting[j]--; r.waiting[j] > 0 {
+			continue
 		}
+		if r.held {
+			r.ready = append(r.ready, j)
+			continue
+		}
+		r.start(j)
 	}
+}
+
+// hold keeps r's locations from starting until gate is closed: the
+// runner closes it once the tick before the one it plays is committed
+// (runner.Tick.Before), so the work ahead and the calls it holds for its
+// commit span at most the tick played and r's, as in lockstep the tick
+// played and the one committing do. Called before r is fed.
+func (r *round) hold(gate <-chan struct{}) {
+	select {
+	case <-gate:
+		return
+	default:
+	}
+	r.held, r.gate = true, gate
+	go func() {
+		<-gate // closed when the commit ends, stored or not
+		r.open()
+	}()
+}
+
+// open starts the locations of r held ready, once its gate is closed.
+func (r *round) open() {
+	if r.gate != nil {
+		<-r.gate
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.held {
+		return
+	}
+	r.held = false
+	if r.dropped {
+		return
+	}
+	for _, i := range r.ready {
+		r.start(i)
+	}
+	r.ready = nil
 }
 
 // start asks the intentions of location i's characters; r.mu is held.

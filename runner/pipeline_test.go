@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -166,5 +167,49 @@ func TestRunLastCommitFailureStops(t *testing.T) {
 	}
 	if sum, err := r.Store.Summary(t.Context()); err != nil || sum.LastStop == nil || sum.LastStop.Tick != 3 || sum.LastStop.Reason != StopError {
 		t.Errorf("stop recorded %+v, %v; want an error stop at tick 3", sum.LastStop, err)
+	}
+}
+
+// patient is a ticker that waits in each Step for the commit of the tick
+// before to end (Tick.Before), as a kind that works ahead does before it
+// starts the next tick, and notes the last tick stored by then.
+type patient struct {
+	ticker
+	st     *store.Store
+	stored []int // per Step: the last tick stored once Before was closed
+}
+
+func (k *patient) Step(ctx context.Context, t *Tick, s, in any) (any, error) {
+	<-t.Before()
+	last, err := k.st.LastTick(ctx)
+	if err != nil {
+		return nil, err
+	}
+	k.stored = append(k.stored, last)
+	return k.ticker.Step(ctx, t, s, in)
+}
+
+// TestTickBeforeEndsWithTheCommitBefore: Before is closed only once the
+// tick before is stored, and also when its commit failed, so a kind that
+// waits for it never waits for a tick that will not come.
+func TestTickBeforeEndsWithTheCommitBefore(t *testing.T) {
+	r := openTicker(t, 0)
+	k := &patient{st: r.Store}
+	r.Stepper = k
+	if _, err := r.Run(t.Context(), 5); err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{0, 1, 2, 3, 4}; !slices.Equal(k.stored, want) {
+		t.Errorf("stored when each Step's Before closed: %v, want %v", k.stored, want)
+	}
+
+	r = openTicker(t, 3) // tick 3 is not stored
+	k = &patient{ticker: ticker{badAt: 3}, st: r.Store}
+	r.Stepper = k
+	if _, err := r.Run(t.Context(), 5); err == nil {
+		t.Fatal("the run went past a commit that failed")
+	}
+	if want := []int{0, 1, 2, 2}; !slices.Equal(k.stored, want) {
+		t.Errorf("stored when each Step's Before closed: %v, want %v (tick 4 played while tick 3's commit failed)", k.stored, want)
 	}
 }

@@ -60,8 +60,29 @@ type Tick struct {
 	target  int
 	events  []Event
 	calls   []Call
-	stopped bool     // a handler already ran and recorded the stop
-	held    []string // strategies of the recoveries whose success the tick's end tells
+	stopped bool            // a handler already ran and recorded the stop
+	held    []string        // strategies of the recoveries whose success the tick's end tells
+	before  <-chan struct{} // closed when the commit of the tick before has ended (Before)
+}
+
+// ended is a channel already closed: no commit in flight.
+var ended = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// Before returns a channel closed once the commit of the tick before t has
+// ended, stored or failed: Run overlaps each commit with the next tick's
+// calls, and a kind that works ahead (Ahead) starts the tick after t only
+// then, so that it never holds more than the tick it plays and the next
+// one besides the tick committing. The channel is closed already when no
+// commit was in flight as t began.
+func (t *Tick) Before() <-chan struct{} {
+	if t.before == nil {
+		return ended
+	}
+	return t.before
 }
 
 // usage is the tokens of the tick's calls so far.
@@ -196,6 +217,9 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport, error) {
 	start := time.Now()
 	t := &Tick{N: r.last + 1, r: r, target: target, Record: &store.TickRecord{Tick: r.last + 1, Kind: r.Stepper.Kind()}}
+	if c := r.inflight; c != nil {
+		t.before = c.done
+	}
 	next, err := r.Stepper.Step(llm.WithKeep(ctx, r.keep), t, r.state, in)
 	switch {
 	case err == nil:
