@@ -175,8 +175,9 @@ func (b *page) method(r *Report) {
   ceil(locations/C)·L. Engine CPU is the arbiter process's user + system time (getrusage
   RUSAGE_SELF) over the ticks, per model call; allocations are runtime.MemStats.Mallocs (and
   TotalAlloc) over the same span, per call. Peak RSS is getrusage's maxrss of the arbiter
-  process up to the end of that world (worlds run in the order listed, in one process, so a
-  later world's figure is at least an earlier one's). Commit is the time inside
+  process at the end of that world: on Linux the peak is reset (/proc/self/clear_refs) before
+  the world is generated, so it is that world's own; elsewhere it is the process's up to then
+  (worlds run in the order listed, in one process). Commit is the time inside
   Store.CommitTick (runner.TickReport.Commit). state.db per tick is the database's growth
   (page_count x page_size, read after each commit) from tick 1 to the last tick, divided by the
   ticks between; the final size is the file after the run closed. Prompt tokens per call are the

@@ -187,6 +187,9 @@ func (o *Options) world(ctx context.Context, role string, s Shape, ticks, concur
 	}
 	defer os.RemoveAll(dir)
 	simDir := filepath.Join(dir, "sim")
+	// Each world's peak RSS is its own, generation included, where the
+	// system lets the peak be reset: the worlds before it are done.
+	resetPeakRSS()
 	start := time.Now()
 	if err := Generate(simDir, s, o.Seed); err != nil {
 		return nil, fmt.Errorf("bench: generate %s: %w", s, err)
