@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -42,6 +43,11 @@ type BatchJob struct {
 	// to store them. An error ends CompleteBatch with it; the job is left
 	// to run.
 	Submitted func(ctx context.Context, id, endpoint string) error
+	// Forget, when set, is called when the job failed as a whole (it
+	// answers nothing, and polling it again finds it failed again): the
+	// caller forgets the id it stored, so that the next attempt submits
+	// anew rather than poll the failed job for ever.
+	Forget func(ctx context.Context) error
 	// Progress, when set, is told the job's state after each poll.
 	Progress func(BatchStatus)
 	// Poll is the wait between polls; 0 is Config.BatchPoll.
@@ -165,6 +171,11 @@ func (c *Client) CompleteBatch(ctx context.Context, phase string, reqs []Request
 	}
 	b, err := c.awaitBatch(ctx, log, one, id, job)
 	if err != nil {
+		if b.Status == "failed" && job.Forget != nil {
+			if ferr := job.Forget(ctx); ferr != nil {
+				return nil, errors.Join(err, ferr)
+			}
+		}
 		return nil, err
 	}
 	answers := map[string]batchOutputLine{}
@@ -332,7 +343,7 @@ func (c *Client) submitBatch(ctx context.Context, log *slog.Logger, one []*endpo
 }
 
 // awaitBatch polls job id until it ends; a job that failed as a whole is
-// an error.
+// an error, returned with the job.
 func (c *Client) awaitBatch(ctx context.Context, log *slog.Logger, one []*endpoint, id string, job BatchJob) (openai.Batch, error) {
 	poll := job.Poll
 	if poll <= 0 {
@@ -362,7 +373,7 @@ func (c *Client) awaitBatch(ctx context.Context, log *slog.Logger, one []*endpoi
 					msg += fmt.Sprintf("; %s: %s", d.Code, oneLine(d.Message))
 				}
 			}
-			return openai.Batch{}, &Error{Kind: KindBadRequest, Message: msg}
+			return b.Batch, &Error{Kind: KindBadRequest, Message: msg}
 		}
 		if err := c.wait(ctx, poll); err != nil {
 			e := c.class.classify(ctx, err)

@@ -347,3 +347,27 @@ func TestCompleteBatchFindsJobOnAnyEndpoint(t *testing.T) {
 		t.Errorf("answer: %v from %q, %d calls on b", results[0].Err, results[0].Endpoint, b.CallCount())
 	}
 }
+
+// TestCompleteBatchFailedJobForgotten: a job that failed as a whole is an
+// error naming it, and Forget is told, so that the caller stops polling it.
+func TestCompleteBatchFailedJobForgotten(t *testing.T) {
+	t.Parallel()
+	srv := batchServer(t)
+	srv.FailBatches(true)
+	c, _ := newTestClient(t, srv.URL, nil)
+	forgot := 0
+	_, err := c.CompleteBatch(t.Context(), "intention", batchRequests("ada"), BatchJob{
+		Forget: func(context.Context) error { forgot++; return nil }})
+	if err == nil || !strings.Contains(err.Error(), "batch job batch_1 failed; invalid_request: the batch was refused as a whole") || forgot != 1 {
+		t.Fatalf("failed job: %v, forgotten %d times; want the error and one Forget", err, forgot)
+	}
+	if srv.CallCount() != 0 {
+		t.Errorf("%d calls made after the job failed; want the error alone", srv.CallCount())
+	}
+	broken := errors.New("state.db is gone")
+	_, err = c.CompleteBatch(t.Context(), "intention", batchRequests("ada"), BatchJob{ID: "batch_1",
+		Forget: func(context.Context) error { return broken }})
+	if !errors.Is(err, broken) || !strings.Contains(err.Error(), "batch_1 failed") {
+		t.Errorf("a Forget that fails: %v; want both errors", err)
+	}
+}

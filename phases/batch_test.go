@@ -144,3 +144,29 @@ func batchRunResumes(t *testing.T, want []byte, ticks int, unstored bool) {
 		t.Errorf("batch run's state:\n%s\nlive run's:\n%s", got, want)
 	}
 }
+
+// TestBatchRunAfterFailedJob: a job that failed as a whole stops the run
+// with its tick not committed and is forgotten, so the next run submits
+// the phase anew instead of polling the failed job for ever.
+func TestBatchRunAfterFailedJob(t *testing.T) {
+	srv := openaitest.New(t, sameAnswers)
+	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	srv.FailBatches(true)
+	if _, err := batchRunner(t, srv.URL, st).Run(t.Context(), 1); err == nil {
+		t.Fatal("a run whose job failed ended without an error")
+	}
+	if _, ok, err := st.BatchJob(t.Context(), PhaseIntention, 1); ok || err != nil {
+		t.Fatalf("the failed job is still stored (%v)", err)
+	}
+	srv.FailBatches(false)
+	if _, err := batchRunner(t, srv.URL, st).Run(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if last, _ := st.LastTick(t.Context()); last != 1 || srv.BatchesCreated() != 3 {
+		t.Errorf("after the failed job: tick %d committed, %d jobs; want tick 1 and 3 jobs (the failed one, then one per phase)", last, srv.BatchesCreated())
+	}
+}

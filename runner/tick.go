@@ -522,9 +522,10 @@ func firstError(calls []Call) error {
 // (its row in batch_jobs, without an id yet) that the job is created with,
 // so that a run stopped before it stored the id looks for the job by its
 // tag (BatchJob.Find) rather than paying for another; a Submitted that
-// stores the job's id before the run waits for it, and a Progress that
-// tells OnPhase the job's counts at each poll. The tick's commit forgets
-// the job.
+// stores the job's id before the run waits for it, a Forget that drops a
+// job that failed as a whole (the next run submits anew), and a Progress
+// that tells OnPhase the job's counts at each poll. The tick's commit
+// forgets the job.
 func (t *Tick) BatchJob(ctx context.Context, phase string) (llm.BatchJob, error) {
 	st := t.r.Store
 	j, ok, err := st.BatchJob(ctx, phase, t.N)
@@ -545,6 +546,7 @@ func (t *Tick) BatchJob(ctx context.Context, phase string) (llm.BatchJob, error)
 		Submitted: func(ctx context.Context, id, endpoint string) error {
 			return st.SaveBatchJob(ctx, store.BatchJob{Phase: phase, Tick: t.N, JobID: id, Endpoint: endpoint, SubmittedAt: j.SubmittedAt})
 		},
+		Forget: func(ctx context.Context) error { return st.DeleteBatchJob(ctx, phase, t.N) },
 		Progress: func(b llm.BatchStatus) {
 			t.r.phase(PhaseProgress{Tick: t.N, LastTick: t.target, Phase: phase, Calls: b.Total,
 				Batch: &BatchProgress{Job: b.ID, Status: b.Status, Total: b.Total, Completed: b.Completed, Failed: b.Failed}})

@@ -68,6 +68,15 @@ func (s *Server) HoldBatches(hold bool) {
 	s.holdBatches = hold
 }
 
+// FailBatches makes the batches run from now on, while fail is true, fail
+// as a whole: status failed, with an error and no output, as a job whose
+// input the server refused.
+func (s *Server) FailBatches(fail bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failBatches = fail
+}
+
 // ExpireBatchesAfter makes the batches run from now on answer only their
 // first n lines and end "expired", the others reported in the error file
 // with code batch_expired; a negative n runs them whole again.
@@ -255,6 +264,18 @@ func (s *Server) runBatch(ctx context.Context, j *batchJob, input []byte, expire
 	s.batchMu.Lock() // one run of a batch at a time; a second retrieve sees it done
 	defer s.batchMu.Unlock()
 	if j.done {
+		return
+	}
+	s.mu.Lock()
+	fail := s.failBatches
+	if fail {
+		now := int(time.Now().Unix())
+		j.done, j.batch.Status, j.batch.FailedAt = true, "failed", &now
+		// go-openai's Errors is an anonymous struct: filled from its JSON.
+		_ = json.Unmarshal([]byte(`{"object":"list","data":[{"code":"invalid_request","message":"the batch was refused as a whole"}]}`), &j.batch.Errors)
+	}
+	s.mu.Unlock()
+	if fail {
 		return
 	}
 	var out, errs bytes.Buffer

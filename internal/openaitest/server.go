@@ -59,6 +59,7 @@ type Server struct {
 	loseCreates int  // see LoseBatchCreates
 	noList      bool // see WithoutBatchList
 	holdBatches bool
+	failBatches bool
 	expireAfter int
 	batchMu     sync.Mutex
 }
