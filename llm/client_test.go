@@ -424,13 +424,15 @@ func TestCompleteTimeout(t *testing.T) {
 	t.Run("every attempt hangs", func(t *testing.T) {
 		t.Parallel()
 		srv := openaitest.New(t, openaitest.Always(openaitest.Hang()))
-		c, w := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Timeout = 50 * time.Millisecond; cfg.MaxAttempts = 2 })
+		// Long enough for a loaded machine to deliver the request (the
+		// server must count both attempts), short enough for a quick test.
+		c, w := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Timeout = 300 * time.Millisecond; cfg.MaxAttempts = 2 })
 		res := c.Complete(t.Context(), testRequest("go"))
 		e := asError(t, res.Err)
 		if e.Kind != KindTimeout || !errors.Is(res.Err, ErrTimeout) || e.Attempts != 2 || srv.CallCount() != 2 {
 			t.Errorf("kind %v attempts %d calls %d; want timeout after 2", e.Kind, e.Attempts, srv.CallCount())
 		}
-		if want := "timeout after 50ms waiting for " + srv.URL + " (2 attempts;"; !strings.HasPrefix(e.Error(), want) {
+		if want := "timeout after 300ms waiting for " + srv.URL + " (2 attempts;"; !strings.HasPrefix(e.Error(), want) {
 			t.Errorf("Error() = %q, want prefix %q", e.Error(), want)
 		}
 		if len(w.all()) != 1 {
@@ -440,7 +442,7 @@ func TestCompleteTimeout(t *testing.T) {
 	t.Run("hang then answer", func(t *testing.T) {
 		t.Parallel()
 		srv := openaitest.New(t, openaitest.Sequence(openaitest.Hang(), openaitest.JSON(validAnswer)))
-		c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Timeout = 50 * time.Millisecond })
+		c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Timeout = 300 * time.Millisecond })
 		res := c.Complete(t.Context(), testRequest("go"))
 		if res.Err != nil || res.Attempts != 2 {
 			t.Errorf("Err = %v, Attempts = %d; want success on the 2nd attempt", res.Err, res.Attempts)
