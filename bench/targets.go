@@ -23,7 +23,8 @@ type Target struct {
 }
 
 // The targets of issue 12, T/T* and engine CPU per call as issue 23 set them
-// again (a call takes 50 ms to seconds; the engine's CPU is under 1 % of it).
+// again, so that the engine's own work stays small beside the model calls
+// it waits for.
 var (
 	targetShape   = Shape{Characters: 10_000, Locations: 1_000}
 	largestShape  = Shape{Characters: 100_000, Locations: 10_000}

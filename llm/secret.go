@@ -77,7 +77,7 @@ func secretsOf(values []string) Secrets {
 
 // Scrub returns text with every secret replaced by Redacted.
 func (s Secrets) Scrub(text string) string {
-	if !s.in(text) { // strings.Contains is several times faster than Replace finding nothing
+	if !s.in(text) { // most texts hold no secret: Contains says so without Replace building a copy
 		return text
 	}
 	return s.r.Replace(text)

@@ -299,8 +299,9 @@ func TestCrowdSkipsInvalidUpdatesPerCharacter(t *testing.T) {
 // group's update, and the tick applies whole.
 func TestCrowdOf1200InOneLocationRuns(t *testing.T) {
 	env, srv, _ := testEnv(t, openaitest.FromSchema(nil))
-	// Two calls in flight: a prompt's rendering stops at 1 s of wall time,
-	// which renderings of 48 kB racing on two cores pass under -race.
+	// Two calls in flight: a prompt's rendering stops at prompts.MaxRenderTime,
+	// and a crowd's large renderings must not race each other past it under
+	// -race on a loaded machine.
 	env.Model = mustClient(t, srv.URL, 2)
 	withCrowd(env.Sim, 1198) // with ada and bo, 1,200 in the hall
 	st := env.Sim.InitialState()

@@ -192,8 +192,8 @@ func (n *Narrative) Encode(rec *store.TickRecord, _, s any) error {
 // store keeps those in their own table), ids its characters' ids sorted,
 // written character by character into one buffer of about size bytes (the
 // last tick's): one Marshal of the whole state grew its buffer by
-// doubling and then copied it out, some 20 MB at the boundary of a tick of
-// 10,000 characters, when the heap is at its fullest.
+// doubling and then copied it out, at the end of a tick, when the heap is
+// at its fullest.
 func encodeState(st *world.State, ids []string, size int) ([]byte, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, size+size/8+512))
 	fmt.Fprintf(buf, `{"tick":%d,"characters":{`, st.Tick)

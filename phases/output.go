@@ -381,8 +381,8 @@ func ParseIntention(data []byte) (IntentionResponse, error) {
 
 // checkedIntention is ParseIntention of an answer that llm.Client.Complete
 // has already checked against IntentionSchema, which ParseIntention's
-// schema is compiled from: it only decodes it. Checking it a second time
-// was half the cost of reading an answer.
+// schema is compiled from: it only decodes it, since a second check could
+// find nothing the first did not.
 func checkedIntention(data []byte) (IntentionResponse, error) {
 	var out IntentionResponse
 	err := decodeChecked(data, &out)
@@ -439,8 +439,8 @@ func parseMasterOutput(data []byte, envelopeChecked bool) (out MasterOutput, ski
 // Complete accepted under ResolutionEnvelope, read from the value its check
 // decoded (llm.Result.Decoded) when there is one, rather than from the
 // bytes a second time: each update is validated as decoded, not decoded
-// again for it and then once more into its struct (an arbiter's answer was
-// read five times, a tenth of the bytes a tick allocated). The two readings
+// again for it and then once more into its struct, so an arbiter's answer
+// is read once however many characters it updates. The two readings
 // are the same but for an answer that repeats a key: the value holds the
 // last, which is what the schema check saw, where decoding the bytes into
 // structs merges the repeats.

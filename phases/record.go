@@ -42,8 +42,8 @@ func resolutionRecord(d prompts.ResolutionData) string {
 // and where they ended up, and how the place changed. Each character's
 // internal state and external intent are left out: they are states of that
 // tick, and every prompt shows each present character's current ones, so
-// three past answers that repeated them would grow the prompt by a third
-// for what the next message restates. An answer that cannot be read so
+// past answers that repeated them would grow the prompt with what the next
+// message restates. An answer that cannot be read so
 // (its envelope was validated, but an update that is not an object, which
 // the phase skips, can be in it) is kept whole.
 func resolutionAnswerRecord(answer json.RawMessage) string {

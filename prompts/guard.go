@@ -32,16 +32,16 @@ import (
 //     (nested, the counts multiply), and a template that calls itself.
 
 // MaxSteps bounds the steps (writes, loop iterations, template calls,
-// actions) of one rendering. A default template over a large world takes a
-// few thousand; a million is a few tenths of a second at worst.
+// actions) of one rendering: far above what a default template over a large
+// world takes, and low enough that a runaway is stopped quickly.
 const MaxSteps = 1 << 20
 
 // MaxRenderTime bounds the wall time of one rendering, and a command stops
 // within about this long when a template runs away. A default template
-// takes well under a millisecond of CPU, but wall time also counts the wait
-// for a core: a tick renders thousands of prompts at once on a machine with
-// a few, so the bound is far above that, or a loaded machine would halt a
-// sound template and with it the run.
+// needs little CPU, but wall time also counts the wait for a core: a tick
+// renders thousands of prompts at once on a machine with a few, so the
+// bound is far above that, or a loaded machine would halt a sound template
+// and with it the run.
 const MaxRenderTime = 10 * time.Second
 
 // MaxRepeat bounds how often loops over integer constants may repeat a
