@@ -18,7 +18,21 @@ func init() {
 		Open:    open,
 		Schemas: Schemas,
 		Batches: true,
+		Summary: summary,
 	})
+}
+
+// summary says how many characters and locations sim has.
+func summary(sim *world.Simulation) []string {
+	return []string{count(len(sim.Characters), "character"), count(len(sim.Locations), "location")}
+}
+
+// count is n nouns: "1 character", "6 characters".
+func count(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // open builds the narrative of sim, and every request of its first tick

@@ -122,6 +122,9 @@ type Opener struct {
 	// Batches says the kind can send its phases' calls as Batch API jobs
 	// (Settings.Batch); a session of another kind refuses that setting.
 	Batches bool
+	// Summary is what `arbiter validate` says a simulation that checks
+	// out holds ("6 characters, 5 locations"); nil: the kind's name.
+	Summary func(sim *world.Simulation) []string
 }
 
 var (
@@ -190,6 +193,15 @@ func PlayHelp() string {
 		}
 	}
 	return b.String()
+}
+
+// Summary is what sim, a simulation that checks out, holds as its kind
+// says it (Opener.Summary), or else the name of its kind.
+func Summary(sim *world.Simulation) []string {
+	if o, _ := opener(sim.Kind); o.Summary != nil {
+		return o.Summary(sim)
+	}
+	return []string{sim.Kind}
 }
 
 // plays checks that command plays the session's kind ("" plays any).

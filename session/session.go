@@ -22,8 +22,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/arbiter-sim/arbiter/internal/filelock"
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/manifest"
@@ -32,22 +30,6 @@ import (
 	"github.com/arbiter-sim/arbiter/store"
 	"github.com/arbiter-sim/arbiter/world"
 )
-
-// kindNamed is the kind dir's simulation.yaml names, read leniently (the
-// file need not load otherwise); "" when it names none.
-func kindNamed(dir string) string {
-	b, err := os.ReadFile(filepath.Join(dir, "simulation.yaml"))
-	if err != nil {
-		return ""
-	}
-	var head struct {
-		Kind string `yaml:"kind"`
-	}
-	if yaml.Unmarshal(b, &head) != nil || head.Kind == "" {
-		return world.KindNarrative
-	}
-	return head.Kind
-}
 
 // Settings are what the commands' configuration decides for a session.
 type Settings struct {
@@ -479,7 +461,7 @@ func Reset(dir string) ([]string, error) {
 	case !fi.IsDir():
 		return nil, &InputError{Err: fmt.Errorf("%s: not a folder (reset takes a simulation's folder)", dir)}
 	}
-	kind := kindNamed(dir)
+	kind := world.KindNamed(dir)
 	unlock, err := filelock.TryLock(dir)
 	if errors.Is(err, filelock.ErrLocked) {
 		return nil, fmt.Errorf("%s is %w", dir, ErrInUse)

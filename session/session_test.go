@@ -222,3 +222,21 @@ func TestBrokenChronicleJSON(t *testing.T) {
 		t.Error("a refused open left state.db")
 	}
 }
+
+// TestSummary: validate's summary of a simulation that checks out is what
+// its kind says of it (a narrative counts its characters and locations),
+// or else the kind's name.
+func TestSummary(t *testing.T) {
+	for dir, want := range map[string]string{
+		"../simulations/demo-sim":      "6 characters, 5 locations",
+		"../simulations/conquest-demo": "conquest",
+	} {
+		sim, problems, _ := session.Validate(copyDir(t, dir), session.Settings{})
+		if len(problems) != 0 {
+			t.Fatalf("%s: %v", dir, problems)
+		}
+		if got := strings.Join(session.Summary(sim), ", "); got != want {
+			t.Errorf("%s: summary %q, want %q", dir, got, want)
+		}
+	}
+}

@@ -59,6 +59,23 @@ func (ks Kinds) Names() []string {
 	return append(out, more...)
 }
 
+// KindNamed is the kind dir's simulation.yaml names, read leniently (the
+// file need not load otherwise), as Load reads it: a file that names none
+// is a narrative. It is "" when there is no file to read.
+func KindNamed(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "simulation.yaml"))
+	if err != nil {
+		return ""
+	}
+	var head struct {
+		Kind string `yaml:"kind"`
+	}
+	if yaml.Unmarshal(b, &head) != nil || head.Kind == "" {
+		return KindNarrative
+	}
+	return head.Kind
+}
+
 // idPattern is what every simulation, character and location id must match:
 // ids end up in entity keys, file names and schema enums.
 var idPattern = regexp.MustCompile(`^[a-z0-9_-]+$`)

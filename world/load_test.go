@@ -647,3 +647,26 @@ func TestLintWarningsBesideProblems(t *testing.T) {
 		t.Errorf("Load = %v, want %q", err, want)
 	}
 }
+
+// TestKindNamed: the kind simulation.yaml names, read even from a file
+// that does not load; a file naming none (or not YAML) is a narrative, and
+// with no file there is no kind.
+func TestKindNamed(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"id: Not An Id!\nkind: duel\nno_such_key: 1\n", "duel"},
+		{"id: x\nkind: toy\n", "toy"},
+		{"id: x\n", KindNarrative},
+		{"{{{", KindNarrative},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "simulation.yaml"), []byte(tc.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := KindNamed(dir); got != tc.want {
+			t.Errorf("%q: kind %q, want %q", tc.file, got, tc.want)
+		}
+	}
+	if got := KindNamed(t.TempDir()); got != "" {
+		t.Errorf("no simulation.yaml: kind %q, want none", got)
+	}
+}

@@ -82,11 +82,7 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 	if ex := opts.Globals.exporter(); ex != nil {
 		return ex.Write(opts.IO, reportWritten{Path: opts.Output, Bytes: size, Ticks: rep.LastTick})
 	}
-	unit := "tick"
-	if rep.Kind != "narrative" {
-		unit = "turn"
-	}
-	fmt.Fprintf(opts.IO.ErrOut, "wrote %s (%s, %s)\n", opts.Output, plural(rep.LastTick, unit), byteSize(size))
+	fmt.Fprintf(opts.IO.ErrOut, "wrote %s (%s, %s)\n", opts.Output, plural(rep.LastTick, rep.Unit), byteSize(size))
 	return nil
 }
 

@@ -44,6 +44,21 @@ func TestReport(t *testing.T) {
 	}
 }
 
+// TestReportOfANarrative: a narrative's page counts ticks, as its kind
+// calls them (a game's counts turns).
+func TestReportOfANarrative(t *testing.T) {
+	cleanEnv(t)
+	fakeModel(t, nil)
+	sim := demoCopy(t)
+	if code, _, errOut := arbiter(t, "run", sim, "--ticks", "2"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errOut)
+	}
+	out := filepath.Join(t.TempDir(), "report.html")
+	if code, _, errOut := arbiter(t, "report", sim, "-o", out); code != 0 || !strings.HasPrefix(errOut, "wrote "+out+" (2 ticks, ") {
+		t.Errorf("report: exit %d, stderr %q", code, errOut)
+	}
+}
+
 // TestReportErrors: each way the command can be misused is one message
 // naming what is wrong, exit 2, and no file written.
 func TestReportErrors(t *testing.T) {

@@ -74,10 +74,7 @@ func runValidate(opts *ValidateOptions) error {
 		return usageErrorf("%s: %d problem(s)", dir, len(problems))
 	}
 	if opts.Globals.exporter() == nil {
-		what := []string{sim.Kind}
-		if sim.Kind == "narrative" {
-			what = []string{plural(len(sim.Characters), "character"), plural(len(sim.Locations), "location")}
-		}
+		what := session.Summary(sim)
 		if len(warnings) > 0 {
 			what = append(what, plural(len(warnings), "warning"))
 		}
