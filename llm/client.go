@@ -192,14 +192,9 @@ func (c *Client) complete(ctx context.Context, req Request, first *given) (res R
 		res.Err = err
 		return res
 	}
-	accept := req.Schema
-	if req.Accept != nil {
-		accept = req.Accept
-	}
-	schema, err := c.schemas.get(accept)
-	if err != nil {
-		res.Err = &Error{Kind: KindSchemaInvalid, Err: err,
-			Message: fmt.Sprintf("schema %s of %s does not compile: %v", req.SchemaName, req.EntityKey, err)}
+	schema, serr := c.acceptSchema(req)
+	if serr != nil {
+		res.Err = serr
 		return res
 	}
 	log := c.log.With("entity", req.EntityKey, "phase", req.Phase, "tick", req.Tick)
@@ -232,12 +227,7 @@ func (c *Client) complete(ctx context.Context, req Request, first *given) (res R
 			return res
 		}
 		res.Raw = ans.content
-		out, decoded, bad := checkAnswer(schema, req.SchemaName, ans)
-		if bad == nil && req.Check != nil {
-			if err := req.Check(out); err != nil {
-				bad = &Error{Kind: KindSchema, Message: fmt.Sprintf("answer does not match schema %s: %v", req.SchemaName, err), Err: err}
-			}
-		}
+		out, decoded, bad := checkRequested(schema, req, ans)
 		if repair >= 0 { // the answer after a repair tells whether it held
 			res.Recoveries[repair].Success = bad == nil
 		}

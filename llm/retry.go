@@ -62,34 +62,10 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, 
 			return n - 1, ep, e
 		}
 
-		hold := new(retryAfter)
-		actx, cancel := context.WithTimeout(context.WithValue(ctx, retryAfterKey{}, hold), c.cfg.Timeout)
-		ep.brk.take(time.Now())
-		err := call(actx, ep)
-		cancel()
-		if err == nil {
-			ep.gate.release(turn, endOK)
-			ep.answered.Add(1)
-			ep.brk.done(time.Now(), true, false)
+		e, down, hold := c.try(ctx, log, ep, turn, call)
+		if e == nil {
 			settle(true)
 			return n, ep, nil
-		}
-		e = ep.class.classify(ctx, err)
-		switch {
-		case e.Kind == KindRateLimit:
-			ep.limited.Add(1)
-			ep.gate.release(turn, endRateLimited)
-		default:
-			ep.gate.release(turn, endOther)
-		}
-		down := endpointFailure(e) && ctx.Err() == nil
-		if down {
-			ep.failed.Add(1)
-		} else if e.Kind != KindCanceled {
-			ep.answered.Add(1)
-		}
-		if ep.brk.done(time.Now(), !down && e.Kind != KindCanceled, down) {
-			log.Warn("endpoint taken out after failing", "endpoint", ep.name, "error", e.Error())
 		}
 		e.Attempts = n
 		if down && len(pool) > 1 {
@@ -119,23 +95,12 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, 
 			return n, ep, e
 		}
 
-		var d time.Duration
 		if flow {
 			waits++
-			d = c.backoff(waits, ra, hasRA)
-			how := "rate limited, backing off"
-			if hasRA {
-				how = "rate limited, waiting as the server asks (Retry-After)"
-			}
-			log.Info(how, "wait", waits, "rate_limit_waits", c.cfg.RateLimitWaits, "delay", d)
-		} else {
-			d = c.backoff(tries, ra, hasRA)
-			if recs != nil {
-				pending = &Recovery{Strategy: StrategyRetry, Err: e}
-			}
-			log.Warn("model call failed, retrying", "kind", e.Kind.String(), "attempt", tries,
-				"max_attempts", c.cfg.MaxAttempts, "delay", d, "error", e.Error())
+		} else if recs != nil {
+			pending = &Recovery{Strategy: StrategyRetry, Err: e}
 		}
+		d := c.delay(log, e, flow, waits, tries, ra, hasRA)
 		if werr := c.wait(ctx, d); werr != nil {
 			we := c.class.classify(ctx, werr)
 			we.Attempts = n
@@ -145,6 +110,62 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, 
 		}
 		tried = tried[:0] // every endpoint may take the next try
 	}
+}
+
+// try makes one attempt of call at ep, in the turn admit gave it, under
+// Config.Timeout, and accounts for it at the endpoint: its gate slot, its
+// answered or failed count, its 429s and its breaker. It returns the
+// failure (nil: answered), whether it was a failure of the endpoint rather
+// than of the call (down), and the Retry-After the server sent.
+func (c *Client) try(ctx context.Context, log *slog.Logger, ep *endpoint, turn slot, call func(ctx context.Context, ep *endpoint) error) (e *Error, down bool, hold *retryAfter) {
+	hold = new(retryAfter)
+	actx, cancel := context.WithTimeout(context.WithValue(ctx, retryAfterKey{}, hold), c.cfg.Timeout)
+	ep.brk.take(time.Now())
+	err := call(actx, ep)
+	cancel()
+	if err == nil {
+		ep.gate.release(turn, endOK)
+		ep.answered.Add(1)
+		ep.brk.done(time.Now(), true, false)
+		return nil, false, hold
+	}
+	e = ep.class.classify(ctx, err)
+	switch {
+	case e.Kind == KindRateLimit:
+		ep.limited.Add(1)
+		ep.gate.release(turn, endRateLimited)
+	default:
+		ep.gate.release(turn, endOther)
+	}
+	down = endpointFailure(e) && ctx.Err() == nil
+	if down {
+		ep.failed.Add(1)
+	} else if e.Kind != KindCanceled {
+		ep.answered.Add(1)
+	}
+	if ep.brk.done(time.Now(), !down && e.Kind != KindCanceled, down) {
+		log.Warn("endpoint taken out after failing", "endpoint", ep.name, "error", e.Error())
+	}
+	return e, down, hold
+}
+
+// delay is how long retry waits after failure e, and says why in log: a
+// 429 waited out as flow control (its waits-th such wait), else the
+// backoff before try tries+1; the server's Retry-After ra when it sent one.
+func (c *Client) delay(log *slog.Logger, e *Error, flow bool, waits, tries int, ra time.Duration, hasRA bool) time.Duration {
+	if !flow {
+		d := c.backoff(tries, ra, hasRA)
+		log.Warn("model call failed, retrying", "kind", e.Kind.String(), "attempt", tries,
+			"max_attempts", c.cfg.MaxAttempts, "delay", d, "error", e.Error())
+		return d
+	}
+	d := c.backoff(waits, ra, hasRA)
+	how := "rate limited, backing off"
+	if hasRA {
+		how = "rate limited, waiting as the server asks (Retry-After)"
+	}
+	log.Info(how, "wait", waits, "rate_limit_waits", c.cfg.RateLimitWaits, "delay", d)
+	return d
 }
 
 // admit waits for an attempt's turn at ep: a slot at its gate, then its

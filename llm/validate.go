@@ -31,6 +31,32 @@ type answer struct {
 	endpoint  string // the endpoint that answered (Endpoint's name)
 }
 
+// acceptSchema compiles the schema req's answers are checked against: its
+// Accept when it has one, else its Schema.
+func (c *Client) acceptSchema(req Request) (*jsonschema.Schema, *Error) {
+	accept := req.Schema
+	if req.Accept != nil {
+		accept = req.Accept
+	}
+	schema, err := c.schemas.get(accept)
+	if err != nil {
+		return nil, &Error{Kind: KindSchemaInvalid, Err: err,
+			Message: fmt.Sprintf("schema %s of %s does not compile: %v", req.SchemaName, req.EntityKey, err)}
+	}
+	return schema, nil
+}
+
+// checkRequested is checkAnswer of a, then req's own Check of the answer.
+func checkRequested(schema *jsonschema.Schema, req Request, a answer) (json.RawMessage, any, *Error) {
+	out, decoded, bad := checkAnswer(schema, req.SchemaName, a)
+	if bad == nil && req.Check != nil {
+		if err := req.Check(out); err != nil {
+			bad = &Error{Kind: KindSchema, Message: fmt.Sprintf("answer does not match schema %s: %v", req.SchemaName, err), Err: err}
+		}
+	}
+	return out, decoded, bad
+}
+
 // checkAnswer checks a reply in the order refusal, finish_reason, JSON,
 // schema, and returns the JSON answer when all pass, and the answer as it
 // decoded it (see Result.Decoded). A reply wrapped in one
