@@ -533,24 +533,32 @@ func TestCompleteRepair(t *testing.T) {
 			if res.Usage != wantUsage {
 				t.Errorf("Usage = %+v, want %+v (summed over attempts)", res.Usage, wantUsage)
 			}
-			if tt.wantCalls < 2 {
-				return
-			}
-			first, second := srv.Calls()[0].Messages(), srv.Calls()[1].Messages()
-			if len(second) != len(first)+2 {
-				t.Fatalf("repair sent %d messages after %d", len(second), len(first))
-			}
-			bad, fix := second[len(first)], second[len(first)+1]
-			if bad.Role != "assistant" || bad.Content != tt.badAnswer {
-				t.Errorf("repair did not send back the bad answer: %+v", bad)
-			}
-			if fix.Role != "user" || !strings.Contains(fix.Content, tt.inRepair) || !strings.Contains(fix.Content, "corrected JSON object") {
-				t.Errorf("repair message = %q, want it to contain %q", fix.Content, tt.inRepair)
-			}
-			if !equalMessages(res.Messages, fromWire(srv.Calls()[srv.CallCount()-1].Messages())) {
-				t.Errorf("Result.Messages are not those of the last attempt")
+			if tt.wantCalls >= 2 {
+				checkRepairSent(t, srv, res, tt.badAnswer, tt.inRepair)
 			}
 		})
+	}
+}
+
+// checkRepairSent checks the repair that the second call of srv asked
+// for: the first call's messages, then the bad answer sent back as the
+// assistant's and a user message asking for a corrected object that holds
+// inRepair; and that res keeps the messages of the last call.
+func checkRepairSent(t *testing.T, srv *openaitest.Server, res Result, badAnswer, inRepair string) {
+	t.Helper()
+	first, second := srv.Calls()[0].Messages(), srv.Calls()[1].Messages()
+	if len(second) != len(first)+2 {
+		t.Fatalf("repair sent %d messages after %d", len(second), len(first))
+	}
+	bad, fix := second[len(first)], second[len(first)+1]
+	if bad.Role != "assistant" || bad.Content != badAnswer {
+		t.Errorf("repair did not send back the bad answer: %+v", bad)
+	}
+	if fix.Role != "user" || !strings.Contains(fix.Content, inRepair) || !strings.Contains(fix.Content, "corrected JSON object") {
+		t.Errorf("repair message = %q, want it to contain %q", fix.Content, inRepair)
+	}
+	if !equalMessages(res.Messages, fromWire(srv.Calls()[srv.CallCount()-1].Messages())) {
+		t.Errorf("Result.Messages are not those of the last attempt")
 	}
 }
 

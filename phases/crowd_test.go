@@ -176,35 +176,7 @@ func TestCrowdGroupFailureFallsBackOnlyItsGroup(t *testing.T) {
 	if hall.Fallback {
 		t.Fatal("hall fell back as a whole for one failed call of three")
 	}
-	failed := map[string]bool{}
-	for _, p := range hall.Parts {
-		if p.Fallback {
-			for id := range p.Value.Characters {
-				failed[id] = true
-			}
-		}
-	}
-	if !failed["c0002"] || len(failed) < 2 || len(failed) > 3 {
-		t.Fatalf("fell back: %v, want c0002's group only", failed)
-	}
-	reported := map[string]bool{}
-	for _, e := range hall.Skipped {
-		reported[e.CharacterID] = true
-		if !strings.Contains(e.Reason, "of 3 for this location failed (server); kept as is (fallback)") {
-			t.Errorf("reason %q", e.Reason)
-		}
-	}
-	for _, id := range st.CharactersAt("hall") {
-		u := hall.Value.Characters[id]
-		switch {
-		case failed[id] && (u.MemoryEntry != FallbackMemory || u.Location != "hall" || u.InternalState != "curious" && id[0] == 'c'):
-			t.Errorf("%s (failed group): %+v, want the fallback", id, u)
-		case failed[id] && !reported[id]:
-			t.Errorf("%s fell back unreported", id)
-		case !failed[id] && !strings.HasPrefix(u.MemoryEntry, "call for "):
-			t.Errorf("%s (group answered): %+v", id, u)
-		}
-	}
+	checkGroupFellBack(t, st, hall, "c0002")
 	if hall.Value.Location.Moment == nil {
 		t.Error("call 1 answered, yet the location's update is lost")
 	}
@@ -237,6 +209,44 @@ func TestCrowdGroupFailureFallsBackOnlyItsGroup(t *testing.T) {
 		}
 		if want := Fallback(st, "hall", st.CharactersAt("hall")); !slices.Equal(sortedKeys(o.Value.Characters), sortedKeys(want.Characters)) || o.Value.Location != want.Location {
 			t.Errorf("fallback = %+v", o.Value)
+		}
+	}
+}
+
+// checkGroupFellBack checks hall, a location of st resolved in several
+// calls of which the one holding character failed: that call's group, and
+// it alone, fell back (kept as is, FallbackMemory), each of its characters
+// reported with the call's failure, and every other character has its
+// group's answer.
+func checkGroupFellBack(t *testing.T, st *world.State, hall Outcome[MasterOutput], character string) {
+	t.Helper()
+	failed := map[string]bool{}
+	for _, p := range hall.Parts {
+		if p.Fallback {
+			for id := range p.Value.Characters {
+				failed[id] = true
+			}
+		}
+	}
+	if !failed[character] || len(failed) < 2 || len(failed) > 3 {
+		t.Fatalf("fell back: %v, want %s's group only", failed, character)
+	}
+	reported := map[string]bool{}
+	for _, e := range hall.Skipped {
+		reported[e.CharacterID] = true
+		if !strings.Contains(e.Reason, "of 3 for this location failed (server); kept as is (fallback)") {
+			t.Errorf("reason %q", e.Reason)
+		}
+	}
+	for _, id := range st.CharactersAt("hall") {
+		u := hall.Value.Characters[id]
+		switch {
+		case failed[id] && (u.MemoryEntry != FallbackMemory || u.Location != "hall" || u.InternalState != "curious" && id[0] == 'c'):
+			t.Errorf("%s (failed group): %+v, want the fallback", id, u)
+		case failed[id] && !reported[id]:
+			t.Errorf("%s fell back unreported", id)
+		case !failed[id] && !strings.HasPrefix(u.MemoryEntry, "call for "):
+			t.Errorf("%s (group answered): %+v", id, u)
 		}
 	}
 }

@@ -469,15 +469,7 @@ func FuzzParseMasterOutput(f *testing.F) {
 		if err := ResolutionCheck(1, "hall")(data); err != nil && !json.Valid(data) && !errors.Is(err, ErrOutput) {
 			t.Fatalf("ResolutionCheck of broken JSON: %v does not wrap ErrOutput", err)
 		}
-		// What the arbiter's history keeps of an answer: the answer whole,
-		// or JSON of its own.
-		rec := resolutionAnswerRecord(data)
-		if want := twoPassAnswerRecord(data); rec != want {
-			t.Fatalf("answer record of %q:\n%s\nwant, as read in two passes:\n%s", data, rec, want)
-		}
-		if rec != string(data) && !json.Valid([]byte(rec)) {
-			t.Fatalf("answer record %q of %q is neither the answer nor JSON", rec, data)
-		}
+		rec := checkAnswerRecord(t, data)
 		mo, skipped, err := ParseMasterOutput(data)
 		if err != nil {
 			if !errors.Is(err, ErrOutput) {
@@ -485,78 +477,112 @@ func FuzzParseMasterOutput(f *testing.F) {
 			}
 			return
 		}
-		// It keeps each valid update's memory entry and location (an update
-		// skipped may not be an object: the record is then the answer whole).
-		var kept struct {
-			Characters map[string]json.RawMessage
-		}
-		if err := json.Unmarshal([]byte(rec), &kept); err != nil {
-			t.Fatalf("answer record %q of a valid answer: %v", rec, err)
-		}
-		for id, u := range mo.Characters {
-			var k struct {
-				MemoryEntry string `json:"memory_entry"`
-				Location    string `json:"location"`
-			}
-			if err := json.Unmarshal(kept.Characters[id], &k); err != nil || k.MemoryEntry != u.MemoryEntry || k.Location != u.Location {
-				t.Fatalf("answer record keeps %+v (%v) of %q, want its memory entry and location %+v", k, err, id, u)
-			}
-		}
+		checkRecordKeeps(t, rec, mo)
 		if mo.Characters == nil {
 			t.Fatal("nil Characters on success")
 		}
-		// An answer whose envelope Complete has checked reads the same,
-		// from its bytes or from the value the check decoded.
-		mo2, skipped2, err := parseMasterOutput(data, true)
-		if err != nil || !reflect.DeepEqual(mo2, mo) || len(skipped2) != len(skipped) {
-			t.Fatalf("with its envelope checked: %+v, %d skipped, %v; want %+v, %d skipped", mo2, len(skipped2), err, mo, len(skipped))
-		}
-		if repeatsAKey(data) {
-			return // the decoded value keeps each repeated key's last value, as the schema check saw it
-		}
-		mo3, skipped3, err := checkedMasterOutput(data, decodedAsChecked(t, data))
-		// (The same ids skipped: a validation error lists additional
-		// properties in the order of a Go map, so its text varies.)
-		if err != nil || !reflect.DeepEqual(mo3, mo) || !slices.Equal(slices.Sorted(maps.Keys(skipped3)), slices.Sorted(maps.Keys(skipped))) {
-			t.Fatalf("from the checked value: %+v, skipped %v, %v; want %+v, skipped %v", mo3, skipped3, err, mo, skipped)
-		}
-		if _, _, ok := masterOutputOf(decodedAsChecked(t, data)); !ok {
-			t.Fatalf("a valid envelope %q was not read from its value", data)
-		}
-		for id, u := range mo.Characters {
-			if u.MemoryEntry == "" {
-				t.Fatalf("character %q: empty memory_entry accepted", id)
-			}
-			if _, both := skipped[id]; both {
-				t.Fatalf("character %q both kept and skipped", id)
-			}
-		}
-		for id, e := range skipped {
-			if !errors.Is(e, ErrOutput) {
-				t.Fatalf("skipped %q: %v does not wrap ErrOutput", id, e)
-			}
-		}
-		b, err := json.Marshal(mo)
-		if err != nil {
-			t.Fatal(err)
-		}
-		again, _, err := ParseMasterOutput(b)
-		if err != nil {
-			t.Fatalf("re-parse of %s: %v", b, err)
-		}
-		if !reflect.DeepEqual(again, mo) {
-			t.Fatalf("round trip changed %+v into %+v", mo, again)
-		}
-		// The client's check of tick and location accepts exactly an
-		// answer naming them.
-		err = ResolutionCheck(mo.Tick, mo.LocationID)(data)
-		if err != nil {
-			t.Fatalf("ResolutionCheck(%d, %q) refused the answer naming them: %v", mo.Tick, mo.LocationID, err)
-		}
-		if ResolutionCheck(mo.Tick+1, mo.LocationID)(data) == nil || ResolutionCheck(mo.Tick, mo.LocationID+"x")(data) == nil {
-			t.Fatalf("ResolutionCheck accepted another tick or location for %s", data)
-		}
+		checkCheckedReadings(t, data, mo, skipped)
+		checkMasterOutput(t, data, mo, skipped)
 	})
+}
+
+// checkAnswerRecord checks what the arbiter's history keeps of an answer,
+// data: the answer whole, or JSON of its own, the same as read in two
+// passes. It returns the record.
+func checkAnswerRecord(t *testing.T, data []byte) string {
+	t.Helper()
+	rec := resolutionAnswerRecord(data)
+	if want := twoPassAnswerRecord(data); rec != want {
+		t.Fatalf("answer record of %q:\n%s\nwant, as read in two passes:\n%s", data, rec, want)
+	}
+	if rec != string(data) && !json.Valid([]byte(rec)) {
+		t.Fatalf("answer record %q of %q is neither the answer nor JSON", rec, data)
+	}
+	return rec
+}
+
+// checkRecordKeeps checks that rec, the record of a valid answer read as
+// mo, keeps each valid update's memory entry and location (an update
+// skipped may not be an object: the record is then the answer whole).
+func checkRecordKeeps(t *testing.T, rec string, mo MasterOutput) {
+	t.Helper()
+	var kept struct {
+		Characters map[string]json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(rec), &kept); err != nil {
+		t.Fatalf("answer record %q of a valid answer: %v", rec, err)
+	}
+	for id, u := range mo.Characters {
+		var k struct {
+			MemoryEntry string `json:"memory_entry"`
+			Location    string `json:"location"`
+		}
+		if err := json.Unmarshal(kept.Characters[id], &k); err != nil || k.MemoryEntry != u.MemoryEntry || k.Location != u.Location {
+			t.Fatalf("answer record keeps %+v (%v) of %q, want its memory entry and location %+v", k, err, id, u)
+		}
+	}
+}
+
+// checkCheckedReadings checks that a valid answer, data, read as mo with
+// skipped updates, reads the same once Complete has checked its envelope:
+// from its bytes, or from the value the check decoded.
+func checkCheckedReadings(t *testing.T, data []byte, mo MasterOutput, skipped map[string]error) {
+	t.Helper()
+	mo2, skipped2, err := parseMasterOutput(data, true)
+	if err != nil || !reflect.DeepEqual(mo2, mo) || len(skipped2) != len(skipped) {
+		t.Fatalf("with its envelope checked: %+v, %d skipped, %v; want %+v, %d skipped", mo2, len(skipped2), err, mo, len(skipped))
+	}
+	if repeatsAKey(data) {
+		return // the decoded value keeps each repeated key's last value, as the schema check saw it
+	}
+	mo3, skipped3, err := checkedMasterOutput(data, decodedAsChecked(t, data))
+	// (The same ids skipped: a validation error lists additional
+	// properties in the order of a Go map, so its text varies.)
+	if err != nil || !reflect.DeepEqual(mo3, mo) || !slices.Equal(slices.Sorted(maps.Keys(skipped3)), slices.Sorted(maps.Keys(skipped))) {
+		t.Fatalf("from the checked value: %+v, skipped %v, %v; want %+v, skipped %v", mo3, skipped3, err, mo, skipped)
+	}
+	if _, _, ok := masterOutputOf(decodedAsChecked(t, data)); !ok {
+		t.Fatalf("a valid envelope %q was not read from its value", data)
+	}
+}
+
+// checkMasterOutput checks what ParseMasterOutput made of a valid answer,
+// data: no empty memory entry kept, no update both kept and skipped, every
+// skip an ErrOutput, a round trip through JSON that changes nothing, and
+// the client's check of tick and location accepting exactly an answer
+// naming them.
+func checkMasterOutput(t *testing.T, data []byte, mo MasterOutput, skipped map[string]error) {
+	t.Helper()
+	for id, u := range mo.Characters {
+		if u.MemoryEntry == "" {
+			t.Fatalf("character %q: empty memory_entry accepted", id)
+		}
+		if _, both := skipped[id]; both {
+			t.Fatalf("character %q both kept and skipped", id)
+		}
+	}
+	for id, e := range skipped {
+		if !errors.Is(e, ErrOutput) {
+			t.Fatalf("skipped %q: %v does not wrap ErrOutput", id, e)
+		}
+	}
+	b, err := json.Marshal(mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _, err := ParseMasterOutput(b)
+	if err != nil {
+		t.Fatalf("re-parse of %s: %v", b, err)
+	}
+	if !reflect.DeepEqual(again, mo) {
+		t.Fatalf("round trip changed %+v into %+v", mo, again)
+	}
+	if err := ResolutionCheck(mo.Tick, mo.LocationID)(data); err != nil {
+		t.Fatalf("ResolutionCheck(%d, %q) refused the answer naming them: %v", mo.Tick, mo.LocationID, err)
+	}
+	if ResolutionCheck(mo.Tick+1, mo.LocationID)(data) == nil || ResolutionCheck(mo.Tick, mo.LocationID+"x")(data) == nil {
+		t.Fatalf("ResolutionCheck accepted another tick or location for %s", data)
+	}
 }
 
 // FuzzParseIntention: an intention answer is read or refused with

@@ -77,13 +77,28 @@ func writePage(t *testing.T, dir string) string {
 // -update keeps them under testdata for people to look at.
 func TestChromium(t *testing.T) {
 	bin := chromium(t)
-	for _, tc := range []struct {
-		name, shot string
-		dir        func(*testing.T) string
-		height     int
-		want       []string
-		count      map[string]int
-	}{
+	for _, tc := range chromiumCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			page := writePage(t, tc.dir(t))
+			checkDOM(t, string(browse(t, bin, page, "--dump-dom")), tc.want, tc.count)
+			checkScreenshot(t, bin, page, tc.shot, tc.height)
+		})
+	}
+}
+
+// chromiumCase is a run whose report TestChromium renders: the document
+// holds each of want, and count times each key of count; the screenshot
+// shot is height pixels high.
+type chromiumCase struct {
+	name, shot string
+	dir        func(*testing.T) string
+	height     int
+	want       []string
+	count      map[string]int
+}
+
+func chromiumCases() []chromiumCase {
+	return []chromiumCase{
 		{
 			name: "narrative", shot: "report.png", height: 2600,
 			dir: func(t *testing.T) string { return narrativeRun(t, 3) },
@@ -135,52 +150,59 @@ func TestChromium(t *testing.T) {
 				`<td>chat</td><td class="n">1</td><td class="n">0</td><td class="n">1</td>`, "<title>chat truncated, tick 2: 1 calls</title>"},
 			count: map[string]int{`aria-label="Failed and truncated calls and fallbacks per tick"`: 1, "<script": 0},
 		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			page := writePage(t, tc.dir(t))
-			dom := string(browse(t, bin, page, "--dump-dom"))
-			for _, want := range tc.want {
-				if !strings.Contains(dom, want) {
-					t.Errorf("the rendered document lacks %q", want)
-				}
-			}
-			for s, n := range tc.count {
-				if got := strings.Count(dom, s); got != n {
-					t.Errorf("the rendered document has %d × %q, want %d", got, s, n)
-				}
-			}
-			if t.Failed() {
-				t.Logf("document:\n%s", dom)
-			}
+	}
+}
 
-			shot := filepath.Join(t.TempDir(), tc.shot)
-			browse(t, bin, page, "--hide-scrollbars", "--window-size=1280,"+strconv.Itoa(tc.height), "--screenshot="+shot)
-			b, err := os.ReadFile(shot)
-			if err != nil {
-				t.Fatal(err)
-			}
-			img, err := png.Decode(bytes.NewReader(b))
-			if err != nil {
-				t.Fatalf("screenshot: %v", err)
-			}
-			if sz := img.Bounds().Size(); sz.X != 1280 || sz.Y != tc.height {
-				t.Errorf("screenshot is %v, want 1280x%d", sz, tc.height)
-			}
-			colours := map[uint32]bool{}
-			for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y += 7 {
-				for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x += 7 {
-					r, g, b, _ := img.At(x, y).RGBA()
-					colours[r>>8<<16|g>>8<<8|b>>8] = true
-				}
-			}
-			if len(colours) < 20 {
-				t.Errorf("the screenshot has %d colours: a blank page?", len(colours))
-			}
-			if *update {
-				if err := atomicfile.Write(filepath.Join("testdata", tc.shot), b); err != nil {
-					t.Fatal(err)
-				}
-			}
-		})
+// checkDOM checks the document Chromium built: it holds each of want, and
+// each key of count that many times; when it does not, it is logged.
+func checkDOM(t *testing.T, dom string, want []string, count map[string]int) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(dom, w) {
+			t.Errorf("the rendered document lacks %q", w)
+		}
+	}
+	for s, n := range count {
+		if got := strings.Count(dom, s); got != n {
+			t.Errorf("the rendered document has %d × %q, want %d", got, s, n)
+		}
+	}
+	if t.Failed() {
+		t.Logf("document:\n%s", dom)
+	}
+}
+
+// checkScreenshot takes a screenshot of page 1280 pixels wide and height
+// high, and checks it is that size and a page, not a blank; -update keeps
+// it as testdata/shot.
+func checkScreenshot(t *testing.T, bin, page, shot string, height int) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), shot)
+	browse(t, bin, page, "--hide-scrollbars", "--window-size=1280,"+strconv.Itoa(height), "--screenshot="+path)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if sz := img.Bounds().Size(); sz.X != 1280 || sz.Y != height {
+		t.Errorf("screenshot is %v, want 1280x%d", sz, height)
+	}
+	colours := map[uint32]bool{}
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y += 7 {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x += 7 {
+			r, g, b, _ := img.At(x, y).RGBA()
+			colours[r>>8<<16|g>>8<<8|b>>8] = true
+		}
+	}
+	if len(colours) < 20 {
+		t.Errorf("the screenshot has %d colours: a blank page?", len(colours))
+	}
+	if *update {
+		if err := atomicfile.Write(filepath.Join("testdata", shot), b); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

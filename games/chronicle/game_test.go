@@ -21,6 +21,7 @@ import (
 	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/store"
 	"github.com/arbiter-sim/arbiter/world"
+	openai "github.com/sashabaranov/go-openai"
 )
 
 const simYAML = `id: glass
@@ -301,16 +302,21 @@ func TestConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The third request carries the whole history: the malformed message,
-	// the system's error and the person's correction.
-	calls := srv.Calls()
-	msgs := calls[2].Messages()
+	checkHistorySent(t, srv.Calls()[2].Messages())
+	checkReopened(t, dir, g)
+}
+
+// checkHistorySent checks msgs, the third request of TestConversation: it
+// carries the whole history, the malformed message, the system's error and
+// the person's correction.
+func checkHistorySent(t *testing.T, msgs []openai.ChatCompletionMessage) {
+	t.Helper()
 	var roles []string
 	for _, m := range msgs {
 		roles = append(roles, m.Role)
 	}
 	if strings.Join(roles, " ") != "system user assistant user assistant user" {
-		t.Errorf("roles = %v", roles)
+		t.Fatalf("roles = %v", roles)
 	}
 	if !strings.Contains(msgs[0].Content, "The big picture: An empire built on singing glass") {
 		t.Errorf("system prompt lacks the big picture: %q", msgs[0].Content)
@@ -329,8 +335,14 @@ func TestConversation(t *testing.T) {
 	if msgs[4].Content != "CREATE PALETTE\n- YES: Magic exists\n- NO: Space travel\n- MAYBE: Time travel" {
 		t.Errorf("the model's malformed message is not in its history as written: %q", msgs[4].Content)
 	}
+}
 
-	// Reopen: the same conversation and timeline.
+// checkReopened checks that the game of dir, opened again after g played
+// TestConversation, has the same conversation and timeline, exports a
+// timeline that tools (chronicle parse --timeline) read back, and has its
+// six turns committed.
+func checkReopened(t *testing.T, dir string, g *table) {
+	t.Helper()
 	again := openGame(t, dir)
 	if !reflect.DeepEqual(texts(again.Messages()), texts(g.Messages())) || !reflect.DeepEqual(again.Timeline(), g.Timeline()) {
 		t.Errorf("reopened game differs:\n%+v\n%+v", again.Timeline(), g.Timeline())
@@ -339,8 +351,6 @@ func TestConversation(t *testing.T) {
 	if len(tl.Periods) != 2 || !reflect.DeepEqual(tl.Palette, Palette{Yes: []string{"Magic exists"}, No: []string{"Space travel"}}) {
 		t.Errorf("timeline = %+v", tl)
 	}
-	// What export prints is a timeline that tools (chronicle parse
-	// --timeline) read back.
 	v, err := again.g.Export(t.Context(), nil, again.state())
 	if err != nil {
 		t.Fatal(err)
