@@ -110,8 +110,16 @@ func TestChatThroughTerminal(t *testing.T) {
 		t.Error("the restarted call still holds the deleted message")
 	}
 
+	checkSavedChronicle(t, sim)
+}
+
+// checkSavedChronicle checks the chronicle of sim after TestChatThroughTerminal:
+// show prints it as a tree and as JSON, export prints the timeline parse
+// reads, and status counts every message as a turn committed.
+func checkSavedChronicle(t *testing.T, sim string) {
+	t.Helper()
 	// The game is saved: show prints it, as a tree and as JSON.
-	code, out, _ = arbiter(t, "chronicle", "show", sim)
+	code, out, _ := arbiter(t, "chronicle", "show", sim)
 	if code != 0 {
 		t.Fatalf("show: exit %d", code)
 	}
@@ -273,19 +281,26 @@ func parse(t *testing.T, stdin string, args ...string) parsed {
 	return p
 }
 
-func TestChronicleParse(t *testing.T) {
-	cleanEnv(t)
+// parseTimelines writes the timelines TestChronicleParse reads: minimal,
+// the shape the issue promises to accept, missing fields and all; inPlay,
+// a timeline in the play phase.
+func parseTimelines(t *testing.T) (minimal, inPlay string) {
+	t.Helper()
 	dir := t.TempDir()
-	// The timeline shape the issue promises to accept, missing fields and all.
-	minimal := filepath.Join(dir, "minimal.json")
+	minimal = filepath.Join(dir, "minimal.json")
 	if err := os.WriteFile(minimal, []byte(`{"periods":[{"name":"The Uprising Years","tone":"light","events":[{"name":"The Uprising","tone":"dark"}]}],"palette":{"yes":[],"no":[]}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	inPlay := filepath.Join(dir, "play.json")
+	inPlay = filepath.Join(dir, "play.json")
 	if err := os.WriteFile(inPlay, []byte(`{"phase":"play","periods":[{"name":"A"},{"name":"B"}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return minimal, inPlay
+}
 
+func TestChronicleParse(t *testing.T) {
+	cleanEnv(t)
+	minimal, inPlay := parseTimelines(t)
 	for _, tc := range []struct {
 		name  string
 		stdin string

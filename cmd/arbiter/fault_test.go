@@ -158,6 +158,60 @@ func ringWorld(t *testing.T, n, m int) string {
 	return dir
 }
 
+// runThroughFaults runs sim for ticks ticks, again after each run that
+// stopped on the model (quorum), at most 2*ticks runs, and returns how many
+// stopped; any other exit fails the test, as does the key in the output.
+func runThroughFaults(t *testing.T, seed int, sim string, ticks int) (stops int) {
+	t.Helper()
+	for run := 0; run < 2*ticks; run++ {
+		code, out, errOut := arbiter(t, "run", sim, "--ticks", fmt.Sprint(ticks))
+		assertNoLeak(t, "run", out+errOut)
+		if code != 0 && code != ExitModel {
+			t.Fatalf("seed %d: run exit %d\n%s%s", seed, code, out, errOut)
+		}
+		if code == 0 {
+			break
+		}
+		stops++
+	}
+	return stops
+}
+
+// faultDB is what the state.db of a run through faults holds: the last
+// tick, the ticks without an output for each of its locations, the
+// fallbacks without a failed call, the prompt tokens stored, the calls and
+// failed calls, the fallbacks and the apply errors.
+type faultDB struct {
+	last, badTicks, untraced, stored, calls, failed, fallbacks, skipped int
+}
+
+// readFaultDB reads the faultDB of sim, a world of locations locations.
+func readFaultDB(t *testing.T, sim string, locations int) faultDB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(sim, "state.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	q := func(query string, dst ...any) {
+		t.Helper()
+		if err := db.QueryRow(query).Scan(dst...); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+	}
+	var f faultDB
+	q("SELECT COALESCE(MAX(tick), 0) FROM ticks", &f.last)
+	q(fmt.Sprintf(`SELECT COUNT(*) FROM ticks t WHERE (SELECT COUNT(*) FROM outputs o WHERE o.tick = t.tick) != %d`, locations), &f.badTicks)
+	q("SELECT COUNT(*) FROM apply_errors", &f.skipped)
+	q(`SELECT (SELECT COUNT(*) FROM outputs o WHERE fallback = 1 AND NOT EXISTS (SELECT 1 FROM calls c
+			WHERE c.tick = o.tick AND c.entity_key = 'resolution:' || o.location_id AND c.error != ''))
+		+ (SELECT COUNT(*) FROM intentions i WHERE fallback = 1 AND NOT EXISTS (SELECT 1 FROM calls c
+			WHERE c.tick = i.tick AND c.entity_key = 'intention:' || i.character_id AND c.error != ''))`, &f.untraced)
+	q("SELECT COALESCE(SUM(prompt_tokens), 0), COUNT(*), COALESCE(SUM(error != ''), 0) FROM calls", &f.stored, &f.calls, &f.failed)
+	q("SELECT (SELECT COUNT(*) FROM outputs WHERE fallback = 1) + (SELECT COUNT(*) FROM intentions WHERE fallback = 1)", &f.fallbacks)
+	return f
+}
+
 // TestFaultSuite runs demo-sim for many ticks against a server injecting
 // every fault above: no crash; every committed tick has an output for every
 // location; every fallback is a call that failed; stored usage is what the
@@ -190,46 +244,13 @@ func TestFaultSuite(t *testing.T) {
 		srv := openaitest.New(t, fs.handle(fs.ruleBreaker(0.03)))
 		t.Setenv("OPENAI_BASE_URL", srv.URL)
 		sim := w.sim
-		for run := 0; run < 2*ticks; run++ {
-			code, out, errOut := arbiter(t, "run", sim, "--ticks", fmt.Sprint(ticks))
-			assertNoLeak(t, "run", out+errOut)
-			if code != 0 && code != ExitModel {
-				t.Fatalf("seed %d: run exit %d\n%s%s", seed, code, out, errOut)
-			}
-			if code == 0 {
-				break
-			}
-			stops++
+		stops += runThroughFaults(t, seed, sim, ticks)
+		db := readFaultDB(t, sim, w.locations)
+		if db.last != ticks {
+			t.Errorf("seed %d: %d ticks committed, want %d", seed, db.last, ticks)
 		}
-		db, err := sql.Open("sqlite", "file:"+filepath.Join(sim, "state.db")+"?mode=ro")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var last, badTicks, untraced, stored, n, nf int
-		q := func(query string, dst ...any) {
-			t.Helper()
-			if err := db.QueryRow(query).Scan(dst...); err != nil {
-				t.Fatalf("%s: %v", query, err)
-			}
-		}
-		q("SELECT COALESCE(MAX(tick), 0) FROM ticks", &last)
-		q(fmt.Sprintf(`SELECT COUNT(*) FROM ticks t WHERE (SELECT COUNT(*) FROM outputs o WHERE o.tick = t.tick) != %d`, w.locations), &badTicks)
-		var sk int
-		q("SELECT COUNT(*) FROM apply_errors", &sk)
-		skipped += sk
-		q(`SELECT (SELECT COUNT(*) FROM outputs o WHERE fallback = 1 AND NOT EXISTS (SELECT 1 FROM calls c
-				WHERE c.tick = o.tick AND c.entity_key = 'resolution:' || o.location_id AND c.error != ''))
-			+ (SELECT COUNT(*) FROM intentions i WHERE fallback = 1 AND NOT EXISTS (SELECT 1 FROM calls c
-				WHERE c.tick = i.tick AND c.entity_key = 'intention:' || i.character_id AND c.error != ''))`, &untraced)
-		q("SELECT COALESCE(SUM(prompt_tokens), 0), COUNT(*), COALESCE(SUM(error != ''), 0) FROM calls", &stored, &n, &nf)
-		var fb int
-		q("SELECT (SELECT COUNT(*) FROM outputs WHERE fallback = 1) + (SELECT COUNT(*) FROM intentions WHERE fallback = 1)", &fb)
-		db.Close()
-		if last != ticks {
-			t.Errorf("seed %d: %d ticks committed, want %d", seed, last, ticks)
-		}
-		if badTicks > 0 || untraced > 0 {
-			t.Errorf("seed %d: %d ticks without an output per location, %d fallbacks without a failed call", seed, badTicks, untraced)
+		if db.badTicks > 0 || db.untraced > 0 {
+			t.Errorf("seed %d: %d ticks without an output per location, %d fallbacks without a failed call", seed, db.badTicks, db.untraced)
 		}
 		// A dropped tick stores none of its calls: equality holds only
 		// when every tick committed on the first try.
@@ -239,8 +260,8 @@ func TestFaultSuite(t *testing.T) {
 			injected[k] += v
 		}
 		fs.mu.Unlock()
-		if stops == 0 && stored != served || stored > served {
-			t.Errorf("seed %d: stored prompt tokens %d, the server sent %d", seed, stored, served)
+		if stops == 0 && db.stored != served || db.stored > served {
+			t.Errorf("seed %d: stored prompt tokens %d, the server sent %d", seed, db.stored, served)
 		}
 		for _, f := range []string{"state.db", "state.db-wal"} {
 			b, _ := os.ReadFile(filepath.Join(sim, f))
@@ -248,7 +269,7 @@ func TestFaultSuite(t *testing.T) {
 				t.Errorf("seed %d: %s holds the key", seed, f)
 			}
 		}
-		committed, calls, failed, fallbacks = committed+last, calls+n, failed+nf, fallbacks+fb
+		committed, calls, failed, fallbacks, skipped = committed+db.last, calls+db.calls, failed+db.failed, fallbacks+db.fallbacks, skipped+db.skipped
 	}
 	names := make([]string, 0, len(injected))
 	for k := range injected {

@@ -56,55 +56,10 @@ func TestIntegrationDemoSim(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var calls, firstValid, repairs, fallbacks, truncated, completion int
-	var latency time.Duration
+	var f callFigures
 	for tick := 1; tick <= ticks; tick++ {
-		recs, err := db.Calls(context.Background(), tick)
-		if err != nil {
-			t.Fatal(err)
-		}
-		locations := map[string]bool{}
-		for _, c := range recs {
-			calls++
-			if !c.Failed() && c.Attempts == 1 && c.Repairs == 0 {
-				firstValid++
-			}
-			repairs += c.Repairs
-			if c.Fallback {
-				fallbacks++
-			}
-			if c.ErrorKind == "truncated" {
-				truncated++
-			}
-			completion += c.CompletionTokens
-			latency += time.Duration(c.LatencyMS) * time.Millisecond
-			if c.Phase == "resolution" {
-				locations[strings.TrimPrefix(c.EntityKey, "resolution:")] = true
-			}
-			if !c.Failed() && c.PromptTokens == 0 {
-				t.Errorf("tick %d %s: a successful call with no prompt tokens: usage not the server's", tick, c.EntityKey)
-			}
-		}
-		if len(locations) != 5 {
-			t.Errorf("tick %d: arbiter calls for %d locations, want all 5", tick, len(locations))
-		}
-		mems, err := db.Memories(context.Background(), tick)
-		if err != nil {
-			t.Fatal(err)
-		}
-		count, last := map[string]int{}, map[string]string{}
-		for _, m := range mems {
-			count[m.CharacterID]++
-			last[m.CharacterID] = m.Entry
-		}
-		if len(count) != 6 {
-			t.Errorf("tick %d: memories of %d characters, want all 6", tick, len(count))
-		}
-		for id, n := range count {
-			if n != tick || last[id] == "" {
-				t.Errorf("tick %d: %s has %d memories (want %d, last non-empty)", tick, id, n, tick)
-			}
-		}
+		f.add(t, db, tick)
+		checkMemories(t, db, tick)
 	}
 	sum, err := db.Summary(context.Background())
 	if err != nil {
@@ -114,8 +69,72 @@ func TestIntegrationDemoSim(t *testing.T) {
 		t.Errorf("no tokens counted: %+v", sum.Total)
 	}
 	t.Logf("FIGURES endpoint=%s model=%s ticks=%d calls=%d first_answer_valid=%d/%d (%.0f%%) repairs=%d fallbacks=%d truncated=%d crashes=0 wall=%s completion_tokens=%d tokens_per_s=%.0f",
-		url, model, ticks, calls, firstValid, calls, 100*float64(firstValid)/float64(calls), repairs, fallbacks, truncated,
-		elapsed.Round(time.Millisecond), completion, float64(completion)/latency.Seconds())
+		url, model, ticks, f.calls, f.firstValid, f.calls, 100*float64(f.firstValid)/float64(f.calls), f.repairs, f.fallbacks, f.truncated,
+		elapsed.Round(time.Millisecond), f.completion, float64(f.completion)/f.latency.Seconds())
+}
+
+// callFigures are the figures README reports of a run's calls.
+type callFigures struct {
+	calls, firstValid, repairs, fallbacks, truncated, completion int
+	latency                                                      time.Duration
+}
+
+// add counts the calls of tick into f, checking that every location had
+// its arbiter call and every successful call the server's usage.
+func (f *callFigures) add(t *testing.T, db *store.Store, tick int) {
+	t.Helper()
+	recs, err := db.Calls(context.Background(), tick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	locations := map[string]bool{}
+	for _, c := range recs {
+		f.calls++
+		if !c.Failed() && c.Attempts == 1 && c.Repairs == 0 {
+			f.firstValid++
+		}
+		f.repairs += c.Repairs
+		if c.Fallback {
+			f.fallbacks++
+		}
+		if c.ErrorKind == "truncated" {
+			f.truncated++
+		}
+		f.completion += c.CompletionTokens
+		f.latency += time.Duration(c.LatencyMS) * time.Millisecond
+		if c.Phase == "resolution" {
+			locations[strings.TrimPrefix(c.EntityKey, "resolution:")] = true
+		}
+		if !c.Failed() && c.PromptTokens == 0 {
+			t.Errorf("tick %d %s: a successful call with no prompt tokens: usage not the server's", tick, c.EntityKey)
+		}
+	}
+	if len(locations) != 5 {
+		t.Errorf("tick %d: arbiter calls for %d locations, want all 5", tick, len(locations))
+	}
+}
+
+// checkMemories checks that after tick each of demo-sim's six characters
+// has one memory per tick, the last not empty.
+func checkMemories(t *testing.T, db *store.Store, tick int) {
+	t.Helper()
+	mems, err := db.Memories(context.Background(), tick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count, last := map[string]int{}, map[string]string{}
+	for _, m := range mems {
+		count[m.CharacterID]++
+		last[m.CharacterID] = m.Entry
+	}
+	if len(count) != 6 {
+		t.Errorf("tick %d: memories of %d characters, want all 6", tick, len(count))
+	}
+	for id, n := range count {
+		if n != tick || last[id] == "" {
+			t.Errorf("tick %d: %s has %d memories (want %d, last non-empty)", tick, id, n, tick)
+		}
+	}
 }
 
 // TestIntegrationDoctor: the real server is reachable, serves the model and

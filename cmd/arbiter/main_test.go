@@ -134,7 +134,34 @@ func TestRunStatusExport(t *testing.T) {
 		t.Errorf("status --json exit %d err %v: %+v\n%s", code, err, status, out)
 	}
 
-	code, out, _ = arbiter(t, "export", sim, "--format", "json")
+	checkExportOfTick2(t, sim)
+
+	// Resume: one more tick continues from 2.
+	code, out, _ = arbiter(t, "run", sim, "--json")
+	var rep struct {
+		FirstTick int `json:"first_tick"`
+		LastTick  int `json:"last_tick"`
+		Stop      string
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 || rep.FirstTick != 3 || rep.LastTick != 3 || rep.Stop != "completed" {
+		t.Errorf("resumed run exit %d %v: %+v\n%s", code, err, rep, out)
+	}
+
+	code, out, _ = arbiter(t, "reset", sim)
+	if code != 0 || exists(filepath.Join(sim, "state.db")) || !strings.Contains(out, "deleted") {
+		t.Errorf("reset exit %d, state.db still there: %v\n%s", code, exists(filepath.Join(sim, "state.db")), out)
+	}
+	if got := tree(t, sim); fmt.Sprint(got) != fmt.Sprint(authored) {
+		t.Error("reset touched authored files")
+	}
+}
+
+// checkExportOfTick2 checks export of demo-sim's copy sim after two ticks:
+// the state of tick 2 with every character's memories, the authored state
+// of tick 0 with none, and a tick not committed refused.
+func checkExportOfTick2(t *testing.T, sim string) {
+	t.Helper()
+	code, out, _ := arbiter(t, "export", sim, "--format", "json")
 	var state struct {
 		Tick       int `json:"tick"`
 		Characters map[string]struct {
@@ -168,28 +195,9 @@ func TestRunStatusExport(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"tick": 0`) || strings.Contains(out, `"entry"`) {
 		t.Errorf("export --tick 0 exit %d: want the authored state with no memories:\n%s", code, out)
 	}
-	code, _, errOut = arbiter(t, "export", sim, "--tick", "5")
+	code, _, errOut := arbiter(t, "export", sim, "--tick", "5")
 	if code != ExitUsage || !strings.Contains(errOut, "--tick 5: no such tick (committed ticks: 0..2") {
 		t.Errorf("export --tick 5: exit %d, %s", code, errOut)
-	}
-
-	// Resume: one more tick continues from 2.
-	code, out, _ = arbiter(t, "run", sim, "--json")
-	var rep struct {
-		FirstTick int `json:"first_tick"`
-		LastTick  int `json:"last_tick"`
-		Stop      string
-	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 || rep.FirstTick != 3 || rep.LastTick != 3 || rep.Stop != "completed" {
-		t.Errorf("resumed run exit %d %v: %+v\n%s", code, err, rep, out)
-	}
-
-	code, out, _ = arbiter(t, "reset", sim)
-	if code != 0 || exists(filepath.Join(sim, "state.db")) || !strings.Contains(out, "deleted") {
-		t.Errorf("reset exit %d, state.db still there: %v\n%s", code, exists(filepath.Join(sim, "state.db")), out)
-	}
-	if got := tree(t, sim); fmt.Sprint(got) != fmt.Sprint(authored) {
-		t.Error("reset touched authored files")
 	}
 }
 

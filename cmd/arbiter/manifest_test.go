@@ -61,14 +61,47 @@ func TestRunManifest(t *testing.T) {
 	if code, _, errOut := arbiter(t, "run", sim, "--ticks", "2", "--config", cfg1); code != 0 {
 		t.Fatalf("run 1: exit %d\n%s", code, errOut)
 	}
+	checkFirstManifest(t, sim, srv.URL, cfg1)
 
-	st := readStatus(t, sim, "--config", cfg1)
-	r := st.LastRun
+	// Run 2: a template overridden, resolution on another model, a shorter timeout.
+	over := filepath.Join(sim, "prompts", "phase1_intention_system.md")
+	os.MkdirAll(filepath.Dir(over), 0o755)
+	def, _ := os.ReadFile(filepath.Join(repoRoot, "prompts", "phase1_intention_system.md"))
+	if err := os.WriteFile(over, append(def, []byte("\nKeep it short.\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg2 := writeConfig(t, "llm:\n  base_url: "+withCreds+"\n  api_key: "+leakKey+"\n  timeout: 30s\nphases:\n  resolution: {model: big-1}\n")
+	if code, _, errOut := arbiter(t, "run", sim, "--config", cfg2); code != 0 {
+		t.Fatalf("run 2: exit %d\n%s", code, errOut)
+	}
+	checkSecondStatus(t, sim, srv.URL, cfg2, over)
+	checkDiffRuns(t, sim, over)
+	checkDiffRunsJSON(t, sim)
+
+	// Two simulations: the latest run of each.
+	other := demoCopy(t)
+	if code, _, errOut := arbiter(t, "run", other, "--config", cfg1); code != 0 {
+		t.Fatalf("run of the other simulation: exit %d\n%s", code, errOut)
+	}
+	code, out, _ := arbiter(t, "diff-runs", sim, other)
+	if code != 0 || !strings.Contains(out, "demo-sim run 2 (ticks 3..3) → demo-sim run 1 (ticks 1..1)") || !strings.Contains(out, "model resolution: big-1 → test-model") {
+		t.Errorf("diff-runs of two simulations: exit %d\n%s", code, out)
+	}
+}
+
+// checkFirstManifest checks the manifest status --json shows of
+// TestRunManifest's first run of sim, against the model server at url with
+// the configuration cfg: what the run used, the key redacted, and no
+// credential anywhere in state.db, not even the last characters of the key
+// that config show prints.
+func checkFirstManifest(t *testing.T, sim, url, cfg string) {
+	t.Helper()
+	r := readStatus(t, sim, "--config", cfg).LastRun
 	if r == nil || r.Run != 1 || r.FirstTick != 1 || r.LastTick != 2 {
 		t.Fatalf("status --json last_run = %+v, want run 1 of ticks 1..2", r)
 	}
 	m := r.Manifest
-	if m.Kind != "narrative" || m.BaseURL != srv.URL || len(m.Models) != 2 || m.Models[0] != (manifest.PhaseModel{Phase: "intention", Model: "test-model"}) ||
+	if m.Kind != "narrative" || m.BaseURL != url || len(m.Models) != 2 || m.Models[0] != (manifest.PhaseModel{Phase: "intention", Model: "test-model"}) ||
 		m.Models[1] != (manifest.PhaseModel{Phase: "resolution", Model: "test-model"}) || m.Seed != nil || m.Arbiter.Version == "" || m.Arbiter.Go == "" {
 		t.Errorf("manifest = %+v", m)
 	}
@@ -85,10 +118,9 @@ func TestRunManifest(t *testing.T) {
 	if len(m.Schemas) != 2 || m.Schemas[0].Name != "IntentionResponse" || m.Schemas[1].Name != "MasterOutput" || !sha256Hex.MatchString(m.Schemas[1].SHA256) {
 		t.Errorf("schemas %+v", m.Schemas)
 	}
-	if m.Config["llm.api_key"] != llm.Redacted || m.Config["llm.base_url"] != srv.URL || m.Config["llm.model"] != "test-model" || m.Config["run.max_cost"] != "0" {
+	if m.Config["llm.api_key"] != llm.Redacted || m.Config["llm.base_url"] != url || m.Config["llm.model"] != "test-model" || m.Config["run.max_cost"] != "0" {
 		t.Errorf("manifest config: api_key %q, base_url %q, model %q, max_cost %q", m.Config["llm.api_key"], m.Config["llm.base_url"], m.Config["llm.model"], m.Config["run.max_cost"])
 	}
-	// Not even the last characters of the key that config show prints.
 	for _, f := range []string{"state.db", "state.db-wal"} {
 		b, _ := os.ReadFile(filepath.Join(sim, f))
 		for _, secret := range []string{leakKey, leakPass, leakKey[len(leakKey)-4:] + `"`} {
@@ -97,25 +129,20 @@ func TestRunManifest(t *testing.T) {
 			}
 		}
 	}
+}
 
-	// Run 2: a template overridden, resolution on another model, a shorter timeout.
-	over := filepath.Join(sim, "prompts", "phase1_intention_system.md")
-	os.MkdirAll(filepath.Dir(over), 0o755)
-	def, _ := os.ReadFile(filepath.Join(repoRoot, "prompts", "phase1_intention_system.md"))
-	if err := os.WriteFile(over, append(def, []byte("\nKeep it short.\n")...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg2 := writeConfig(t, "llm:\n  base_url: "+withCreds+"\n  api_key: "+leakKey+"\n  timeout: 30s\nphases:\n  resolution: {model: big-1}\n")
-	if code, _, errOut := arbiter(t, "run", sim, "--config", cfg2); code != 0 {
-		t.Fatalf("run 2: exit %d\n%s", code, errOut)
-	}
-
-	code, out, errOut := arbiter(t, "status", sim, "--config", cfg2)
+// checkSecondStatus checks what status (configuration cfg) says of
+// TestRunManifest's second run of sim: its manifest, the template over
+// that overrides a default, and the keys set besides the defaults, with no
+// credential shown.
+func checkSecondStatus(t *testing.T, sim, url, cfg, over string) {
+	t.Helper()
+	code, out, errOut := arbiter(t, "status", sim, "--config", cfg)
 	if code != 0 {
 		t.Fatalf("status: exit %d\n%s", code, errOut)
 	}
 	assertNoLeak(t, "status", out)
-	for _, want := range []string{"run 2:        ticks 3..3, started ", "  arbiter:    ", "  base URL:   " + srv.URL + "\n",
+	for _, want := range []string{"run 2:        ticks 3..3, started ", "  arbiter:    ", "  base URL:   " + url + "\n",
 		"  models:     intention test-model, resolution big-1\n", "  templates:  phase1_intention_system.md (" + over + ") sha256:",
 		"              phase1_intention_user.md (default) sha256:", "  schemas:    IntentionResponse (generated) sha256:",
 		"llm.timeout=30s", "phases.resolution.model=big-1", "llm.api_key=[redacted]", "(besides the defaults; status --json lists every key)"} {
@@ -126,8 +153,14 @@ func TestRunManifest(t *testing.T) {
 	if strings.Contains(out, "llm.max_attempts=") {
 		t.Errorf("status lists a key left at its default:\n%s", out)
 	}
+}
 
-	code, out, errOut = arbiter(t, "diff-runs", sim)
+// checkDiffRuns checks that diff-runs of sim says what changed between
+// TestRunManifest's two runs (the template over, a model, the timeout) and
+// nothing else.
+func checkDiffRuns(t *testing.T, sim, over string) {
+	t.Helper()
+	code, out, errOut := arbiter(t, "diff-runs", sim)
 	if code != 0 {
 		t.Fatalf("diff-runs: exit %d\n%s", code, errOut)
 	}
@@ -148,8 +181,13 @@ func TestRunManifest(t *testing.T) {
 			t.Errorf("diff-runs names %q, which did not change:\n%s", unchanged, out)
 		}
 	}
+}
 
-	code, out, _ = arbiter(t, "diff-runs", sim, "--run", "2", "--run", "1", "--json")
+// checkDiffRunsJSON checks diff-runs --json of TestRunManifest's runs of
+// sim in the order asked (2, then 1), and diff-runs of a run with itself.
+func checkDiffRunsJSON(t *testing.T, sim string) {
+	t.Helper()
+	code, out, _ := arbiter(t, "diff-runs", sim, "--run", "2", "--run", "1", "--json")
 	var d session.RunsDiff
 	if code != 0 || json.Unmarshal([]byte(out), &d) != nil {
 		t.Fatalf("diff-runs --json: exit %d\n%s", code, out)
@@ -166,20 +204,9 @@ func TestRunManifest(t *testing.T) {
 	if !found {
 		t.Errorf("diff-runs --json lacks the model change: %+v", d.Changes)
 	}
-
 	code, out, _ = arbiter(t, "diff-runs", sim, "--run", "1", "--run", "1")
 	if code != 0 || !strings.Contains(out, "no differences") {
 		t.Errorf("diff-runs of a run with itself: exit %d\n%s", code, out)
-	}
-
-	// Two simulations: the latest run of each.
-	other := demoCopy(t)
-	if code, _, errOut := arbiter(t, "run", other, "--config", cfg1); code != 0 {
-		t.Fatalf("run of the other simulation: exit %d\n%s", code, errOut)
-	}
-	code, out, _ = arbiter(t, "diff-runs", sim, other)
-	if code != 0 || !strings.Contains(out, "demo-sim run 2 (ticks 3..3) → demo-sim run 1 (ticks 1..1)") || !strings.Contains(out, "model resolution: big-1 → test-model") {
-		t.Errorf("diff-runs of two simulations: exit %d\n%s", code, out)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -280,26 +281,30 @@ func (m *determinedModel) answer(c *openaitest.Call) openaitest.Reply {
 	if c.SchemaName() == "IntentionResponse" {
 		return openaitest.JSON(map[string]string{"intention": "I try the plan marked " + tag + "."}).WithDelay(delay)
 	}
+	answer, later, err := resolutionAnswer(c.Schema(), tag, pick)
+	if err != nil {
+		return openaitest.Status(400, "invalid_request_error", "", err.Error())
+	}
+	if later {
+		m.mu.Lock()
+		m.later[m.run]++
+		m.mu.Unlock()
+	}
+	return openaitest.JSON(answer).WithDelay(delay)
+}
+
+// resolutionAnswer is an arbiter's answer under schema raw: every
+// character goes to a location of its enum that pick chooses, each text
+// marked with tag. later says the call is not its location's first, whose
+// schema leaves the location's update to call 1 (it allows only null
+// there). A schema without a character's location enum is an error.
+func resolutionAnswer(raw json.RawMessage, tag string, pick func(salt, n int) int) (answer any, later bool, err error) {
 	var schema struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 		Defs       map[string]json.RawMessage `json:"$defs"`
 	}
-	if err := json.Unmarshal(c.Schema(), &schema); err != nil {
-		return openaitest.Status(400, "invalid_request_error", "", err.Error())
-	}
-	one := func(raw json.RawMessage) any {
-		var p struct {
-			Const any   `json:"const"`
-			Enum  []any `json:"enum"`
-		}
-		json.Unmarshal(raw, &p)
-		if p.Const != nil {
-			return p.Const
-		}
-		if len(p.Enum) > 0 {
-			return p.Enum[0]
-		}
-		return nil
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		return nil, false, err
 	}
 	var chars struct {
 		Properties map[string]json.RawMessage `json:"properties"`
@@ -321,7 +326,7 @@ func (m *determinedModel) answer(c *openaitest.Call) openaitest.Reply {
 		}
 		json.Unmarshal(node.Properties["location"], &where)
 		if len(where.Enum) == 0 {
-			return openaitest.Status(400, "invalid_request_error", "", "characters."+id+" has no location enum")
+			return nil, false, errors.New("characters." + id + " has no location enum")
 		}
 		i++
 		dest := where.Enum[pick(i, len(where.Enum))]
@@ -329,11 +334,9 @@ func (m *determinedModel) answer(c *openaitest.Call) openaitest.Reply {
 			"location":        dest,
 			"internal_state":  "Thinking over " + tag + ".",
 			"external_intent": "Off to " + dest + " (" + tag + ").",
-			"memory_entry":    fmt.Sprintf("In %v at tick %v: %s.", one(schema.Properties["location_id"]), one(schema.Properties["tick"]), tag),
+			"memory_entry":    fmt.Sprintf("In %v at tick %v: %s.", schemaValue(schema.Properties["location_id"]), schemaValue(schema.Properties["tick"]), tag),
 		}
 	}
-	// A location's calls but the first leave its update to call 1: their
-	// schema allows only null there.
 	var place struct {
 		Properties map[string]struct {
 			Type any `json:"type"`
@@ -341,18 +344,32 @@ func (m *determinedModel) answer(c *openaitest.Call) openaitest.Reply {
 	}
 	json.Unmarshal(schema.Properties["location"], &place)
 	var moment any = "The hour of " + tag + "."
-	if place.Properties["moment"].Type == "null" {
+	if later = place.Properties["moment"].Type == "null"; later {
 		moment = nil
-		m.mu.Lock()
-		m.later[m.run]++
-		m.mu.Unlock()
 	}
-	return openaitest.JSON(map[string]any{
-		"tick":        one(schema.Properties["tick"]),
-		"location_id": one(schema.Properties["location_id"]),
+	return map[string]any{
+		"tick":        schemaValue(schema.Properties["tick"]),
+		"location_id": schemaValue(schema.Properties["location_id"]),
 		"characters":  updates,
 		"location":    map[string]any{"moment": moment, "description": nil},
-	}).WithDelay(delay)
+	}, later, nil
+}
+
+// schemaValue is the one value a property's schema allows: its const, or
+// the first of its enum; nil when it has neither.
+func schemaValue(raw json.RawMessage) any {
+	var p struct {
+		Const any   `json:"const"`
+		Enum  []any `json:"enum"`
+	}
+	json.Unmarshal(raw, &p)
+	if p.Const != nil {
+		return p.Const
+	}
+	if len(p.Enum) > 0 {
+		return p.Enum[0]
+	}
+	return nil
 }
 
 func sortedIDs(m map[string]json.RawMessage) []string {

@@ -27,25 +27,7 @@ func TestUsage(t *testing.T) {
 		t.Fatalf("run: exit %d\n%s", code, errOut)
 	}
 
-	// No prices: tokens only, the cost unknown and the models named.
-	code, out, errOut := arbiter(t, "usage", sim)
-	if code != 0 {
-		t.Fatalf("usage: exit %d\n%s", code, errOut)
-	}
-	perCall := openaitest.DefaultUsage.PromptTokens + openaitest.DefaultUsage.CompletionTokens
-	for _, want := range []string{"demo-sim: 22 calls over 2 ticks, 0 failed;", "cost unknown", "no price configured for [big-3.5 test-model]",
-		"intention (test-model)", "resolution (big-3.5)", "resolution:wharf", "\n2 "} {
-		if !strings.Contains(out, want) {
-			t.Errorf("usage lacks %q:\n%s", want, out)
-		}
-	}
-	if strings.Contains(out, "stored without their model") {
-		t.Errorf("usage says models were assumed, but every call stored its own:\n%s", out)
-	}
-
-	if header, _, _ := strings.Cut(out[strings.Index(out, "phase (model)"):], "\n"); strings.Contains(header, "cost") {
-		t.Errorf("a cost column with no price configured: %q", header)
-	}
+	checkUsageUnpriced(t, sim)
 
 	// Priced by the model stored with each call: the configuration now
 	// puts resolution on another model, which must not change the price.
@@ -57,7 +39,7 @@ prices:
   - {model: test-model, prompt: 1, completion: 2}
   - {model: "big-3.5", prompt: 10, completion: 20}
 `), 0o644)
-	code, out, errOut = arbiter(t, "usage", sim, "--json", "--config", cfg)
+	code, out, errOut := arbiter(t, "usage", sim, "--json", "--config", cfg)
 	if code != 0 {
 		t.Fatalf("usage --json: exit %d\n%s", code, errOut)
 	}
@@ -66,6 +48,7 @@ prices:
 		t.Fatalf("usage --json: %v\n%s", err, out)
 	}
 	u := openaitest.DefaultUsage
+	perCall := u.PromptTokens + u.CompletionTokens
 	intention := float64(12*u.PromptTokens*1+12*u.CompletionTokens*2) / 1e6
 	resolution := float64(10*u.PromptTokens*10+10*u.CompletionTokens*20) / 1e6
 	if !rep.Priced || rep.Assumed || len(rep.ByModel) != 2 || len(rep.ByPhase) != 2 || len(rep.ByTick) != 2 || len(rep.ByEntity) != 11 {
@@ -91,6 +74,30 @@ prices:
 	if !strings.Contains(out, total) || !strings.Contains(out, "latency (per call)  cost\n") || strings.Contains(out, "unknown") || strings.Contains(out, "no price") ||
 		strings.Contains(out, "other-1") {
 		t.Errorf("usage with prices lacks %q and a cost column, or names the configured model no call used:\n%s", total, out)
+	}
+}
+
+// checkUsageUnpriced checks usage of TestUsage's run of sim with no prices
+// configured: tokens only, the cost unknown and the models named, and no
+// cost column.
+func checkUsageUnpriced(t *testing.T, sim string) {
+	t.Helper()
+	code, out, errOut := arbiter(t, "usage", sim)
+	if code != 0 {
+		t.Fatalf("usage: exit %d\n%s", code, errOut)
+	}
+	for _, want := range []string{"demo-sim: 22 calls over 2 ticks, 0 failed;", "cost unknown", "no price configured for [big-3.5 test-model]",
+		"intention (test-model)", "resolution (big-3.5)", "resolution:wharf", "\n2 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("usage lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "stored without their model") {
+		t.Errorf("usage says models were assumed, but every call stored its own:\n%s", out)
+	}
+
+	if header, _, _ := strings.Cut(out[strings.Index(out, "phase (model)"):], "\n"); strings.Contains(header, "cost") {
+		t.Errorf("a cost column with no price configured: %q", header)
 	}
 }
 

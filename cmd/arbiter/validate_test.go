@@ -27,15 +27,42 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 // a kind ignores are warnings that pass.
 func TestValidateSilentNoMore(t *testing.T) {
 	cleanEnv(t)
+	for _, tc := range validateCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := gameCopy(t, tc.sim)
+			tc.setup(t, dir)
+			code, out, errOut := arbiter(t, "validate", dir)
+			lines := strings.Split(strings.TrimSuffix(strings.ReplaceAll(out, dir, "<sim>"), "\n"), "\n")
+			if code != tc.code || len(lines) != len(tc.want) {
+				t.Fatalf("exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", code, tc.code, out, errOut)
+			}
+			for i, want := range tc.want {
+				if !strings.HasPrefix(lines[i], want) {
+					t.Errorf("line %d = %q, want it to start %q", i+1, lines[i], want)
+				}
+			}
+			if errOut = strings.ReplaceAll(errOut, dir, "<sim>"); !strings.Contains(errOut, tc.wantErr) {
+				t.Errorf("stderr = %q, want %q", errOut, tc.wantErr)
+			}
+		})
+	}
+}
+
+// validateCase is a simulation sim changed by setup and what validate says
+// of it: its exit code, the lines of stdout (with <sim> for the folder),
+// and what stderr holds.
+type validateCase struct {
+	name    string
+	sim     string
+	setup   func(t *testing.T, dir string)
+	code    int
+	want    []string // lines of stdout, with <sim> for the folder
+	wantErr string   // in stderr
+}
+
+func validateCases() []validateCase {
 	const conquestIgnores = ": folder ignored: a conquest simulation reads only simulation.yaml and prompts/"
-	tests := []struct {
-		name    string
-		sim     string
-		setup   func(t *testing.T, dir string)
-		code    int
-		want    []string // lines of stdout, with <sim> for the folder
-		wantErr string   // in stderr
-	}{
+	return []validateCase{
 		{
 			name: "narrative with an empty characters folder",
 			sim:  "demo-sim",
@@ -107,25 +134,6 @@ func TestValidateSilentNoMore(t *testing.T) {
 				"ok: demo-sim (6 characters, 5 locations, 1 warning)",
 			},
 		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := gameCopy(t, tc.sim)
-			tc.setup(t, dir)
-			code, out, errOut := arbiter(t, "validate", dir)
-			lines := strings.Split(strings.TrimSuffix(strings.ReplaceAll(out, dir, "<sim>"), "\n"), "\n")
-			if code != tc.code || len(lines) != len(tc.want) {
-				t.Fatalf("exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", code, tc.code, out, errOut)
-			}
-			for i, want := range tc.want {
-				if !strings.HasPrefix(lines[i], want) {
-					t.Errorf("line %d = %q, want it to start %q", i+1, lines[i], want)
-				}
-			}
-			if errOut = strings.ReplaceAll(errOut, dir, "<sim>"); !strings.Contains(errOut, tc.wantErr) {
-				t.Errorf("stderr = %q, want %q", errOut, tc.wantErr)
-			}
-		})
 	}
 }
 
