@@ -86,89 +86,19 @@ func (c *Client) CompleteBatch(ctx context.Context, phase string, reqs []Request
 	results := make([]Result, len(reqs))
 	log := c.log.With("phase", phase, "batch", true)
 	pool := c.poolOf(phase)
-	ep := pick(pool, nil, start)
-	if job.Endpoint != "" {
-		i := slices.IndexFunc(pool, func(e *endpoint) bool { return e.name == job.Endpoint })
-		if i < 0 {
-			return nil, &Error{Kind: KindBadRequest, Message: fmt.Sprintf("batch job %s was submitted to endpoint %s, which phase %s no longer has", job.ID, job.Endpoint, phase)}
-		}
-		ep = pool[i]
+	ep, err := batchEndpoint(pool, phase, job)
+	if err != nil {
+		return nil, err
+	}
+	in, err := c.batchInput(ep, phase, reqs, results)
+	if err != nil || len(in.sent) == 0 {
+		return results, err
+	}
+	id, ep, err := c.batchJob(ctx, log, pool, ep, phase, job, in)
+	if err != nil {
+		return nil, err
 	}
 	one := []*endpoint{ep}
-
-	// The lines: every request that can be sent, once each.
-	var (
-		input bytes.Buffer
-		sent  = map[string]int{} // custom_id → index in reqs
-		limit int64
-	)
-	for i, req := range reqs {
-		if e := c.checkRequest(req); e != nil {
-			results[i] = Result{Request: req, Err: e}
-			continue
-		}
-		if _, dup := sent[req.EntityKey]; dup || req.EntityKey == "" {
-			return nil, &Error{Kind: KindBadRequest, Message: fmt.Sprintf("batch of %s: entity key %q is not unique (it is the line's custom_id)", phase, req.EntityKey)}
-		}
-		sent[req.EntityKey] = i
-		cr := fitMaxTokens(ChatCompletion(req, c.messages(req)))
-		if ep.model != "" {
-			cr.Model = ep.model
-		}
-		line, err := json.Marshal(batchInputLine{CustomID: req.EntityKey, Method: http.MethodPost, URL: string(openai.BatchEndpointChatCompletions), Body: cr})
-		if err != nil {
-			return nil, &Error{Kind: KindBadRequest, Err: err, Message: "batch line of " + req.EntityKey + ": " + err.Error()}
-		}
-		input.Write(line)
-		input.WriteByte('\n')
-		limit += c.cfg.responseLimit(max(cr.MaxTokens, cr.MaxCompletionTokens))
-	}
-	if len(sent) == 0 {
-		return results, nil
-	}
-
-	id := job.ID
-	if id == "" && job.Find && job.Tag != "" {
-		// Every endpoint of the phase: the stopped run may have picked
-		// another.
-		for _, e := range pool {
-			if _, _, err := c.retry(ctx, log, nil, []*endpoint{e}, 0, func(ctx context.Context, ep *endpoint) error {
-				var ferr error
-				id, ferr = findBatch(ctx, ep, job.Tag)
-				return ferr
-			}); err != nil {
-				// A server that cannot list its batches: one is submitted,
-				// as it would be without the tag.
-				log.Warn("could not look for the batch job a stopped run may have submitted", "endpoint", e.name, "tag", job.Tag, "error", err.Error())
-			}
-			if id != "" {
-				ep, one = e, []*endpoint{e}
-				break
-			}
-		}
-		if id != "" {
-			log.Info("adopting the batch job a stopped run submitted before storing its id", "job", id, "tag", job.Tag)
-			if job.Submitted != nil {
-				if err := job.Submitted(ctx, id, ep.name); err != nil {
-					return nil, fmt.Errorf("batch job %s of %s was found but not stored: %w", id, phase, err)
-				}
-			}
-		}
-	}
-	if id == "" {
-		var err error
-		if id, err = c.submitBatch(ctx, log, one, phase, job.Tag, input.Bytes()); err != nil {
-			return nil, err
-		}
-		if job.Submitted != nil {
-			if err := job.Submitted(ctx, id, ep.name); err != nil {
-				return nil, fmt.Errorf("batch job %s of %s was submitted but not stored: %w", id, phase, err)
-			}
-		}
-		log.Info("batch job submitted", "job", id, "endpoint", ep.name, "calls", len(sent))
-	} else {
-		log.Info("polling the batch job submitted before", "job", id, "endpoint", ep.name)
-	}
 	b, err := c.awaitBatch(ctx, log, one, id, job)
 	if err != nil {
 		if b.Status == "failed" && job.Forget != nil {
@@ -178,8 +108,135 @@ func (c *Client) CompleteBatch(ctx context.Context, phase string, reqs []Request
 		}
 		return nil, err
 	}
+	answers, err := c.batchAnswers(ctx, log, one, b, in.limit)
+	if err != nil {
+		return nil, err
+	}
+	waited := time.Since(start)
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(c.Workers())
+	for key, i := range in.sent {
+		g.Go(func() error {
+			results[i] = c.batchAnswer(gctx, ep, reqs[i], answers[key], b.Status)
+			results[i].Latency += waited
+			return nil
+		})
+	}
+	_ = g.Wait() // no task fails: a call's failure is in its Result
+	return results, nil
+}
+
+// batchEndpoint is the endpoint of phase a job goes to: the one a stored
+// job was submitted to, else the one with the most free capacity.
+func batchEndpoint(pool []*endpoint, phase string, job BatchJob) (*endpoint, error) {
+	if job.Endpoint == "" {
+		return pick(pool, nil, time.Now()), nil
+	}
+	i := slices.IndexFunc(pool, func(e *endpoint) bool { return e.name == job.Endpoint })
+	if i < 0 {
+		return nil, &Error{Kind: KindBadRequest, Message: fmt.Sprintf("batch job %s was submitted to endpoint %s, which phase %s no longer has", job.ID, job.Endpoint, phase)}
+	}
+	return pool[i], nil
+}
+
+// batchLines is a job's input file: a line per request that can be sent,
+// the index in the requests of each line's custom_id, and the most bytes
+// the answers may take.
+type batchLines struct {
+	input bytes.Buffer
+	sent  map[string]int // custom_id → index in reqs
+	limit int64
+}
+
+// batchInput writes the line of every request that can be sent, once each,
+// for ep; a request that cannot be sent has its failed Result in results.
+func (c *Client) batchInput(ep *endpoint, phase string, reqs []Request, results []Result) (*batchLines, error) {
+	in := &batchLines{sent: map[string]int{}}
+	for i, req := range reqs {
+		if e := c.checkRequest(req); e != nil {
+			results[i] = Result{Request: req, Err: e}
+			continue
+		}
+		if _, dup := in.sent[req.EntityKey]; dup || req.EntityKey == "" {
+			return nil, &Error{Kind: KindBadRequest, Message: fmt.Sprintf("batch of %s: entity key %q is not unique (it is the line's custom_id)", phase, req.EntityKey)}
+		}
+		in.sent[req.EntityKey] = i
+		cr := fitMaxTokens(ChatCompletion(req, c.messages(req)))
+		if ep.model != "" {
+			cr.Model = ep.model
+		}
+		line, err := json.Marshal(batchInputLine{CustomID: req.EntityKey, Method: http.MethodPost, URL: string(openai.BatchEndpointChatCompletions), Body: cr})
+		if err != nil {
+			return nil, &Error{Kind: KindBadRequest, Err: err, Message: "batch line of " + req.EntityKey + ": " + err.Error()}
+		}
+		in.input.Write(line)
+		in.input.WriteByte('\n')
+		in.limit += c.cfg.responseLimit(max(cr.MaxTokens, cr.MaxCompletionTokens))
+	}
+	return in, nil
+}
+
+// batchJob is the id of the job that answers in, and its endpoint: the
+// stored job's, the one a stopped run submitted before storing its id
+// (found by its tag), or a new one, stored through job.Submitted before
+// anything waits on it.
+func (c *Client) batchJob(ctx context.Context, log *slog.Logger, pool []*endpoint, ep *endpoint, phase string, job BatchJob, in *batchLines) (string, *endpoint, error) {
+	if job.ID != "" {
+		log.Info("polling the batch job submitted before", "job", job.ID, "endpoint", ep.name)
+		return job.ID, ep, nil
+	}
+	verb := "submitted"
+	id, found := "", ep
+	if job.Find && job.Tag != "" {
+		id, found = c.findBatchJob(ctx, log, pool, job.Tag)
+		verb = "found"
+	}
+	if id == "" {
+		var err error
+		verb = "submitted"
+		if id, err = c.submitBatch(ctx, log, []*endpoint{ep}, phase, job.Tag, in.input.Bytes()); err != nil {
+			return "", nil, err
+		}
+		log.Info("batch job submitted", "job", id, "endpoint", ep.name, "calls", len(in.sent))
+	} else {
+		ep = found
+		log.Info("adopting the batch job a stopped run submitted before storing its id", "job", id, "tag", job.Tag)
+	}
+	if job.Submitted != nil {
+		if err := job.Submitted(ctx, id, ep.name); err != nil {
+			return "", nil, fmt.Errorf("batch job %s of %s was %s but not stored: %w", id, phase, verb, err)
+		}
+	}
+	return id, ep, nil
+}
+
+// findBatchJob looks on every endpoint of the phase (the stopped run may
+// have picked another) for the job tagged tag; "" when none has it. A
+// server that cannot list its batches is warned about: a job is then
+// submitted, as it would be without the tag.
+func (c *Client) findBatchJob(ctx context.Context, log *slog.Logger, pool []*endpoint, tag string) (string, *endpoint) {
+	for _, e := range pool {
+		var id string
+		if _, _, err := c.retry(ctx, log, nil, []*endpoint{e}, 0, func(ctx context.Context, ep *endpoint) error {
+			var ferr error
+			id, ferr = findBatch(ctx, ep, tag)
+			return ferr
+		}); err != nil {
+			log.Warn("could not look for the batch job a stopped run may have submitted", "endpoint", e.name, "tag", tag, "error", err.Error())
+		}
+		if id != "" {
+			return id, e
+		}
+	}
+	return "", nil
+}
+
+// batchAnswers reads the job's error and output files into the answer
+// line of each custom_id; an answer in the output file wins.
+func (c *Client) batchAnswers(ctx context.Context, log *slog.Logger, one []*endpoint, b openai.Batch, limit int64) (map[string]batchOutputLine, error) {
 	answers := map[string]batchOutputLine{}
-	for _, fid := range []*string{b.ErrorFileID, b.OutputFileID} { // an answer in the output file wins
+	for _, fid := range []*string{b.ErrorFileID, b.OutputFileID} {
 		if fid == nil || *fid == "" {
 			continue
 		}
@@ -189,25 +246,13 @@ func (c *Client) CompleteBatch(ctx context.Context, phase string, reqs []Request
 		}
 		lines, bad := parseBatchOutput(data)
 		if bad > 0 {
-			log.Warn("batch output lines unreadable: their calls are made live", "job", id, "file", *fid, "lines", bad)
+			log.Warn("batch output lines unreadable: their calls are made live", "job", b.ID, "file", *fid, "lines", bad)
 		}
 		for _, l := range lines {
 			answers[l.CustomID] = l
 		}
 	}
-	waited := time.Since(start)
-
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(c.Workers())
-	for key, i := range sent {
-		g.Go(func() error {
-			results[i] = c.batchAnswer(gctx, ep, reqs[i], answers[key], b.Status)
-			results[i].Latency += waited
-			return nil
-		})
-	}
-	_ = g.Wait() // no task fails: a call's failure is in its Result
-	return results, nil
+	return answers, nil
 }
 
 // batchAnswer is the Result of req, whose line of the job's output is l
