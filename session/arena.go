@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/arbiter-sim/arbiter/arena"
 	"github.com/arbiter-sim/arbiter/llm"
@@ -23,7 +24,7 @@ func (s *Session) ArenaGame() (arena.Game, error) {
 	if g, ok := s.Kind.(arena.Game); ok {
 		return g, nil
 	}
-	return nil, inputErrorf("%s is a %s simulation: an arena plays conquest or duel", s.Dir, s.Sim.Kind)
+	return nil, inputErrorf("%s is a %s simulation: an arena plays %s", s.Dir, s.Sim.Kind, orList(ArenaKinds()))
 }
 
 // ArenaSettings is a digest of what decides how an arena of s plays,
@@ -118,4 +119,16 @@ func (s *Session) ArenaClient(cfg *arena.Config, logger *slog.Logger) (models bo
 		return true, &InputError{Err: err}
 	}
 	return true, nil
+}
+
+// orList is names as a sentence says them: "a", "a or b", "a, b or c";
+// "no registered kind" for none.
+func orList(names []string) string {
+	switch len(names) {
+	case 0:
+		return "no registered kind"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

@@ -119,6 +119,9 @@ type Opener struct {
 	// PlayHelp is how a person plays a turn, with an example, for `arbiter
 	// play --help` ("": people do not play the kind with `arbiter play`).
 	PlayHelp string
+	// Arena says the kind's Kind is an arena.Game: `arbiter arena` plays
+	// it with other seeds and seats.
+	Arena bool
 	// Batches says the kind can send its phases' calls as Batch API jobs
 	// (Settings.Batch); a session of another kind refuses that setting.
 	Batches bool
@@ -167,6 +170,17 @@ func readers() world.Kinds {
 	out := world.Kinds{}
 	for name, o := range registry {
 		out[name] = o.Reads
+	}
+	return out
+}
+
+// ArenaKinds lists the registered kinds an arena plays, in kind order.
+func ArenaKinds() []string {
+	var out []string
+	for _, name := range Kinds() {
+		if o, _ := opener(name); o.Arena {
+			out = append(out, name)
+		}
 	}
 	return out
 }

@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	session.Register(world.KindConquest, session.Opener{Reads: world.Reads{Folders: []string{"prompts"}}, Open: open, Tools: commands, PlayHelp: playHelp})
+	session.Register(world.KindConquest, session.Opener{Reads: world.Reads{Folders: []string{"prompts"}}, Open: open, Tools: commands, PlayHelp: playHelp, Arena: true})
 }
 
 func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (session.Kind, error) {

@@ -21,6 +21,7 @@ func init() {
 		Reads:   world.Reads{Files: []string{"ships.yaml"}, Folders: []string{"prompts"}},
 		Open:    open,
 		Schemas: Schemas,
+		Arena:   true,
 		PlayHelp: `  Each turn both players roll a die and gain that many lines; then you build one
   ship you can pay for (or upgrade one of yours, or build none), and spend the
   charges of your ships at a target:
