@@ -20,14 +20,7 @@ import (
 // refuses the flag before any call.
 func TestRunBatch(t *testing.T) {
 	cleanEnv(t)
-	// An answer is a function of its prompt, not of its arrival.
-	srv := fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
-		h := fnv.New32a()
-		h.Write([]byte(c.SystemMessage() + c.LastUserMessage()))
-		cc := *c
-		cc.N = int(h.Sum32() % 100000)
-		return openaitest.FromSchema(nil)(&cc)
-	})
+	srv := fakeModel(t, byPrompt)
 	live, batch := demoCopy(t), demoCopy(t)
 	if code, _, errOut := arbiter(t, "run", live, "--ticks", "2", "--lockstep"); code != 0 {
 		t.Fatalf("live run: exit %d\n%s", code, errOut)
@@ -149,13 +142,7 @@ func TestBatchPrices(t *testing.T) {
 // validate and run, naming the file (or variable) and the key.
 func TestPhaseModeBatch(t *testing.T) {
 	cleanEnv(t)
-	srv := fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
-		h := fnv.New32a()
-		h.Write([]byte(c.SystemMessage() + c.LastUserMessage()))
-		cc := *c
-		cc.N = int(h.Sum32() % 100000)
-		return openaitest.FromSchema(nil)(&cc)
-	})
+	srv := fakeModel(t, byPrompt)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.yaml")
 	os.WriteFile(cfg, []byte("phases:\n  resolution:\n    mode: batch\n"), 0o644)
@@ -217,4 +204,15 @@ func TestPhaseModeBatch(t *testing.T) {
 	if srv.CallCount() != calls {
 		t.Errorf("a refused mode made %d calls", srv.CallCount()-calls)
 	}
+}
+
+// byPrompt answers valid JSON as a function of the prompt alone, not of
+// the order calls arrive in, so that a live run and a batch run (or one
+// resumed) get the same answers.
+func byPrompt(c *openaitest.Call) openaitest.Reply {
+	h := fnv.New32a()
+	h.Write([]byte(c.SystemMessage() + c.LastUserMessage()))
+	cc := *c
+	cc.N = int(h.Sum32() % 100000)
+	return openaitest.FromSchema(nil)(&cc)
 }

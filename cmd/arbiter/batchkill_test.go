@@ -4,15 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"hash/fnv"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/arbiter-sim/arbiter/internal/openaitest"
 )
 
 // TestBatchSIGKILLResumes kills a real `arbiter run --batch` (SIGKILL, no
@@ -24,25 +21,9 @@ func TestBatchSIGKILLResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary: not in -short")
 	}
-	pkg, err := os.Getwd() // before cleanEnv moves the test elsewhere
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := buildArbiter(t)
 	cleanEnv(t)
-	bin := filepath.Join(t.TempDir(), "arbiter")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = pkg
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	// An answer is a function of its prompt, not of its arrival.
-	srv := fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
-		h := fnv.New32a()
-		h.Write([]byte(c.SystemMessage() + c.LastUserMessage()))
-		cc := *c
-		cc.N = int(h.Sum32() % 100000)
-		return openaitest.FromSchema(nil)(&cc)
-	})
+	srv := fakeModel(t, byPrompt)
 	live, batch := demoCopy(t), demoCopy(t)
 	if code, _, errOut := arbiter(t, "run", live, "--ticks", "2", "--lockstep"); code != 0 {
 		t.Fatalf("live run: exit %d\n%s", code, errOut)

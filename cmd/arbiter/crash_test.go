@@ -29,17 +29,8 @@ func TestCrashSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash suite: not in -short")
 	}
-	pkg, err := os.Getwd() // before cleanEnv moves the test elsewhere
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := buildArbiter(t)
 	cleanEnv(t)
-	bin := filepath.Join(t.TempDir(), "arbiter")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = pkg
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
 	valid := openaitest.FromSchema(nil)
 	var spans tickSpans
 	srv := openaitest.New(t, func(c *openaitest.Call) openaitest.Reply {
@@ -120,4 +111,22 @@ func checkState(t *testing.T, path string) (integrity string, rows, last int) {
 		return err.Error(), -1, -1
 	}
 	return integrity, rows, last
+}
+
+// buildArbiter builds this package's binary into a temporary folder, for
+// the tests that kill a real process. Call it before cleanEnv, which
+// moves the test out of the package's folder.
+func buildArbiter(t *testing.T) string {
+	t.Helper()
+	pkg, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "arbiter")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = pkg
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
 }
