@@ -33,7 +33,7 @@ func TestIntegrationModelSeatPlaysATurn(t *testing.T) {
 	give(st, P1, "Guardian", 5, 3)
 	tb := openTable(t, t.TempDir(), g, client)
 	g.Params = llm.Params{Model: modelName, MaxTokens: 200, Temperature: 0.01}
-	r := &runner.Runner{Game: fixedStart{g, st}, Store: tb.st, Client: client}
+	r := &runner.Runner{Stepper: fixedStart{g, st}, Store: tb.st, Client: client}
 	rep, err := r.Run(context.Background(), 1)
 	if err != nil {
 		t.Fatalf("turn: %v", err)
