@@ -161,21 +161,21 @@ func (s *Store) totalsColumns() string {
 // trusted column name, never user input: a row per phase or entity, however
 // many ticks the run has.
 func (s *Store) groupUsage(ctx context.Context, column string) ([]GroupUsage, error) {
-	rows, err := s.db.QueryContext(ctx,
-		"SELECT "+column+", "+s.totalsColumns()+" FROM totals GROUP BY "+column+" ORDER BY "+column)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+	return s.groups(ctx, "SELECT "+column+", "+s.totalsColumns()+" FROM totals GROUP BY "+column+" ORDER BY "+column)
+}
+
+// groups reads the rows of query, a key and the usage summed for it.
+func (s *Store) groups(ctx context.Context, query string) ([]GroupUsage, error) {
 	groups := []GroupUsage{}
-	for rows.Next() {
+	err := s.scan(ctx, func(scan func(...any) error) error {
 		var g GroupUsage
-		if err := rows.Scan(append([]any{&g.Key}, g.Usage.scanArgs()...)...); err != nil {
-			return nil, err
+		if err := scan(append([]any{&g.Key}, g.Usage.scanArgs()...)...); err != nil {
+			return err
 		}
 		groups = append(groups, g)
-	}
-	return groups, rows.Err()
+		return nil
+	}, query)
+	return groups, err
 }
 
 // Totals returns the running totals of the run's calls per phase, entity
@@ -205,18 +205,9 @@ func (s *Store) endpointUsage(ctx context.Context) ([]GroupUsage, error) {
 	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'endpoint_totals'").Scan(&n); err != nil || n == 0 {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, "SELECT endpoint, "+s.totalsColumns()+" FROM endpoint_totals GROUP BY endpoint ORDER BY endpoint")
-	if err != nil {
-		return nil, err
+	groups, err := s.groups(ctx, "SELECT endpoint, "+s.totalsColumns()+" FROM endpoint_totals GROUP BY endpoint ORDER BY endpoint")
+	if len(groups) == 0 {
+		return nil, err // none answered yet: by_endpoint is left out
 	}
-	defer rows.Close()
-	var groups []GroupUsage
-	for rows.Next() {
-		var g GroupUsage
-		if err := rows.Scan(append([]any{&g.Key}, g.Usage.scanArgs()...)...); err != nil {
-			return nil, err
-		}
-		groups = append(groups, g)
-	}
-	return groups, rows.Err()
+	return groups, err
 }
