@@ -31,16 +31,8 @@ func TestCrashSuite(t *testing.T) {
 	}
 	bin := buildArbiter(t)
 	cleanEnv(t)
-	valid := openaitest.FromSchema(nil)
 	var spans tickSpans
-	srv := openaitest.New(t, func(c *openaitest.Call) openaitest.Reply {
-		delay := 3 * time.Millisecond // wharf's arbiter the slowest call (checkOutOfOrder)
-		if c.SchemaName() == "MasterOutput" && strings.Contains(c.LastUserMessage(), `(id "wharf")`) {
-			delay = 15 * time.Millisecond
-		}
-		spans.arrived(c, delay)
-		return valid(c).WithDelay(delay)
-	})
+	srv := openaitest.New(t, slowWharf(&spans))
 	sim := demoCopy(t)
 	env := append(os.Environ(), "OPENAI_BASE_URL="+srv.URL, "ARBITER_LLM_MODEL=test-model")
 	rng := rand.New(rand.NewPCG(7, 7))
@@ -129,4 +121,19 @@ func buildArbiter(t *testing.T) string {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// slowWharf answers valid JSON after 3 ms, wharf's arbiter after 15 ms, the
+// slowest call, so that ticks overlap when they play out of order; spans
+// records when each call of each run arrived (checkOutOfOrder).
+func slowWharf(spans *tickSpans) openaitest.Handler {
+	valid := openaitest.FromSchema(nil)
+	return func(c *openaitest.Call) openaitest.Reply {
+		delay := 3 * time.Millisecond
+		if c.SchemaName() == "MasterOutput" && strings.Contains(c.LastUserMessage(), `(id "wharf")`) {
+			delay = 15 * time.Millisecond
+		}
+		spans.arrived(c, delay)
+		return valid(c).WithDelay(delay)
+	}
 }

@@ -96,16 +96,8 @@ func TestCrashDeletedWALLosesAtMostTickInFlight(t *testing.T) {
 		t.Skip("crash suite: not in -short")
 	}
 	cleanEnv(t)
-	valid := openaitest.FromSchema(nil)
 	var spans tickSpans
-	srv := fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
-		delay := 3 * time.Millisecond // wharf's arbiter the slowest call (checkOutOfOrder)
-		if c.SchemaName() == "MasterOutput" && strings.Contains(c.LastUserMessage(), `(id "wharf")`) {
-			delay = 15 * time.Millisecond
-		}
-		spans.arrived(c, delay)
-		return valid(c).WithDelay(delay)
-	})
+	srv := fakeModel(t, slowWharf(&spans))
 	sim := demoCopy(t)
 	path := filepath.Join(sim, "state.db")
 	backup := t.TempDir()
