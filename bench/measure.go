@@ -74,14 +74,17 @@ func (w *World) measure(ctx context.Context, o *Options, children []*Child, simD
 
 // settings are o.Session with the stand-in servers as the model client
 // (one base URL, or each an endpoint with its share of the client
-// concurrency), at the given client concurrency, and an OnTick that records
-// state.db's size after each commit and kills the last server at
-// o.KillEndpoint.
+// concurrency) in place of any endpoint config.yaml names, live calls only
+// (the stand-in has no Batch API), at the given client concurrency, and an
+// OnTick that records state.db's size after each commit and kills the last
+// server at o.KillEndpoint.
 func (w *World) settings(o *Options, children []*Child, sizes *dbWatch, ticks, concurrency int) session.Settings {
 	set := o.Session
+	set.Batch, set.BatchPhases = false, nil
 	set.LLM = func() (llm.Config, error) {
 		c := o.Client
 		c.BaseURL, c.APIKey, c.Concurrency = children[0].URL, standInKey, concurrency
+		c.Endpoints, c.PhaseEndpoints = nil, nil
 		if len(children) > 1 {
 			c.BaseURL, c.APIKey = "", ""
 			for i, child := range children {

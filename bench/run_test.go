@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/arbiter-sim/arbiter/llm"
 )
 
 // TestRunMeasuresEveryFigure runs a small main world, the sequential loop
@@ -235,6 +237,23 @@ func TestRunOverEndpointsWithOneKilled(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "shared by 2 stand-in servers given to the client as llm.endpoints (the last one killed as tick 1") {
 		t.Errorf("BENCHMARKS.md does not say how the endpoints were set up:\n%s", b.String())
+	}
+}
+
+// A config.yaml's endpoints and batch mode never reach bench's worlds: its
+// calls go live to the stand-in alone, not to a server the user pays for.
+func TestRunIgnoresConfiguredEndpointsAndBatch(t *testing.T) {
+	t.Parallel()
+	o := testOptions(t, Shape{Characters: 10, Locations: 2}, 1)
+	elsewhere := []llm.Endpoint{{Name: "paid", BaseURL: "http://127.0.0.1:1/v1"}}
+	o.Client.Endpoints, o.Client.PhaseEndpoints = elsewhere, map[string][]llm.Endpoint{"resolution": elsewhere}
+	o.Session.Batch, o.Session.BatchPhases = true, []string{"intention"}
+	rep, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := rep.Main; m.Error != "" || m.Ticks != 1 || m.Failed != 0 || m.Server.Answered != int64(m.Calls) {
+		t.Errorf("main world: error %q, %d ticks, %d failed, stand-in answered %d of %d calls", m.Error, m.Ticks, m.Failed, m.Server.Answered, m.Calls)
 	}
 }
 
