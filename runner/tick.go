@@ -150,14 +150,16 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 	calls, err := run(pctx)
 	deadline := pctx.Err() != nil
 	cancel()
+	if ctx.Err() != nil {
+		// Interrupted: whatever the phase returned (a Batch API job's wait
+		// cut short is an error), the tick is rolled back.
+		return nil, t.rollback(ctx)
+	}
 	if errors.Is(err, ErrSchemaInvalid) {
 		return nil, t.schemaInvalid(ctx, err)
 	}
 	if err != nil {
 		return nil, t.fail(ctx, "prompt_invalid", err)
-	}
-	if ctx.Err() != nil {
-		return nil, t.rollback(ctx)
 	}
 	if r.Config.MaxCost > 0 {
 		for _, c := range calls {

@@ -298,13 +298,18 @@ func (s *Session) openRunner(ctx context.Context) error {
 }
 
 // Close releases what Open took. A state.db this session created and in
-// which no tick committed is removed: nothing half-written stays.
+// which no tick committed is removed: nothing half-written stays. One that
+// holds a Batch API job (submitted, or about to be) is kept, whatever
+// stopped the run: it is what keeps the next run from paying for the job
+// again.
 func (s *Session) Close() error {
 	var err error
 	if s.store != nil {
-		last, lerr := s.store.LastTick(context.Background())
+		ctx := context.Background()
+		last, lerr := s.store.LastTick(ctx)
+		jobs, jerr := s.store.HasBatchJobs(ctx)
 		err = s.store.Close()
-		if s.created && lerr == nil && last == 0 {
+		if s.created && lerr == nil && last == 0 && jerr == nil && !jobs {
 			err = errors.Join(err, store.Reset(StatePath(s.Dir)))
 		}
 		s.store = nil

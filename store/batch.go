@@ -61,3 +61,15 @@ func (s *Store) DeleteBatchJob(ctx context.Context, phase string, tick int) erro
 	}
 	return nil
 }
+
+// HasBatchJobs reports whether a job is stored, submitted or about to be
+// (a row without its id): the file holding it must outlive the run, or the
+// next run would pay for the job again.
+func (s *Store) HasBatchJobs(ctx context.Context) (_ bool, err error) {
+	defer markDamaged(&err)
+	var n int
+	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM batch_jobs").Scan(&n); err != nil {
+		return false, fmt.Errorf("read batch jobs: %w", err)
+	}
+	return n > 0, nil
+}

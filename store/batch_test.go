@@ -61,8 +61,14 @@ func TestBatchJobKeptUntilItsTickCommits(t *testing.T) {
 	if _, ok, _ := s2.BatchJob(t.Context(), "resolution", 1); ok {
 		t.Error("deleted job still there")
 	}
+	if has, err := s2.HasBatchJobs(t.Context()); !has || err != nil {
+		t.Errorf("HasBatchJobs = %v, %v with intention's job stored", has, err)
+	}
 	commit(t, s2, record(1))
 	if _, ok, err := s2.BatchJob(t.Context(), "intention", 1); ok || err != nil {
 		t.Errorf("job of a committed tick still there (%v)", err)
+	}
+	if has, err := s2.HasBatchJobs(t.Context()); has || err != nil {
+		t.Errorf("HasBatchJobs = %v, %v after the commit", has, err)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"hash/fnv"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"github.com/arbiter-sim/arbiter/internal/worldtest"
@@ -215,4 +217,88 @@ func byPrompt(c *openaitest.Call) openaitest.Reply {
 	cc := *c
 	cc.N = int(h.Sum32() % 100000)
 	return openaitest.FromSchema(nil)(&cc)
+}
+
+// TestBatchInterruptExitsInterrupted: Ctrl-C while a run waits for its
+// Batch API job ends it as an interrupted live run ends: exit 130, the
+// tick rolled back and said so, not an unrecoverable error.
+func TestBatchInterruptExitsInterrupted(t *testing.T) {
+	cleanEnv(t)
+	srv := fakeModel(t, byPrompt)
+	srv.HoldBatches(true)
+	sim := demoCopy(t)
+	code, _, errOut := interruptBatch(t, sim)
+	if code != ExitInterrupted || !strings.Contains(errOut, "nterrupted") || strings.Contains(errOut, "canceled while waiting") || strings.Contains(errOut, "prompt_invalid") {
+		t.Errorf("Ctrl-C while the job is pending: exit %d, want %d\n%s", code, ExitInterrupted, errOut)
+	}
+}
+
+// TestBatchStopBeforeFirstTickKeepsJob: a batch run stopped before its
+// first tick commits, by Ctrl-C while its job is pending or by a failure
+// after the job was submitted, keeps state.db and the job stored in it:
+// the next run polls that job and submits none again (the server sees one
+// job per phase and tick).
+func TestBatchStopBeforeFirstTickKeepsJob(t *testing.T) {
+	t.Run("interrupted", func(t *testing.T) {
+		cleanEnv(t)
+		srv := fakeModel(t, byPrompt)
+		srv.HoldBatches(true)
+		sim := demoCopy(t)
+		interruptBatch(t, sim)
+		srv.HoldBatches(false)
+		rerunPaysOnce(t, srv, sim)
+	})
+	t.Run("failed", func(t *testing.T) {
+		cleanEnv(t)
+		srv := fakeModel(t, byPrompt)
+		srv.FailFileContent(true)
+		sim := demoCopy(t)
+		if code, _, errOut := arbiter(t, "run", sim, "--batch"); code == 0 || srv.BatchesCreated() != 1 {
+			t.Fatalf("run whose output cannot be downloaded: exit %d, %d jobs\n%s", code, srv.BatchesCreated(), errOut)
+		}
+		srv.FailFileContent(false)
+		rerunPaysOnce(t, srv, sim)
+	})
+}
+
+// interruptBatch runs `run sim --batch` in process and cancels it (Ctrl-C)
+// once its first job id is stored; it returns the run's exit and output.
+func interruptBatch(t *testing.T, sim string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ios, out, errOut := TestStreams("")
+	done := make(chan int, 1)
+	go func() { done <- Execute(ctx, ios, []string{"run", sim, "--batch"}) }()
+	for deadline := time.Now().Add(60 * time.Second); storedJob(t, filepath.Join(sim, "state.db")) == ""; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cancel()
+			<-done
+			t.Fatal("the run stored no batch job id within a minute")
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		return code, out.String(), errOut.String()
+	case <-time.After(30 * time.Second):
+		t.Fatal("the run did not stop within 30s of Ctrl-C")
+	}
+	return 0, "", ""
+}
+
+// rerunPaysOnce runs sim again after a run that stopped with its tick 1
+// intention job submitted: the job is polled, not submitted again, and
+// the tick commits with one job per phase.
+func rerunPaysOnce(t *testing.T, srv *openaitest.Server, sim string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(sim, "state.db")); err != nil {
+		t.Errorf("state.db, which holds the submitted job, is gone: %v", err)
+	}
+	if code, out, errOut := arbiter(t, "run", sim, "--batch"); code != 0 || !strings.Contains(out, "tick 1 committed") {
+		t.Fatalf("rerun: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if got := srv.BatchesCreated(); got != 2 {
+		t.Errorf("the server saw %d jobs for tick 1, want 2 (one per phase): the stopped run's job was submitted again", got)
+	}
 }

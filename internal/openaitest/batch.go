@@ -44,6 +44,18 @@ func (s *Server) BatchesCreated() int {
 	return len(s.batches)
 }
 
+// Batches returns the batches created so far, oldest first, as a retrieve
+// would answer them now (their metadata tells whose they are).
+func (s *Server) Batches() []openai.Batch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]openai.Batch, len(s.batchOrder))
+	for i, id := range s.batchOrder {
+		out[i] = s.batches[id].batch
+	}
+	return out
+}
+
 // BatchLists is the number of GET /v1/batches the server received.
 func (s *Server) BatchLists() int {
 	s.mu.Lock()
@@ -84,6 +96,23 @@ func (s *Server) ExpireBatchesAfter(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.expireAfter = n
+}
+
+// FailFileContent makes every GET /v1/files/{id}/content answer 500 while
+// fail is true, as a server whose downloads fail after the job ran.
+func (s *Server) FailFileContent(fail bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failFiles = fail
+}
+
+// EditBatchOutput makes the batches run from now on store edit(out) as
+// their output file instead of out (nil stores out): a server whose output
+// repeats a line, or holds one too long to read.
+func (s *Server) EditBatchOutput(edit func(out []byte) []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.editOutput = edit
 }
 
 func (s *Server) uploadFile(w http.ResponseWriter, r *http.Request) {
@@ -127,7 +156,12 @@ func (s *Server) fileContent(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	data, ok := s.files[r.PathValue("id")]
+	fail := s.failFiles
 	s.mu.Unlock()
+	if fail {
+		Status(http.StatusInternalServerError, "server_error", "", "the file could not be read").write(w, r, "")
+		return
+	}
 	if !ok {
 		Status(http.StatusNotFound, "invalid_request_error", "", "No such File object: "+r.PathValue("id")).write(w, r, "")
 		return
@@ -267,7 +301,7 @@ func (s *Server) runBatch(ctx context.Context, j *batchJob, input []byte, expire
 		return
 	}
 	s.mu.Lock()
-	fail := s.failBatches
+	fail, edit := s.failBatches, s.editOutput
 	if fail {
 		now := int(time.Now().Unix())
 		j.done, j.batch.Status, j.batch.FailedAt = true, "failed", &now
@@ -317,8 +351,12 @@ func (s *Server) runBatch(ctx context.Context, j *batchJob, input []byte, expire
 		status = "expired"
 	}
 	var outID, errID *string
-	if out.Len() > 0 {
-		id := s.addFile("batch_output.jsonl", "batch_output", out.Bytes()).ID
+	output := out.Bytes()
+	if edit != nil {
+		output = edit(output)
+	}
+	if len(output) > 0 {
+		id := s.addFile("batch_output.jsonl", "batch_output", output).ID
 		outID = &id
 	}
 	if errs.Len() > 0 {

@@ -203,3 +203,44 @@ func TestListBatches(t *testing.T) {
 		t.Error("WithoutBatchList: the list was answered")
 	}
 }
+
+// TestBatchOutputEditedAndDownloadsFailed: Batches lists what was
+// created, with its metadata; EditBatchOutput stores what it
+// makes of a batch's output file, and FailFileContent makes downloads
+// answer 500 until it is lifted.
+func TestBatchOutputEditedAndDownloadsFailed(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.New(t, nil)
+	c := client(srv.URL)
+	ctx := t.Context()
+	srv.EditBatchOutput(func(out []byte) []byte { return append(out, out...) })
+	f, err := c.CreateFileBytes(ctx, openai.FileBytesRequest{Name: "in.jsonl", Bytes: batchInput(t, "a"), Purpose: openai.PurposeBatch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.CreateBatch(ctx, openai.CreateBatchRequest{InputFileID: f.ID, Endpoint: openai.BatchEndpointChatCompletions,
+		CompletionWindow: "24h", Metadata: map[string]any{"who": "me"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := srv.Batches(); len(all) != 1 || all[0].ID != b.ID || all[0].Metadata["who"] != "me" {
+		t.Errorf("Batches = %+v", all)
+	}
+	if b, err = c.RetrieveBatch(ctx, b.ID); err != nil || b.OutputFileID == nil {
+		t.Fatalf("status %q, %v", b.Status, err)
+	}
+	srv.FailFileContent(true)
+	if _, err := c.GetFileContent(ctx, *b.OutputFileID); err == nil {
+		t.Error("a download succeeded under FailFileContent")
+	}
+	srv.FailFileContent(false)
+	raw, err := c.GetFileContent(ctx, *b.OutputFileID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	data, _ := io.ReadAll(raw)
+	if n := strings.Count(string(data), `"custom_id":"id-a"`); n != 2 {
+		t.Errorf("the edited output holds id-a %d times, want 2:\n%s", n, data)
+	}
+}

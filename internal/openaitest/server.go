@@ -61,6 +61,8 @@ type Server struct {
 	holdBatches bool
 	failBatches bool
 	expireAfter int
+	failFiles   bool                // see FailFileContent
+	editOutput  func([]byte) []byte // see EditBatchOutput
 	batchMu     sync.Mutex
 }
 
