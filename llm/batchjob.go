@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -108,7 +110,7 @@ func (c *Client) CompleteBatch(ctx context.Context, phase string, reqs []Request
 		}
 		return nil, err
 	}
-	answers, err := c.batchAnswers(ctx, log, one, b, in.limit)
+	answers, err := c.batchAnswers(ctx, log, one, b, in)
 	if err != nil {
 		return nil, err
 	}
@@ -142,11 +144,12 @@ func batchEndpoint(pool []*endpoint, phase string, job BatchJob) (*endpoint, err
 
 // batchLines is a job's input file: a line per request that can be sent,
 // the index in the requests of each line's custom_id, and the most bytes
-// the answers may take.
+// its answers may take: a line of the output, and each file in all.
 type batchLines struct {
-	input bytes.Buffer
-	sent  map[string]int // custom_id → index in reqs
-	limit int64
+	input   bytes.Buffer
+	sent    map[string]int // custom_id → index in reqs
+	perLine int64
+	limit   int64
 }
 
 // batchInput writes the line of every request that can be sent, once each,
@@ -172,8 +175,11 @@ func (c *Client) batchInput(ep *endpoint, phase string, reqs []Request, results 
 		}
 		in.input.Write(line)
 		in.input.WriteByte('\n')
-		in.limit += c.cfg.responseLimit(max(cr.MaxTokens, cr.MaxCompletionTokens))
+		answer := c.cfg.responseLimit(max(cr.MaxTokens, cr.MaxCompletionTokens))
+		in.limit += answer
+		in.perLine = max(in.perLine, answer+batchLineEnvelope)
 	}
+	in.limit += minResponseBytes
 	return in, nil
 }
 
@@ -232,24 +238,48 @@ func (c *Client) findBatchJob(ctx context.Context, log *slog.Logger, pool []*end
 	return "", nil
 }
 
-// batchAnswers reads the job's error and output files into the answer
-// line of each custom_id; an answer in the output file wins.
-func (c *Client) batchAnswers(ctx context.Context, log *slog.Logger, one []*endpoint, b openai.Batch, limit int64) (map[string]batchOutputLine, error) {
+// batchAnswers reads the job's output file, then its error file, into
+// the answer line of each custom_id the job was sent: the first line of
+// an id is its answer (the output file's before the error file's), an id
+// answered again is reported once. A file is read up to in.limit bytes:
+// the calls it answers past that have an oversized error for answer, and
+// are made live.
+func (c *Client) batchAnswers(ctx context.Context, log *slog.Logger, one []*endpoint, b openai.Batch, in *batchLines) (map[string]batchOutputLine, error) {
 	answers := map[string]batchOutputLine{}
-	for _, fid := range []*string{b.ErrorFileID, b.OutputFileID} {
+	var again []string
+	cut := false
+	for _, fid := range []*string{b.OutputFileID, b.ErrorFileID} {
 		if fid == nil || *fid == "" {
 			continue
 		}
-		data, err := c.batchFile(ctx, log, one, *fid, limit+minResponseBytes)
+		f, err := c.batchFile(ctx, log, one, *fid, in)
 		if err != nil {
 			return nil, err
 		}
-		lines, bad := parseBatchOutput(data)
-		if bad > 0 {
-			log.Warn("batch output lines unreadable: their calls are made live", "job", b.ID, "file", *fid, "lines", bad)
+		if f.bad > 0 {
+			log.Warn("batch output lines unreadable: their calls are made live", "job", b.ID, "file", *fid, "lines", f.bad)
 		}
-		for _, l := range lines {
+		if f.cut {
+			log.Warn("batch output file runs over its bound: the calls it answers past it are made live", "job", b.ID, "file", *fid, "bytes", in.limit)
+			cut = true
+		}
+		again = append(again, f.again...)
+		for _, l := range f.lines {
+			if _, ok := answers[l.CustomID]; ok {
+				again = append(again, l.CustomID)
+				continue
+			}
 			answers[l.CustomID] = l
+		}
+	}
+	if len(again) > 0 {
+		slices.Sort(again)
+		log.Warn("batch output answers calls more than once: the first answer of each is used", "job", b.ID, "calls", strings.Join(slices.Compact(again), ","))
+	}
+	for key := range in.sent {
+		if _, ok := answers[key]; cut && !ok {
+			answers[key] = batchOutputLine{CustomID: key, unread: &Error{Kind: KindOversized, Hint: oversizedHint,
+				Message: fmt.Sprintf("batch output file runs over the limit of %d bytes before the call's line", in.limit)}}
 		}
 	}
 	return answers, nil
@@ -290,6 +320,8 @@ func (c *Client) batchAnswer(ctx context.Context, ep *endpoint, req Request, l b
 // lineError is why l holds no answer, nil when it holds one.
 func (c *Client) lineError(ctx context.Context, ep *endpoint, l batchOutputLine, status string) *Error {
 	switch {
+	case l.unread != nil:
+		return l.unread
 	case l.CustomID == "":
 		return &Error{Kind: KindTimeout, Message: "batch job ended " + status + " without answering the call"}
 	case l.Error != nil:
@@ -428,22 +460,23 @@ func (c *Client) awaitBatch(ctx context.Context, log *slog.Logger, one []*endpoi
 	}
 }
 
-// batchFile downloads file id, up to limit bytes.
-func (c *Client) batchFile(ctx context.Context, log *slog.Logger, one []*endpoint, id string, limit int64) ([]byte, error) {
-	var data []byte
-	if _, _, err := c.retry(withLimit(ctx, limit), log, nil, one, 0, func(ctx context.Context, ep *endpoint) error {
+// batchFile downloads file id and reads its lines for the calls of in
+// (readBatchOutput); a download that fails part-way is retried whole.
+func (c *Client) batchFile(ctx context.Context, log *slog.Logger, one []*endpoint, id string, in *batchLines) (batchFileLines, error) {
+	var f batchFileLines
+	if _, _, err := c.retry(withStream(ctx), log, nil, one, 0, func(ctx context.Context, ep *endpoint) error {
 		raw, err := ep.oa.GetFileContent(ctx, id)
 		if err != nil {
 			return err
 		}
 		defer raw.Close()
-		data, err = io.ReadAll(raw)
+		f, err = readBatchOutput(raw, in.perLine, in.limit, in.sent, c.class.secrets)
 		return err
 	}); err != nil {
 		err.Message = "downloading batch file " + id + ": " + err.Message
-		return nil, err
+		return batchFileLines{}, err
 	}
-	return data, nil
+	return f, nil
 }
 
 // batchInputLine is one line of a Batch API input file.
@@ -465,23 +498,118 @@ type batchOutputLine struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
+	// unread, when set, is why the call's answer was not read: its line,
+	// or the file before it, ran over its bound.
+	unread *Error
 }
 
-// parseBatchOutput reads the lines of an output or error file; a line that
-// is not a JSON object with a custom_id is counted in bad and skipped (its
-// call, unanswered, is made live).
-func parseBatchOutput(data []byte) (lines []batchOutputLine, bad int) {
-	for raw := range bytes.Lines(data) {
-		raw = bytes.TrimSpace(raw)
-		if len(raw) == 0 {
-			continue
+// batchLineEnvelope is what a line of a job's output adds to the answer's
+// body, whose bound is the request's (responseLimit): custom_id, ids,
+// status.
+const batchLineEnvelope = 4 << 10
+
+// oversizedHint is what to do about an answer refused as too large.
+const oversizedHint = "raise llm.max_response_bytes if the model's answers are really that long"
+
+// batchFileLines is what an output or error file holds for a job's calls.
+type batchFileLines struct {
+	lines []batchOutputLine // the first line of each custom_id sent, in file order
+	again []string          // the custom_ids of the lines after a first
+	bad   int               // lines unreadable: not JSON, no custom_id
+	cut   bool              // the file ran over its bound, the rest unread
+}
+
+// readBatchOutput reads an output or error file from r a line at a time,
+// so that what it holds is bounded by the calls sent, not by the file: a
+// line of at most perLine bytes is decoded (scrubbed of secrets first); a
+// longer one is read no further than the custom_id at its start, and is
+// that call's failure (oversized); the file is read up to total bytes,
+// and the line running past it dropped (cut). A line whose custom_id was
+// not sent is skipped; one that is not a JSON object with a custom_id is
+// counted in bad (its call, unanswered, is made live). The error is r's.
+func readBatchOutput(r io.Reader, perLine, total int64, sent map[string]int, secrets Secrets) (batchFileLines, error) {
+	var f batchFileLines
+	seen := map[string]bool{}
+	isSent := func(id string) bool { _, ok := sent[id]; return ok }
+	keep := func(l batchOutputLine) {
+		switch {
+		case seen[l.CustomID]:
+			f.again = append(f.again, l.CustomID)
+		case isSent(l.CustomID):
+			seen[l.CustomID] = true
+			f.lines = append(f.lines, l)
 		}
-		var l batchOutputLine
-		if err := json.Unmarshal(raw, &l); err != nil || l.CustomID == "" {
-			bad++
-			continue
-		}
-		lines = append(lines, l)
 	}
-	return lines, bad
+	lr := &io.LimitedReader{R: r, N: total + 1}
+	br := bufio.NewReaderSize(lr, 64<<10)
+	var line []byte
+	long := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		switch {
+		case !long && int64(len(line)+len(chunk)) <= perLine:
+			line = append(line, chunk...)
+		case !long:
+			long = true
+			line = append(line, chunk[:min(len(chunk), max(0, idPrefix-len(line)))]...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return batchFileLines{}, err
+		}
+		if err != nil && lr.N == 0 {
+			f.cut = true // the line running past the bound is dropped
+			return f, nil
+		}
+		switch raw := bytes.TrimSpace(line); {
+		case long:
+			if id := customID(raw); isSent(id) {
+				keep(batchOutputLine{CustomID: id, unread: &Error{Kind: KindOversized, Hint: oversizedHint,
+					Message: fmt.Sprintf("batch answer refused: its line runs over the limit of %d bytes", perLine)}})
+			} else {
+				f.bad++
+			}
+		case len(raw) > 0:
+			var l batchOutputLine
+			if json.Unmarshal(secrets.scrubBytes(raw), &l) != nil || l.CustomID == "" {
+				f.bad++
+			} else {
+				keep(l)
+			}
+		}
+		if err != nil {
+			return f, nil
+		}
+		line, long = line[:0], false
+	}
+}
+
+// idPrefix is how much of a line too long to read is kept to find its
+// custom_id, which a Batch API output line names before its answer.
+const idPrefix = 1 << 10
+
+// customID is the custom_id the JSON object starting raw names before
+// anything it cannot read, "" when it names none there.
+func customID(raw []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return ""
+		}
+		var id string
+		if key == "custom_id" && json.Unmarshal(v, &id) == nil {
+			return id
+		}
+	}
+	return ""
 }

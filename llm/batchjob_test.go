@@ -1,12 +1,16 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"io"
+	"log/slog"
+	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 )
@@ -201,63 +205,104 @@ func TestCompleteBatchExpiredAndFailed(t *testing.T) {
 	})
 }
 
-func TestParseBatchOutput(t *testing.T) {
+// TestReadBatchOutput: an output or error file is read a line at a time:
+// the first line of each custom_id sent kept (a later one reported), a
+// line that is no JSON object with a custom_id counted bad, a line over
+// the bound that call's failure, the file cut at its bound, secrets
+// scrubbed from what is kept.
+func TestReadBatchOutput(t *testing.T) {
 	t.Parallel()
-	data := `{"id":"r1","custom_id":"intention:ada","response":{"status_code":200,"body":{"choices":[]}},"error":null}
+	sent := map[string]int{"intention:ada": 0, "intention:bob": 1, "intention:cy": 2, "intention:dee": 3}
+	data := `{"id":"r1","custom_id":"intention:ada","response":{"status_code":200,"body":{"choices":[],"key":"sk-secret-1"}},"error":null}
 
 not json
 {"custom_id":""}
 {"custom_id":"intention:bob","response":null,"error":{"code":"batch_expired","message":"late"}}
-{"custom_id":"intention:cy","response":{"status_code":500,"body":{"error":{"message":"boom"}}}}`
-	lines, bad := parseBatchOutput([]byte(data))
-	if bad != 2 || len(lines) != 3 {
-		t.Fatalf("%d lines, %d bad", len(lines), bad)
+{"custom_id":"intention:zed","response":{"status_code":200,"body":{}}}
+{"custom_id":"intention:cy","response":{"status_code":500,"body":{"error":{"message":"boom"}}}}
+{"custom_id":"intention:ada","response":{"status_code":200,"body":{"second":true}}}
+{"id":"r9","custom_id":"intention:dee","response":{"status_code":200,"body":{"pad":"` + strings.Repeat("x", 300) + `"}}}
+`
+	secrets := secretsOf([]string{"sk-secret-1"})
+	f, err := readBatchOutput(strings.NewReader(data), 200, int64(len(data)), sent, secrets)
+	if err != nil || f.bad != 2 || len(f.lines) != 4 || f.cut || !slices.Equal(f.again, []string{"intention:ada"}) {
+		t.Fatalf("%d lines, %d bad, again %q, cut %v, %v", len(f.lines), f.bad, f.again, f.cut, err)
 	}
-	if l := lines[0]; l.CustomID != "intention:ada" || l.Response.StatusCode != 200 || string(l.Response.Body) != `{"choices":[]}` {
-		t.Errorf("line 1 = %+v", l)
+	if l := f.lines[0]; l.CustomID != "intention:ada" || l.Response.StatusCode != 200 || string(l.Response.Body) != `{"choices":[],"key":"[redacted]"}` {
+		t.Errorf("line 1 = %+v (%s)", l, l.Response.Body)
 	}
-	if l := lines[1]; l.Error == nil || l.Error.Code != "batch_expired" || l.Response != nil {
+	if l := f.lines[1]; l.Error == nil || l.Error.Code != "batch_expired" || l.Response != nil {
 		t.Errorf("line 2 = %+v", l)
 	}
-	if l := lines[2]; l.Response.StatusCode != 500 {
+	if l := f.lines[2]; l.Response.StatusCode != 500 {
 		t.Errorf("line 3 = %+v", l)
+	}
+	if l := f.lines[3]; l.CustomID != "intention:dee" || l.unread == nil || l.unread.Kind != KindOversized || l.Response != nil {
+		t.Errorf("the line over 200 bytes = %+v", l)
+	}
+
+	// Cut at its bound, the file keeps the lines read whole before it.
+	f, err = readBatchOutput(strings.NewReader(data), 1000, 150, sent, Secrets{})
+	if err != nil || !f.cut || len(f.lines) != 1 || f.lines[0].CustomID != "intention:ada" {
+		t.Errorf("cut at 150 bytes: %+v, %v; want ada's line and cut", f, err)
+	}
+	// A last line without its newline is read.
+	if f, err := readBatchOutput(strings.NewReader(`{"custom_id":"intention:bob"}`), 100, 100, sent, Secrets{}); err != nil || len(f.lines) != 1 || f.cut {
+		t.Errorf("a last line without newline: %+v, %v", f, err)
+	}
+	broken := errors.New("connection reset")
+	if _, err := readBatchOutput(io.MultiReader(strings.NewReader("{\n"), iotest.ErrReader(broken)), 100, 100, sent, Secrets{}); !errors.Is(err, broken) {
+		t.Errorf("a read that fails: %v, want its error", err)
 	}
 }
 
-func FuzzParseBatchOutput(f *testing.F) {
-	f.Add([]byte(`{"custom_id":"a","response":{"status_code":200,"body":{}}}` + "\n"))
-	f.Add([]byte(`{"custom_id":"b","error":{"code":"x","message":"y"}}` + "\n\n{"))
-	f.Add([]byte("\n\r\n[1,2]\nnull\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		lines, bad := parseBatchOutput(data)
-		if n := len(lines) + bad; n > strings.Count(string(data), "\n")+1 {
-			t.Fatalf("%d lines and %d bad from %d lines of input", len(lines), bad, strings.Count(string(data), "\n")+1)
+func FuzzReadBatchOutput(f *testing.F) {
+	f.Add([]byte(`{"custom_id":"a","response":{"status_code":200,"body":{}}}`+"\n"), 64, 1000)
+	f.Add([]byte(`{"custom_id":"b","error":{"code":"x","message":"y"}}`+"\n\n{"), 16, 1000)
+	f.Add([]byte(`{"custom_id":"a"}`+"\n"+`{"custom_id":"a","response":null}`+"\n"), 1000, 30)
+	f.Add([]byte("\n\r\n[1,2]\nnull\n"), 3, 3)
+	sent := map[string]int{"a": 0, "b": 1, "c": 2}
+	f.Fuzz(func(t *testing.T, data []byte, perLine, total int) {
+		perLine, total = max(perLine%4096, 1), max(total%8192, 0)
+		got, err := readBatchOutput(bytes.NewReader(data), int64(perLine), int64(total), sent, Secrets{})
+		if err != nil {
+			t.Fatal(err)
 		}
-		for _, l := range lines {
-			if l.CustomID == "" {
-				t.Fatal("a line without custom_id was kept")
+		if n := len(got.lines) + got.bad + len(got.again); n > bytes.Count(data, []byte("\n"))+1 {
+			t.Fatalf("%d lines kept, bad or again from %d lines of input", n, bytes.Count(data, []byte("\n"))+1)
+		}
+		if got.cut != (len(data) > total) {
+			t.Fatalf("cut %v with %d bytes and a bound of %d", got.cut, len(data), total)
+		}
+		seen := map[string]bool{}
+		for _, l := range got.lines {
+			if _, ok := sent[l.CustomID]; !ok || seen[l.CustomID] {
+				t.Fatalf("custom_id %q kept: not sent, or kept twice", l.CustomID)
 			}
+			seen[l.CustomID] = true
 			if l.Response != nil && l.Response.Body != nil && !json.Valid(l.Response.Body) {
 				t.Fatalf("body %q is not JSON", l.Response.Body)
 			}
 		}
-		// What was kept reads back the same.
-		var again []byte
-		for _, l := range lines {
-			b, err := json.Marshal(l)
-			if err != nil {
-				t.Fatal(err)
-			}
-			again = append(append(again, b...), '\n')
+		if got.cut || perLine < len(data) {
+			return
 		}
-		back, bad2 := parseBatchOutput(again)
-		if bad2 != 0 || len(back) != len(lines) {
-			t.Fatalf("re-read %d lines (%d bad), want %d", len(back), bad2, len(lines))
-		}
-		for i := range back {
-			if back[i].CustomID != lines[i].CustomID {
-				t.Fatal(fmt.Sprintf("line %d: custom_id %q, want %q", i, back[i].CustomID, lines[i].CustomID))
+		// Whole and short enough: what a plain decode of each line keeps.
+		var want []string
+		for raw := range bytes.Lines(data) {
+			var l batchOutputLine
+			if json.Unmarshal(bytes.TrimSpace(raw), &l) == nil && !slices.Contains(want, l.CustomID) {
+				if _, ok := sent[l.CustomID]; ok {
+					want = append(want, l.CustomID)
+				}
 			}
+		}
+		var kept []string
+		for _, l := range got.lines {
+			kept = append(kept, l.CustomID)
+		}
+		if !slices.Equal(kept, want) {
+			t.Fatalf("kept %q, a plain decode keeps %q", kept, want)
 		}
 	})
 }
@@ -369,5 +414,87 @@ func TestCompleteBatchFailedJobForgotten(t *testing.T) {
 		Forget: func(context.Context) error { return broken }})
 	if !errors.Is(err, broken) || !strings.Contains(err.Error(), "batch_1 failed") {
 		t.Errorf("a Forget that fails: %v; want both errors", err)
+	}
+}
+
+// TestBatchOutputLineOverLimit: a line of the job's output over its bound
+// is that call's failure, made live, not the job's: the other lines are
+// read and used; and an output file over its bound is read up to it, the
+// calls it answers past that made live, the tick not failed.
+func TestBatchOutputLineOverLimit(t *testing.T) {
+	t.Parallel()
+	// pad makes the line of custom_id id size bytes longer after its
+	// custom_id; last moves it to the end of the file.
+	pad := func(id string, size int, last bool) func([]byte) []byte {
+		return func(out []byte) []byte {
+			var kept, padded []byte
+			named := []byte(`"custom_id":"` + id + `",`)
+			for line := range bytes.Lines(out) {
+				if bytes.Contains(line, named) {
+					padded = bytes.Replace(line, named, append(named, `"pad":"`+strings.Repeat("x", size)+`",`...), 1)
+					line = padded
+					if last {
+						continue
+					}
+				}
+				kept = append(kept, line...)
+			}
+			if last {
+				kept = append(kept, padded...)
+			}
+			return kept
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func([]byte) []byte
+		why  string
+	}{
+		{"line over its bound", pad("intention:ada", 300<<10, false), "line runs over"},
+		{"file over its bound", pad("intention:ada", 1<<20, true), "output file runs over"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := batchServer(t)
+			srv.EditBatchOutput(tc.edit)
+			c, _ := newTestClient(t, srv.URL, nil)
+			results, err := c.CompleteBatch(t.Context(), "intention", batchRequests("ada", "dee"), BatchJob{})
+			if err != nil {
+				t.Fatalf("the job failed as a whole: %v", err)
+			}
+			ada, dee := results[0], results[1]
+			if ada.Err != nil || ada.BatchUsage.Total() != 0 || len(ada.Recoveries) != 1 || ada.Recoveries[0].Strategy != StrategyRetry ||
+				ada.Recoveries[0].Err.Kind != KindOversized || !strings.Contains(ada.Recoveries[0].Err.Message, tc.why) {
+				t.Errorf("ada: %v, batch usage %+v, recoveries %+v; want made live after its line %q", ada.Err, ada.BatchUsage, ada.Recoveries, tc.why)
+			}
+			if dee.Err != nil || dee.BatchUsage.Total() == 0 || len(dee.Recoveries) != 0 {
+				t.Errorf("dee: %v, batch usage %+v, recoveries %+v; want its job answer used", dee.Err, dee.BatchUsage, dee.Recoveries)
+			}
+		})
+	}
+}
+
+// TestBatchOutputDuplicateCustomID: an output that answers a call twice
+// has the first answer used, and the repeat reported once.
+func TestBatchOutputDuplicateCustomID(t *testing.T) {
+	t.Parallel()
+	srv := batchServer(t)
+	srv.EditBatchOutput(func(out []byte) []byte {
+		first, _, _ := bytes.Cut(out, []byte("\n"))
+		again := bytes.ReplaceAll(first, []byte("garden"), []byte("cellar"))
+		return slices.Concat(out, again, []byte("\n"), again, []byte("\n"))
+	})
+	var logs bytes.Buffer
+	c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
+	results, err := c.CompleteBatch(t.Context(), "intention", batchRequests("ada", "dee"), BatchJob{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ada map[string]any
+	if err := json.Unmarshal(results[0].Output, &ada); err != nil || ada["location"] != "garden" || len(results[0].Recoveries) != 0 {
+		t.Errorf("ada: %s (%v), recoveries %+v; want the first answer, from the garden", results[0].Output, err, results[0].Recoveries)
+	}
+	if n := strings.Count(logs.String(), "more than once"); n != 1 || !strings.Contains(logs.String(), "intention:ada") {
+		t.Errorf("the repeated answer was reported %d times, want once naming intention:ada:\n%s", n, logs.String())
 	}
 }

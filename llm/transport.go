@@ -40,6 +40,16 @@ func withLimit(ctx context.Context, n int64) context.Context {
 	return context.WithValue(ctx, limitKey{}, n)
 }
 
+// streamKey marks a request whose successful answer its caller reads as
+// a stream (a Batch API file, a line at a time): the transport passes that
+// body on unread, and the caller bounds what it reads and scrubs what it
+// keeps (readBatchOutput).
+type streamKey struct{}
+
+func withStream(ctx context.Context) context.Context {
+	return context.WithValue(ctx, streamKey{}, true)
+}
+
 // transport is the http.RoundTripper of the http.Client given to
 // go-openai, the one door every byte from the server comes through. It
 // hands the Retry-After of 429 and 503 answers to the attempt's holder
@@ -47,7 +57,9 @@ func withLimit(ctx context.Context, n int64) context.Context {
 // body larger than the request's limit (an *Error of kind KindOversized,
 // read no further than the limit), and scrubs the configured secrets from
 // the body, so that nothing a server echoes (an Authorization header in an
-// error) reaches an error, a log line or a stored row.
+// error) reaches an error, a log line or a stored row. The one exception
+// is a successful answer read as a stream (withStream), which its reader
+// bounds and scrubs.
 type transport struct {
 	next    http.RoundTripper
 	secrets Secrets
@@ -66,6 +78,9 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				hold.put(d)
 			}
 		}
+	}
+	if resp.StatusCode/100 == 2 && req.Context().Value(streamKey{}) != nil {
+		return resp, nil
 	}
 	limit := t.limit
 	if n, ok := req.Context().Value(limitKey{}).(int64); ok && n > 0 {

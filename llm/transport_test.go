@@ -144,3 +144,28 @@ func roundTrip(t *testing.T, tr transport) string {
 	}
 	return string(b)
 }
+
+// TestStreamedAnswer: a successful answer asked for as a stream (a batch
+// file) is passed on unread, however large, for its reader to bound; an
+// error answer to the same request is still bounded here.
+func TestStreamedAnswer(t *testing.T) {
+	big := []byte(strings.Repeat("x", 1000))
+	for _, tc := range []struct {
+		status int
+		ok     bool
+	}{{200, true}, {500, false}} {
+		tr := transport{next: fixedAnswer{tc.status, big, -1}, limit: 100, baseURL: "http://h/v1"}
+		req, _ := http.NewRequestWithContext(withStream(t.Context()), http.MethodGet, "http://h/v1/files/f/content", nil)
+		resp, err := tr.RoundTrip(req)
+		if tc.ok {
+			if err != nil {
+				t.Fatalf("a streamed 200: %v", err)
+			}
+			if b, _ := io.ReadAll(resp.Body); len(b) != len(big) {
+				t.Errorf("a streamed 200 gave %d bytes, want %d", len(b), len(big))
+			}
+		} else if !errors.Is(err, ErrOversized) {
+			t.Errorf("a streamed request's %d answer over the limit: %v, want ErrOversized", tc.status, err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"hash/fnv"
@@ -300,5 +301,54 @@ func rerunPaysOnce(t *testing.T, srv *openaitest.Server, sim string) {
 	}
 	if got := srv.BatchesCreated(); got != 2 {
 		t.Errorf("the server saw %d jobs for tick 1, want 2 (one per phase): the stopped run's job was submitted again", got)
+	}
+}
+
+// TestBatchOutputTooLongOrRepeated: a job's output whose first line is
+// over the bound of a line (600 KiB; each call's answer may take 256 KiB
+// here) and whose second comes twice does not fail the tick: the long
+// line's call is made live, the repeated one's first answer used and the
+// repeat reported once; the tick is a live run's.
+func TestBatchOutputTooLongOrRepeated(t *testing.T) {
+	cleanEnv(t)
+	srv := fakeModel(t, byPrompt)
+	live, batch := demoCopy(t), demoCopy(t)
+	if code, _, errOut := arbiter(t, "run", live, "--lockstep"); code != 0 {
+		t.Fatalf("live run: exit %d\n%s", code, errOut)
+	}
+	var longIDs []string
+	srv.EditBatchOutput(func(out []byte) []byte {
+		lines := bytes.SplitAfter(out, []byte("\n"))
+		if len(lines) < 2 {
+			return out
+		}
+		first := string(lines[0])
+		i := strings.Index(first, `",`) + 2 // after the custom_id, which the stand-in writes first
+		longIDs = append(longIDs, first[len(`{"custom_id":"`):i-2])
+		lines[0] = []byte(first[:i] + `"pad":"` + strings.Repeat("x", 600<<10) + `",` + first[i:])
+		return bytes.Join(append(lines, lines[1]), nil)
+	})
+	before := srv.CallCount()
+	code, _, errOut := arbiter(t, "run", batch, "--batch")
+	if code != 0 {
+		t.Fatalf("run --batch with a line of 600 KiB: exit %d\n%s", code, errOut)
+	}
+	asked, liveAsks := map[string]string{}, []string{} // custom_id → the prompt it was sent
+	for _, c := range srv.Calls()[before:] {
+		if c.CustomID == "" {
+			liveAsks = append(liveAsks, c.LastUserMessage())
+		} else {
+			asked[c.CustomID] = c.LastUserMessage()
+		}
+	}
+	if len(longIDs) != 2 || len(liveAsks) != 2 || liveAsks[0] != asked[longIDs[0]] || liveAsks[1] != asked[longIDs[1]] {
+		t.Errorf("%d calls made live, want those of the long lines, %q", len(liveAsks), longIDs)
+	}
+	if n := strings.Count(errOut, "more than once"); n != 2 {
+		t.Errorf("the repeated line was reported %d times, want once per job:\n%s", n, errOut)
+	}
+	_, want, _ := arbiter(t, "export", live, "--format", "json")
+	if _, got, _ := arbiter(t, "export", batch, "--format", "json"); got != want {
+		t.Errorf("the batch run's tick differs from the live run's:\n%s\nlive:\n%s", got, want)
 	}
 }
