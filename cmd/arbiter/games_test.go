@@ -190,7 +190,7 @@ func TestPlayConquest(t *testing.T) {
 		"Not read: line 1: Missing required field TO",
 		"  - Order 1: Z -> " + other + " with 2 ships: Origin star Z does not exist",
 		"  Order 0 of p1 executed: 3 ships " + home + " -> " + other + ", arriving turn ",
-		"ORDER ERRORS FROM LAST TURN\n" + strings.Repeat("=", 60) + "\n\nERROR: Invalid Order\n  Order: 2 ships from Z to " + other + "\n  Problem: Origin star Z does not exist\n",
+		"ORDER ERRORS FROM LAST TURN\n" + strings.Repeat("=", 60) + "\n\nOrder skipped: 2 ships from Z to " + other + "\n  Reason: Origin star Z does not exist\n",
 		"Turn 3: your orders, p1?",
 		"Left the game",
 	} {

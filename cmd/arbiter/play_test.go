@@ -202,6 +202,29 @@ func starsOf(t *testing.T, dir string) (string, string) {
 	return homes["p1"], homes["p2"]
 }
 
+// Seed 000's post-turn lines through `arbiter play`, and its 'order': 'ALL':
+// a person's over-committed set is shown at the next turn as "All orders
+// rejected: {error}" and exported with "order": "ALL".
+func TestPlayAllOrdersRejectedExportsOrderALL(t *testing.T) {
+	cleanEnv(t)
+	dir := gameCopy(t, "conquest-demo")
+	p1, p2 := starsOf(t, dir)
+	send := "SEND 6 FROM " + p1 + " TO " + p2 + "\n"
+	code, out, errOut := play(t, send+send+"\ny\n/quit\n", dir, "--seat", "p1")
+	if code != 0 {
+		t.Fatalf("play: exit %d\n%s\n%s", code, out, errOut)
+	}
+	want := "\nAll orders rejected: Invalid orders: Total ships from " + p1 + " (12) exceeds available (10). Orders from " + p1 +
+		": [6 to " + p2 + ", 6 to " + p2 + "]\n  Suggestion: Order at most 10 ships from " + p1 + " in total"
+	if !strings.Contains(out, want) {
+		t.Errorf("play output lacks %q:\n%s", want, out)
+	}
+	_, exp, _ := arbiter(t, "export", dir, "--format", "json")
+	if !strings.Contains(exp, `"index": -1,`+"\n"+`      "order": "ALL",`) {
+		t.Errorf("export lacks the whole set's \"order\": \"ALL\":\n%s", exp)
+	}
+}
+
 // TestPlayDuelHotSeat: issue 21 item 2, the duel. With no --seat, both
 // people choose at one terminal; each choice starts after the keyboard is
 // passed, and turns commit.
@@ -245,7 +268,7 @@ func TestPlayOnePersonSeat(t *testing.T) {
 // TestPlayConquestErrorDisplayAndSummary: issue 21 items 6 and 7 at the
 // terminal. A person's "SEND -3 ..." is warned about, and once submitted
 // anyway it is skipped and recorded like a model's; the next turn shows the
-// seed's ERROR / Problem / Suggestion display, in colour only on a
+// seed's Order skipped / Reason / Suggestion lines, in colour only on a
 // terminal without NO_COLOR; the end of the game shows each player's error
 // statistics.
 func TestPlayConquestErrorDisplayAndSummary(t *testing.T) {
@@ -268,9 +291,9 @@ func TestPlayConquestErrorDisplayAndSummary(t *testing.T) {
 			"WARNINGS:\n  - Order 0: " + p1 + " -> " + p2 + " with -3 ships: Ships must be positive, got -3",
 			"Submit anyway? (y/n): ",
 			"ORDER ERRORS FROM LAST TURN",
-			"ERROR: Invalid Order",
-			"Problem:",
-			"Suggestion:",
+			"Order skipped: -3 ships from " + p1 + " to " + p2,
+			"  Reason: Ships must be positive, got -3",
+			"  Suggestion:",
 			"GAME OVER",
 			"Order errors:",
 		} {

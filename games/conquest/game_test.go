@@ -514,7 +514,7 @@ func TestPersonInvalidOrdersGameContinues(t *testing.T) {
 	if err != nil || len(recs) != 2 || !strings.Contains(string(recs[1].Body), `"error":"Order 1: F -> G with 3 ships: Player p1 does not control origin star F"`) {
 		t.Fatalf("stored records %v (%d), %v", recs, len(recs), err)
 	}
-	if block := ErrorBlock(s, "p1", false); !strings.Contains(block, "\nERROR: Invalid Order\n  Order: 17 ships from A to B\n  Problem: Not enough ships at A: have 10, need 17\n") {
+	if block := ErrorBlock(s, "p1", false); !strings.Contains(block, "\nOrder skipped: 17 ships from A to B\n  Reason: Not enough ships at A: have 10, need 17\n") {
 		t.Errorf("the next turn's display:\n%s", block)
 	}
 	if _, err := r.Turn(ctx, Move{Orders: map[string][]Order{"p1": {}}}); err != nil || r.LastTick() != 2 {
@@ -522,6 +522,54 @@ func TestPersonInvalidOrdersGameContinues(t *testing.T) {
 	}
 	if ErrorBlock(r.State().(*State), "p1", false) != "" {
 		t.Error("a pass shows last turn's errors again")
+	}
+}
+
+// Seed 000's _log_player_order_failure: a set rejected whole is recorded
+// with 'order': 'ALL', in the state.db row and in what export prints, and
+// reads back as the whole set; a record of one order whose element was the
+// string "ALL", and a whole-set record written with null before, read back
+// as they were meant.
+func TestLogPlayerOrderFailureOrderALL(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	g := newGame(t, map[string]any{"seats": map[string]any{"p1": SeatPerson, "p2": SeatBot}})
+	dir := t.TempDir()
+	r, st := openRunner(t, dir, fixedStart{g, board()}, nil)
+	move := Move{Orders: map[string][]Order{"p1": orders(t, `[{"from":"A","to":"B","ships":7},{"from":"A","to":"C","ships":5}]`)}}
+	if _, err := r.Turn(ctx, move); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := st.Records(ctx, Stream, 10, 1)
+	if err != nil || len(recs) != 1 || !strings.Contains(string(recs[0].Body), `"index":-1,"order":"ALL","kind":"over_commitment"`) {
+		t.Fatalf("stored record %v, %v", recs, err)
+	}
+	exported, err := g.Export(ctx, st, r.State())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.MarshalIndent(exported, "", "  ")
+	if err != nil || !strings.Contains(string(out), `"order": "ALL",`) {
+		t.Fatalf("export lacks \"order\": \"ALL\" (%v):\n%s", err, out)
+	}
+	r2, _ := openRunner(t, dir, fixedStart{g, board()}, nil)
+	if e := r2.State().(*State).Errors; len(e) != 1 || !e[0].All() || e[0].Order != nil {
+		t.Errorf("the record read back as %+v", e)
+	}
+	for _, tt := range []struct {
+		record string
+		all    bool
+	}{
+		{`{"turn":4,"player":"p1","index":-1,"order":null,"error":"Invalid orders: x"}`, true},
+		{`{"turn":4,"player":"p1","index":0,"order":"ALL","error":"Order 0: Invalid order object \"ALL\""}`, false},
+	} {
+		var back OrderError
+		if err := json.Unmarshal([]byte(tt.record), &back); err != nil || back.All() != tt.all || (back.Order == nil) != tt.all {
+			t.Errorf("%s read back as %+v (%v)", tt.record, back, err)
+		}
+		if !tt.all && back.Order.String() != `"ALL"` {
+			t.Errorf("%s: the element reads back as %s", tt.record, back.Order)
+		}
 	}
 }
 
@@ -620,7 +668,7 @@ func TestOpeningRequest(t *testing.T) {
 	}
 	user := req.Messages[0].Content
 	for _, want := range []string{"Turn 5 of 50. You are p1.", `"you":"p1"`, "ORDER ERRORS FROM LAST TURN",
-		"ERROR: Invalid Order\n  Order: 70 ships from A to B\n  Problem: Not enough ships at A: have 10, need 70\n  Suggestion: Reduce ships to 10 or split across multiple turns",
+		"Order skipped: 70 ships from A to B\n  Reason: Not enough ships at A: have 10, need 70\n  Suggestion: Reduce ships to 10 or split across multiple turns",
 		"call submit_orders"} {
 		if !strings.Contains(user, want) {
 			t.Errorf("user message lacks %q:\n%s", want, user)

@@ -232,7 +232,7 @@ func TestStarLostInCombatBeforeOrdersExecute(t *testing.T) {
 	}
 	block := ErrorBlock(s1, "p1", false)
 	wantBlock := "\n" + strings.Repeat("=", 60) + "\nORDER ERRORS FROM LAST TURN\n" + strings.Repeat("=", 60) + "\n" +
-		"\nERROR: Invalid Order\n  Order: 3 ships from D to B\n  Problem: Player p1 does not control origin star D\n" +
+		"\nOrder skipped: 3 ships from D to B\n  Reason: Player p1 does not control origin star D\n" +
 		"  Suggestion: Send fleets only from stars you control: A\n\n"
 	if block != wantBlock {
 		t.Errorf("ErrorBlock:\n%q\nwant\n%q", block, wantBlock)

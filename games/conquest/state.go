@@ -33,7 +33,8 @@ type Fleet struct {
 
 // OrderError is one recorded order failure of a turn: Index is the order's
 // place in the player's list, or -1 when the whole set was rejected
-// (Order is then nil).
+// (Order is then nil, and the record's JSON says "order": "ALL", as seed
+// 000 logs a player's order failure).
 type OrderError struct {
 	Turn   int    `json:"turn"`
 	Player string `json:"player"`
@@ -49,23 +50,59 @@ type OrderError struct {
 	Suggestion string `json:"suggestion,omitempty"`
 }
 
+// allOrders is the order of a record of the whole set rejected, as seed
+// 000's _log_player_order_failure writes it.
+const allOrders = "ALL"
+
 // All reports whether the error rejected the player's whole order set.
 func (e OrderError) All() bool { return e.Index < 0 }
 
-// UnmarshalJSON reads a record back; an order list's element written as
-// null is an invalid order, not a missing one, when the record is of one
-// order (Index >= 0).
+// orderErrorJSON is OrderError as stored and exported: its order an order,
+// or "ALL" for the whole set.
+type orderErrorJSON struct {
+	Turn       int             `json:"turn"`
+	Player     string          `json:"player"`
+	Index      int             `json:"index"`
+	Order      json.RawMessage `json:"order"`
+	Kind       string          `json:"kind,omitempty"`
+	Reason     string          `json:"reason"`
+	Error      string          `json:"error"`
+	Suggestion string          `json:"suggestion,omitempty"`
+}
+
+// MarshalJSON writes the record with "order": "ALL" when the whole set was
+// rejected; "<", ">" and "&" are written as they are ("A -> B").
+func (e OrderError) MarshalJSON() ([]byte, error) {
+	order := json.RawMessage(`"` + allOrders + `"`)
+	if !e.All() {
+		b, err := plainJSON(e.Order)
+		if err != nil {
+			return nil, err
+		}
+		order = b
+	}
+	return plainJSON(orderErrorJSON{Turn: e.Turn, Player: e.Player, Index: e.Index, Order: order, Kind: e.Kind,
+		Reason: e.Reason, Error: e.Error, Suggestion: e.Suggestion})
+}
+
+// UnmarshalJSON reads a record back. The index says whose it is: a record
+// of one order (Index >= 0) has that order, even one written as null or
+// "ALL" (an element that is not an order object); a record of the whole set
+// has none, whether it says "ALL" or, written before, null.
 func (e *OrderError) UnmarshalJSON(b []byte) error {
-	type plain OrderError
-	var p plain
+	var p orderErrorJSON
 	if err := json.Unmarshal(b, &p); err != nil {
 		return err
 	}
-	if p.Index >= 0 && p.Order == nil {
-		o := parseOrder(json.RawMessage("null"))
-		p.Order = &o
+	*e = OrderError{Turn: p.Turn, Player: p.Player, Index: p.Index, Kind: p.Kind, Reason: p.Reason, Error: p.Error, Suggestion: p.Suggestion}
+	if p.Index >= 0 {
+		raw := p.Order
+		if len(raw) == 0 {
+			raw = json.RawMessage("null")
+		}
+		o := parseOrder(raw)
+		e.Order = &o
 	}
-	*e = OrderError(p)
 	return nil
 }
 

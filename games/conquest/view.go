@@ -53,17 +53,17 @@ func ViewOf(s *State, player string) View {
 }
 
 // ErrorBlock is the seed's display of a player's order errors of the last
-// turn, shown at the start of their next turn (a person's prompt, a model's
-// first message); "" when there were none. Each error is shown in the
-// seed's form:
+// turn (seed 000 §3.3, §5), shown at the start of their next turn (a
+// person's prompt, a model's first message); "" when there were none. A
+// skipped order is shown as the seed prints it, with §2.2's suggestion
+// under it:
 //
-//	ERROR: Invalid Order
-//	  Order: 7 ships from A to B
-//	  Problem: Not enough ships at A: have 5, need 7
+//	Order skipped: 7 ships from A to B
+//	  Reason: Not enough ships at A: have 5, need 7
 //	  Suggestion: Reduce ships to 5 or split across multiple turns
 //
-// and a whole set rejected as "ERROR: All orders rejected" with its problem
-// and suggestion. With color the title and labels carry ANSI colours (for a
+// and a whole set rejected as "All orders rejected: {error}" with its
+// suggestion. With color the lines' heads carry ANSI colours (for a
 // terminal that wants them); what a player wrote is shown with its control
 // characters escaped either way.
 func ErrorBlock(s *State, player string, color bool) string {
@@ -77,11 +77,11 @@ func ErrorBlock(s *State, player string, color bool) string {
 	fmt.Fprintf(&b, "\n%s\n%s\n%s\n", rule, p.bold("ORDER ERRORS FROM LAST TURN"), rule)
 	for _, e := range errs {
 		if e.All() {
-			fmt.Fprintf(&b, "\n%s\n", p.red("ERROR: All orders rejected"))
+			fmt.Fprintf(&b, "\n%s %s\n", p.red("All orders rejected:"), printable(e.Error))
 		} else {
-			fmt.Fprintf(&b, "\n%s\n  %s %s\n", p.red("ERROR: Invalid Order"), p.label("Order:"), printable(e.Order.described()))
+			fmt.Fprintf(&b, "\n%s %s\n", p.red("Order skipped:"), printable(e.Order.described()))
+			fmt.Fprintf(&b, "  %s %s\n", p.yellow("Reason:"), printable(e.Reason))
 		}
-		fmt.Fprintf(&b, "  %s %s\n", p.yellow("Problem:"), printable(e.Reason))
 		if e.Suggestion != "" {
 			fmt.Fprintf(&b, "  %s %s\n", p.green("Suggestion:"), printable(e.Suggestion))
 		}

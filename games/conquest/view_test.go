@@ -9,12 +9,13 @@ import (
 	"github.com/arbiter-sim/arbiter/runner"
 )
 
-// issue 21 item 7: the seed's human error display (§2.2, §3.3): a rule of
-// 60 '=', the title, the rule, then per error a blank line and the seed's
-// "ERROR: Invalid Order" / "Order:" / "Problem:" / "Suggestion:" form (a
-// whole set rejected as "ERROR: All orders rejected"), and a blank line;
-// each kind of error with a suggestion of its own.
-func TestHumanErrorDisplay(t *testing.T) {
+// Seed 000's "Post-Turn Error Display" (§3.3, §5): a rule of 60 '=', the
+// title, the rule, then per error a blank line and the seed's lines,
+// "Order skipped: 7 ships from A to B" / "  Reason: ..." for a skipped
+// order and "All orders rejected: {error}" for a rejected set, each with
+// §2.2's "  Suggestion: ..." under it, and a blank line; each kind of error
+// with a suggestion of its own.
+func TestPostTurnErrorDisplay(t *testing.T) {
 	t.Parallel()
 	rule := strings.Repeat("=", 60)
 	head := "\n" + rule + "\nORDER ERRORS FROM LAST TURN\n" + rule + "\n"
@@ -26,37 +27,37 @@ func TestHumanErrorDisplay(t *testing.T) {
 	}{
 		{"skipped orders", "p1", `[{"from":"A","to":"B","ships":17},{"from":"F","to":"G","ships":3},{"from":"D","to":"B","ships":1}]`,
 			head +
-				"\nERROR: Invalid Order\n  Order: 17 ships from A to B\n  Problem: Not enough ships at A: have 10, need 17\n" +
+				"\nOrder skipped: 17 ships from A to B\n  Reason: Not enough ships at A: have 10, need 17\n" +
 				"  Suggestion: Reduce ships to 10 or split across multiple turns\n" +
-				"\nERROR: Invalid Order\n  Order: 3 ships from F to G\n  Problem: Player p1 does not control origin star F\n" +
+				"\nOrder skipped: 3 ships from F to G\n  Reason: Player p1 does not control origin star F\n" +
 				"  Suggestion: Send fleets only from stars you control: A, D\n" +
 				"\n"},
 		{"whole set rejected", "p1", `[{"from":"A","to":"B","ships":7},{"from":"A","to":"C","ships":5}]`,
 			head +
-				"\nERROR: All orders rejected\n  Problem: Invalid orders: Total ships from A (12) exceeds available (10). Orders from A: [7 to B, 5 to C]\n" +
+				"\nAll orders rejected: Invalid orders: Total ships from A (12) exceeds available (10). Orders from A: [7 to B, 5 to C]\n" +
 				"  Suggestion: Order at most 10 ships from A in total: over-commitment rejects every order of the turn\n" +
 				"\n"},
 		{"every other kind", "p1", `[{"from":"A","to":"B","ships":"seven"},{"from":"Q","to":"B","ships":1},{"from":"A","to":"Z","ships":1},` +
 			`{"from":"A","to":"A","ships":1},{"from":"A","to":"B","ships":0},{"from":"A","to":"B","ships":1e20},{"x":1}]`,
 			head +
-				"\nERROR: Invalid Order\n  Order: \"seven\" ships from A to B\n  Problem: Ships must be a whole number, got \"seven\"\n" +
+				"\nOrder skipped: \"seven\" ships from A to B\n  Reason: Ships must be a whole number, got \"seven\"\n" +
 				"  Suggestion: Give the number of ships as a whole number, e.g. 7\n" +
-				"\nERROR: Invalid Order\n  Order: 1 ships from Q to B\n  Problem: Origin star Q does not exist\n" +
+				"\nOrder skipped: 1 ships from Q to B\n  Reason: Origin star Q does not exist\n" +
 				"  Suggestion: Check the star id: the stars are A, B, C, D, F, G\n" +
-				"\nERROR: Invalid Order\n  Order: 1 ships from A to Z\n  Problem: Destination star Z does not exist\n" +
+				"\nOrder skipped: 1 ships from A to Z\n  Reason: Destination star Z does not exist\n" +
 				"  Suggestion: Check the star id: the stars are A, B, C, D, F, G\n" +
-				"\nERROR: Invalid Order\n  Order: 1 ships from A to A\n  Problem: Cannot send fleet to same star\n" +
+				"\nOrder skipped: 1 ships from A to A\n  Reason: Cannot send fleet to same star\n" +
 				"  Suggestion: Choose a destination other than A\n" +
-				"\nERROR: Invalid Order\n  Order: 0 ships from A to B\n  Problem: Ships must be positive, got 0\n" +
+				"\nOrder skipped: 0 ships from A to B\n  Reason: Ships must be positive, got 0\n" +
 				"  Suggestion: Send at least 1 ship, or leave the order out\n" +
-				"\nERROR: Invalid Order\n  Order: 1e20 ships from A to B\n  Problem: Ships must be at most 2147483647, got 1e20\n" +
+				"\nOrder skipped: 1e20 ships from A to B\n  Reason: Ships must be at most 2147483647, got 1e20\n" +
 				"  Suggestion: Send at most the ships stationed at A (10 now)\n" +
-				"\nERROR: Invalid Order\n  Order: {\"x\":1} (not an order object)\n  Problem: Invalid order object {\"x\":1}: missing \"from\", \"to\" and \"ships\"\n" +
+				"\nOrder skipped: {\"x\":1} (not an order object)\n  Reason: Invalid order object {\"x\":1}: missing \"from\", \"to\" and \"ships\"\n" +
 				"  Suggestion: Write each order as {\"from\": \"A\", \"to\": \"B\", \"ships\": 7} (a person: SEND 7 FROM A TO B)\n" +
 				"\n"},
 		{"what a player wrote cannot drive the terminal", "p1", `[{"from":"A","to":"\u001b]0;pwned\u0007","ships":1}]`,
 			head +
-				"\nERROR: Invalid Order\n  Order: 1 ships from A to \\x1b]0;PWNED\\a\n  Problem: Destination star \\x1b]0;PWNED\\a does not exist\n" +
+				"\nOrder skipped: 1 ships from A to \\x1b]0;PWNED\\a\n  Reason: Destination star \\x1b]0;PWNED\\a does not exist\n" +
 				"  Suggestion: Check the star id: the stars are A, B, C, D, F, G\n" +
 				"\n"},
 		{"no errors", "p1", `[{"from":"A","to":"B","ships":7}]`, ""},
@@ -74,14 +75,33 @@ func TestHumanErrorDisplay(t *testing.T) {
 			if ansi := regexp.MustCompile("\x1b\\[[0-9;]*m"); ansi.ReplaceAllString(colored, "") != tt.want {
 				t.Errorf("ErrorBlock with colour, colours removed:\n%q\nwant\n%q", ansi.ReplaceAllString(colored, ""), tt.want)
 			}
-			if tt.want != "" && !strings.Contains(colored, "\x1b[1;31mERROR: ") {
-				t.Errorf("ErrorBlock with colour has no red ERROR:\n%q", colored)
+			if tt.want != "" && !strings.Contains(colored, "\x1b[1;31mOrder skipped:\x1b[0m ") && !strings.Contains(colored, "\x1b[1;31mAll orders rejected:\x1b[0m ") {
+				t.Errorf("ErrorBlock with colour has no red head:\n%q", colored)
 			}
 			// A turn later the errors are no longer last turn's.
 			if got := ErrorBlock(next(t, s1, nil), tt.player, false); got != "" {
 				t.Errorf("a turn later: %q", got)
 			}
 		})
+	}
+}
+
+// Seed 000 §5's "Post-Turn Error Display" example, line for line: A holds
+// 5 ships, F is p2's; each skipped order gets the seed's two lines, then
+// its suggestion.
+func TestPostTurnErrorDisplaySeedExample(t *testing.T) {
+	t.Parallel()
+	s := board()
+	s.Star("A").Ships["p1"] = 5
+	s1 := next(t, s, map[string][]Order{"p1": orders(t, `[{"from":"A","to":"B","ships":7},{"from":"F","to":"G","ships":3}]`)})
+	got := ErrorBlock(s1, "p1", false)
+	for _, lines := range []string{
+		"\nOrder skipped: 7 ships from A to B\n  Reason: Not enough ships at A: have 5, need 7\n  Suggestion: Reduce ships to 5 or split across multiple turns\n",
+		"\nOrder skipped: 3 ships from F to G\n  Reason: Player p1 does not control origin star F\n  Suggestion: ",
+	} {
+		if !strings.Contains(got, lines) {
+			t.Errorf("the display lacks the seed's\n%s\nin\n%s", lines, got)
+		}
 	}
 }
 
