@@ -186,7 +186,8 @@ func ParseOrders(data []byte) ([]Order, error) {
 }
 
 // parseOrder reads one element of an order list; star ids may be JSON
-// strings or numbers, and are upper-cased as the map spells them. An
+// strings or numbers, and are kept as written ("a" names the star A when
+// the order is validated, and its errors say "a"). An
 // element that is not an object with "from", "to" and "ships" is kept as
 // an invalid order saying what is wrong with it.
 func parseOrder(r json.RawMessage) Order {
@@ -248,7 +249,7 @@ func starID(v json.RawMessage) string {
 	if s == "null" {
 		s = ""
 	}
-	return strings.ToUpper(strings.TrimSpace(s))
+	return strings.TrimSpace(s)
 }
 
 func clip(s string) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // Star is a star of the map. Owner is a player id, "" when neutral. Ships
@@ -146,6 +147,22 @@ type Pass struct {
 func (s *State) Star(id string) *Star {
 	for i := range s.Stars {
 		if s.Stars[i].ID == id {
+			return &s.Stars[i]
+		}
+	}
+	return nil
+}
+
+// orderStar returns the star an order names: the star of that id, else the
+// one whose id differs from it only in case ("a" is A, as a person or a
+// model may write it); nil when there is none. The order keeps the id as
+// written, and its errors echo it so.
+func (s *State) orderStar(id string) *Star {
+	if st := s.Star(id); st != nil {
+		return st
+	}
+	for i := range s.Stars {
+		if strings.EqualFold(s.Stars[i].ID, id) {
 			return &s.Stars[i]
 		}
 	}

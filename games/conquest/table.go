@@ -122,13 +122,13 @@ func orderNote(st *State, turn, n int, line string) (string, bool) {
 	}
 	var notes []string
 	for _, o := range orders {
-		from, to := st.Star(o.From), st.Star(o.To)
+		from, to := st.orderStar(o.From), st.orderStar(o.To)
 		switch {
 		case from == nil || to == nil || from == to:
 			// The warnings say what is wrong when the orders are submitted.
 		default:
 			t := travelTurns(from, to)
-			notes = append(notes, fmt.Sprintf("  %s -> %s: %s on the way, arrives in turn %d", o.From, o.To, plural(t, "turn"), turn+t))
+			notes = append(notes, fmt.Sprintf("  %s -> %s: %s on the way, arrives in turn %d", from.ID, to.ID, plural(t, "turn"), turn+t))
 		}
 	}
 	return strings.Join(notes, "\n"), true

@@ -67,7 +67,7 @@ func ParseOrderText(text string) ([]Order, error) {
 				return nil, fmt.Errorf("line %d: %q is not a star id (%s)", st.Line, id, orderForm)
 			}
 		}
-		orders = append(orders, Order{From: strings.ToUpper(c.Get("from")), To: strings.ToUpper(c.Get("to")), Ships: shipsFromText(count[0])})
+		orders = append(orders, Order{From: c.Get("from"), To: c.Get("to"), Ships: shipsFromText(count[0])})
 	}
 	for i, line := range lines {
 		if strings.TrimSpace(line) != "" && !covered[i+1] {

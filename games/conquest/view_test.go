@@ -57,7 +57,7 @@ func TestPostTurnErrorDisplay(t *testing.T) {
 				"\n"},
 		{"what a player wrote cannot drive the terminal", "p1", `[{"from":"A","to":"\u001b]0;pwned\u0007","ships":1}]`,
 			head +
-				"\nOrder skipped: 1 ships from A to \\x1b]0;PWNED\\a\n  Reason: Destination star \\x1b]0;PWNED\\a does not exist\n" +
+				"\nOrder skipped: 1 ships from A to \\x1b]0;pwned\\a\n  Reason: Destination star \\x1b]0;pwned\\a does not exist\n" +
 				"  Suggestion: Check the star id: the stars are A, B, C, D, F, G\n" +
 				"\n"},
 		{"no errors", "p1", `[{"from":"A","to":"B","ships":7}]`, ""},
