@@ -311,9 +311,13 @@ func (c *Client) batchAnswer(ctx context.Context, ep *endpoint, req Request, l b
 	// Not answered by the job: asked live, as a retry of the line.
 	c.log.Info("batch line not answered, making the call live", "entity", req.EntityKey, "phase", req.Phase, "error", lineErr.Error())
 	lineErr.Attempts = 1
+	ctx = watchCall(ctx, req.EntityKey) // one call with the live one
+	tellFailed(ctx, lineErr)
 	res := c.complete(ctx, req, nil)
 	res.Attempts++
-	res.Recoveries = append([]Recovery{{Strategy: StrategyRetry, Err: lineErr, Success: res.Err == nil}}, res.Recoveries...)
+	retried := Recovery{Strategy: StrategyRetry, Err: lineErr, Success: res.Err == nil}
+	tellRecovered(ctx, retried)
+	res.Recoveries = append([]Recovery{retried}, res.Recoveries...)
 	return res
 }
 

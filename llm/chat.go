@@ -42,7 +42,11 @@ type ChatResult struct {
 func (c *Client) Chat(ctx context.Context, req ChatRequest) (res ChatResult) {
 	start := time.Now()
 	res.Request = req
-	defer func() { res.Latency = time.Since(start) }()
+	ctx = watchCall(ctx, req.EntityKey)
+	defer func() {
+		res.Latency = time.Since(start)
+		tellFinal(ctx, res.Err)
+	}()
 	if req.Params.Model == "" || len(req.Messages) == 0 {
 		res.Err = &Error{Kind: KindBadRequest, Message: "chat request of " + req.EntityKey + " needs a model (set llm.model) and at least one message"}
 		return res

@@ -177,16 +177,9 @@ type given struct {
 // complete is Complete, whose first answer is first when not nil: no call
 // is made for it, and a repair it needs is asked live.
 func (c *Client) complete(ctx context.Context, req Request, first *given) (res Result) {
-	start := time.Now()
 	res.Request = req
-	defer func() {
-		res.Latency = time.Since(start)
-		if res.Err == nil && res.Output != nil && req.RecordAnswer != nil {
-			rec := req.RecordAnswer(res.Output)
-			res.recorded = &rec
-		}
-		letGo(ctx, &res)
-	}()
+	ctx = watchCall(ctx, req.EntityKey)
+	defer finish(ctx, &res, time.Now())
 
 	if err := c.checkRequest(req); err != nil {
 		res.Err = err
@@ -222,6 +215,9 @@ func (c *Client) complete(ctx context.Context, req Request, first *given) (res R
 		}
 		res.Usage = res.Usage.Add(usage)
 		if callErr != nil {
+			if repair >= 0 { // the repair asked for got no answer
+				tellRecovered(ctx, res.Recoveries[repair])
+			}
 			callErr.Attempts = res.Attempts
 			res.Err = callErr
 			return res
@@ -230,6 +226,7 @@ func (c *Client) complete(ctx context.Context, req Request, first *given) (res R
 		out, decoded, bad := checkRequested(schema, req, ans)
 		if repair >= 0 { // the answer after a repair tells whether it held
 			res.Recoveries[repair].Success = bad == nil
+			tellRecovered(ctx, res.Recoveries[repair])
 		}
 		if bad == nil {
 			res.Output, res.Decoded = out, decoded
@@ -243,12 +240,26 @@ func (c *Client) complete(ctx context.Context, req Request, first *given) (res R
 		res.Repairs++
 		repair = len(res.Recoveries)
 		res.Recoveries = append(res.Recoveries, Recovery{Strategy: StrategyRepair, Err: bad})
+		tellFailed(ctx, bad) // before the repair is asked for
 		log.Info("model answer rejected, asking for a repair", "kind", bad.Kind.String(),
 			"repair", res.Repairs, "error", bad.Message)
 		msgs = append(slices.Clip(msgs),
 			Message{Role: openai.ChatMessageRoleAssistant, Content: ans.content},
 			Message{Role: openai.ChatMessageRoleUser, Content: repairPrompt(bad, req.SchemaName)})
 	}
+}
+
+// finish completes res, the Result of a call that began at start, as the
+// call returns: its latency, its failure told to the Watch of ctx, its
+// answer as recorded, its messages to the keeper of ctx.
+func finish(ctx context.Context, res *Result, start time.Time) {
+	res.Latency = time.Since(start)
+	tellFinal(ctx, res.Err)
+	if res.Err == nil && res.Output != nil && res.Request.RecordAnswer != nil {
+		rec := res.Request.RecordAnswer(res.Output)
+		res.recorded = &rec
+	}
+	letGo(ctx, res)
 }
 
 // checkRequest catches requests that no server could answer.

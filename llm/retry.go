@@ -32,20 +32,19 @@ import (
 // 5xx, timeout) is not a failure of the call while another endpoint of the
 // pool has not failed it and is in: the call goes there at once, without
 // counting a try. Each retry is added to recs (when not nil), with whether
-// the try after it succeeded.
+// the try after it succeeded, and told to the Watch of ctx as it happens.
 func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, pool []*endpoint, cost int, call func(ctx context.Context, ep *endpoint) error) (int, *endpoint, *Error) {
 	var pending *Recovery // the retry whose outcome the next try tells
 	settle := func(ok bool) {
 		if pending != nil {
 			pending.Success = ok
 			*recs = append(*recs, *pending)
+			tellRecovered(ctx, *pending)
 			pending = nil
 		}
 	}
-	var (
-		tried []*endpoint // endpoints that failed this call
-		ep    *endpoint
-	)
+	var tried []*endpoint // endpoints that failed this call
+	var ep *endpoint
 	waits, tries := 0, 0
 	for n := 1; ; n++ {
 		if err := ctx.Err(); err != nil { // nothing is sent once the caller has given up
@@ -99,6 +98,7 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, 
 			waits++
 		} else if recs != nil {
 			pending = &Recovery{Strategy: StrategyRetry, Err: e}
+			tellFailed(ctx, e) // before the retry's wait and attempt
 		}
 		d := c.delay(log, e, flow, waits, tries, ra, hasRA)
 		if werr := c.wait(ctx, d); werr != nil {

@@ -71,7 +71,11 @@ type ToolResult struct {
 func (c *Client) CompleteTools(ctx context.Context, req ToolRequest) (res ToolResult) {
 	start := time.Now()
 	res.Request = req
-	defer func() { res.Latency = time.Since(start) }()
+	ctx = watchCall(ctx, req.EntityKey)
+	defer func() {
+		res.Latency = time.Since(start)
+		tellFinal(ctx, res.Err)
+	}()
 	if req.Params.Model == "" || len(req.Tools) == 0 {
 		res.Err = &Error{Kind: KindBadRequest, Message: "tool request of " + req.EntityKey + " needs a model and at least one tool"}
 		return res

@@ -246,6 +246,7 @@ type lateContext struct {
 	mu       sync.Mutex
 	err      error
 	deadline time.Time
+	phase    context.Context // the phase's context, once it began (endWith)
 	stop     func() bool
 }
 
@@ -261,6 +262,21 @@ func (c *lateContext) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
+}
+
+// Value looks in the phase's context first once the phase has begun, so
+// that what the runner gives a phase's calls (the llm.Watch that emits
+// their failures as they happen) reaches the calls started before it.
+func (c *lateContext) Value(key any) any {
+	c.mu.Lock()
+	phase := c.phase
+	c.mu.Unlock()
+	if phase != nil {
+		if v := phase.Value(key); v != nil {
+			return v
+		}
+	}
+	return c.Context.Value(key)
 }
 
 func (c *lateContext) Deadline() (time.Time, bool) {
@@ -284,12 +300,15 @@ func (c *lateContext) setDeadline(d time.Time) {
 
 // endWith makes the context end when phase context pctx does, with its
 // deadline and cause, and not before: then the runner sees the deadline
-// passed when calls started early fail for it. It returns the function
-// that stops watching pctx.
+// passed when calls started early fail for it; and gives it pctx's values.
+// It returns the function that stops watching pctx.
 func (c *lateContext) endWith(pctx context.Context) func() bool {
 	if d, ok := pctx.Deadline(); ok {
 		c.setDeadline(d)
 	}
+	c.mu.Lock()
+	c.phase = pctx
+	c.mu.Unlock()
 	return context.AfterFunc(pctx, func() { c.cancel(context.Cause(pctx)) })
 }
 

@@ -5,9 +5,11 @@
 //
 // A Game (narrative, chronicle, ...) says what one tick does; the runner owns
 // everything around it. Each phase of model calls runs through Tick.Phase:
-// every failure is emitted before its recovery (TOOL_FAILURE with the model
-// error's kind as detail, then RECOVERY_ATTEMPT strategy=retry|repair|
-// fallback success=...), and the ERROR states are seed 002's handlers
+// every failure is emitted before its recovery, as it happens (TOOL_FAILURE
+// with the model error's kind as detail, told by the client through an
+// llm.Watch before the retry or repair begins, then RECOVERY_ATTEMPT
+// strategy=retry|repair|fallback success=...), and the ERROR states are seed
+// 002's handlers
 // (STATE_ENTRY state=ERROR error_type=...): a phase deadline uses the
 // partial results (timeout); a tick in which no model call succeeded, or
 // any phase of which found the endpoint unusable on every call, stops with

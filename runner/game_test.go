@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"github.com/arbiter-sim/arbiter/llm"
@@ -190,5 +193,55 @@ func TestRefusal(t *testing.T) {
 	}
 	if errors.Is(errors.New("no such message"), ErrRefused) {
 		t.Error("a plain error is a refusal")
+	}
+}
+
+// Seed 002's "Emit before recovery": a call that fails emits TOOL_FAILURE
+// as it fails, before its retry is sent (the server sees the retry after
+// OnEvent saw the failure), and RECOVERY_ATTEMPT once the retry has ended,
+// not when the phase's calls have all returned; each once.
+func TestEmitBeforeRecovery(t *testing.T) {
+	var (
+		mu      sync.Mutex
+		events  []string
+		atRetry string // the events OnEvent had seen when the retry reached the server
+	)
+	srv := openaitest.New(t, func(c *openaitest.Call) openaitest.Reply {
+		if c.N == 1 {
+			return openaitest.Status(500, "server_error", "", "the GPU caught fire")
+		}
+		mu.Lock()
+		atRetry = strings.Join(events, "\n")
+		mu.Unlock()
+		return openaitest.FromSchema(nil)(c)
+	})
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	cfg := llm.DefaultConfig()
+	cfg.BaseURL, cfg.APIKey, cfg.MaxAttempts, cfg.BackoffBase, cfg.BackoffMax = srv.URL, "k", 2, time.Millisecond, time.Millisecond
+	client, err := llm.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Stepper: &counter{kind: "counter", client: client}, Store: st, Client: client,
+		OnEvent: func(e Event) { mu.Lock(); events = append(events, e.String()); mu.Unlock() }}
+	if _, err := r.Turn(context.Background(), 7); err != nil {
+		t.Fatal(err)
+	}
+	failure := regexp.MustCompile(`^EMIT: TOOL_FAILURE tool=ask:1 error="[^"]*the GPU caught fire" kind=server$`)
+	if lines := strings.Split(atRetry, "\n"); len(lines) != 2 || lines[0] != "EMIT: STATE_ENTRY state=ASK" || !failure.MatchString(lines[1]) {
+		t.Errorf("events emitted when the retry reached the server:\n%s\nwant the state entry, then the failure", atRetry)
+	}
+	stored, err := st.Events(context.Background(), 1, 1)
+	if err != nil || len(stored) != 4 {
+		t.Fatalf("event log %+v (%v)", stored, err)
+	}
+	for i, want := range []string{"EMIT: STATE_ENTRY state=ASK", "", "EMIT: RECOVERY_ATTEMPT strategy=retry success=true", "EMIT: STATE_ENTRY state=COMMIT"} {
+		if got := stored[i].Line; got != events[i] || (i == 1 && !failure.MatchString(got)) || (i != 1 && got != want) {
+			t.Errorf("event %d: stored %q, shown %q, want %q (the failure once, then its retry)", i+1, got, events[i], want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/arbiter-sim/arbiter/llm"
@@ -58,11 +59,19 @@ type Tick struct {
 
 	r       *Runner
 	target  int
-	events  []Event
 	calls   []Call
 	stopped bool            // a handler already ran and recorded the stop
-	held    []string        // strategies of the recoveries whose success the tick's end tells
 	before  <-chan struct{} // closed when the commit of the tick before has ended (Before)
+
+	// mu guards what the goroutines of a phase's calls add to while the
+	// phase runs: the events, the held recoveries, and the failures told
+	// as they happened.
+	mu     sync.Mutex
+	events []Event
+	held   []string // strategies of the recoveries whose success the tick's end tells
+	live   bool     // a phase's calls are running: their failures are emitted as they happen
+	told   map[*llm.Error]bool
+	ended  map[*llm.Error]bool // failures whose retry or repair was told ended
 }
 
 // ended is a channel already closed: no commit in flight.
@@ -106,10 +115,13 @@ func (t *Tick) usd() float64 {
 // settle emits the held recoveries, which held when the tick goes on to
 // commit (success) and did not when it is dropped.
 func (t *Tick) settle(success bool) {
-	for _, s := range t.held {
+	t.mu.Lock()
+	held := t.held
+	t.held = nil
+	t.mu.Unlock()
+	for _, s := range held {
 		t.emit(recovery(t.N, s, success))
 	}
-	t.held = nil
 }
 
 // Enter emits the entry into state (a step of the tick that is not a phase
@@ -127,7 +139,77 @@ func (t *Tick) Last() int { return t.target }
 // Log is the runner's logger, for what a kind logs during a tick.
 func (t *Tick) Log() *slog.Logger { return t.r.logger() }
 
-func (t *Tick) emit(ev Event) { t.r.emit(&t.events, ev) }
+func (t *Tick) emit(ev Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.r.emit(&t.events, ev)
+}
+
+// Recover runs a kind's own ERROR handler, for a failure that is not a
+// failed call (a model seat that spent its model turns without an answer):
+// STATE_ENTRY state=ERROR error_type=errorType, then text, as the runner's
+// handlers emit them; the recovery strategy is told with its success when
+// the tick's fate is known, as a fallback's is. It may be called from the
+// goroutines of a phase's calls.
+func (t *Tick) Recover(errorType, text, strategy string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.r.emit(&t.events, errorEntry(t.N, errorType))
+	t.r.emit(&t.events, message(t.N, text))
+	t.held = append(t.held, strategy)
+}
+
+// watch is the llm.Watch of a phase's calls: each failure is emitted as it
+// happens, before its retry or repair begins (TOOL_FAILURE), and each retry
+// or repair as it ends (RECOVERY_ATTEMPT), while the phase runs; failures
+// told after it are left to failures.
+func (t *Tick) watch() llm.Watch {
+	return llm.Watch{
+		Failed: func(entity string, err *llm.Error) {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			if t.live && !t.told[err] {
+				t.told[err] = true
+				t.r.emit(&t.events, toolFailure(t.N, entity, err))
+			}
+		},
+		Recovered: func(_ string, rc llm.Recovery) {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			if t.live && t.told[rc.Err] && !t.ended[rc.Err] {
+				t.ended[rc.Err] = true
+				t.r.emit(&t.events, recovery(t.N, rc.Strategy, rc.Success))
+			}
+		},
+	}
+}
+
+// watched runs a phase's calls with their failures emitted as they happen.
+func (t *Tick) watched(ctx context.Context, run func(ctx context.Context) ([]Call, error)) ([]Call, error) {
+	live := func(on bool) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		t.live = on
+		if on && t.told == nil {
+			t.told, t.ended = map[*llm.Error]bool{}, map[*llm.Error]bool{}
+		}
+	}
+	live(true)
+	defer live(false)
+	return run(llm.WithWatch(ctx, t.watch()))
+}
+
+// holdRecoveries keeps the recovery strategy of each failed call of calls, to be told
+// when the tick's fate is known.
+func (t *Tick) holdRecoveries(calls []Call, strategy string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range calls {
+		if c.Result.Err != nil {
+			t.held = append(t.held, strategy)
+		}
+	}
+}
 
 // Phase runs one phase of model calls: run makes them (under the phase
 // deadline) and returns one Call per entity, a failed call as a Call with
@@ -147,7 +229,7 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 	r.phase(PhaseProgress{Tick: t.N, LastTick: t.target, Phase: p.Name, Calls: p.Calls})
 	pctx, cancel := r.phaseContext(ctx)
 	start := time.Now()
-	calls, err := run(pctx)
+	calls, err := t.watched(pctx, run)
 	deadline := pctx.Err() != nil
 	cancel()
 	if ctx.Err() != nil {
@@ -200,11 +282,7 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 	}
 	// A fallback holds only if the tick commits: those of an earlier phase
 	// are told when the tick's fate is known (settle), with this phase's.
-	for _, c := range calls {
-		if c.Result.Err != nil {
-			t.held = append(t.held, p.Strategy)
-		}
-	}
+	t.holdRecoveries(calls, p.Strategy)
 	if down != nil || p.Final {
 		t.settle(down == nil)
 	}
@@ -375,23 +453,31 @@ func (r *Runner) awaitCommit(ctx context.Context) error {
 	return nil
 }
 
-// failures emits, call by call, every failure the client recovered from or
-// tried to (TOOL_FAILURE, then RECOVERY_ATTEMPT strategy=retry|repair) and
-// the failure that ended a failed call (TOOL_FAILURE, its kind as detail;
-// Phase emits its fallback next): seed 002's emit before recovery. When the
-// phase deadline passed, the timeout handler then runs once: the partial
-// results are used. It returns how many calls failed.
+// failures emits, call by call, what of the calls' failures was not
+// emitted as it happened (see watch): every failure the client recovered
+// from or tried to (TOOL_FAILURE, then RECOVERY_ATTEMPT
+// strategy=retry|repair) and the failure that ended a failed call
+// (TOOL_FAILURE, its kind as detail; Phase emits its fallback next): seed
+// 002's emit before recovery. When the phase deadline passed, the timeout
+// handler then runs once: the partial results are used. It returns how
+// many calls failed.
 func (t *Tick) failures(calls []Call, deadline bool) int {
 	failed := 0
 	for _, c := range calls {
 		key := c.Result.Request.EntityKey
 		for _, rc := range c.Result.Recoveries {
-			t.emit(toolFailure(t.N, key, rc.Err))
-			t.emit(recovery(t.N, rc.Strategy, rc.Success))
+			if !t.told[rc.Err] {
+				t.emit(toolFailure(t.N, key, rc.Err))
+			}
+			if !t.ended[rc.Err] {
+				t.emit(recovery(t.N, rc.Strategy, rc.Success))
+			}
 		}
 		if err := c.Result.Err; err != nil {
 			failed++
-			t.emit(toolFailure(t.N, key, err))
+			if le := (*llm.Error)(nil); !errors.As(err, &le) || !t.told[le] {
+				t.emit(toolFailure(t.N, key, err))
+			}
 		}
 	}
 	if deadline && failed > 0 {

@@ -125,3 +125,22 @@ func TestChatRetriesAreEmitted(t *testing.T) {
 		})
 	}
 }
+
+// Seed 002's "Emit before recovery", live: under -v a model seat's failed
+// call prints TOOL_FAILURE as it fails, before the client logs (with its
+// timestamp) that it retries, and RECOVERY_ATTEMPT after the retry.
+func TestEmitBeforeRecoveryOnVerbose(t *testing.T) {
+	cleanEnv(t)
+	quickRetries(t)
+	fakeModel(t, failing(func(*openaitest.Call) openaitest.Reply {
+		return openaitest.ToolCalls(openaitest.Tool("submit", "submit_orders", map[string]any{"orders": []any{}}))
+	}))
+	dir := gameCopy(t, "conquest-demo")
+	seatModel(t, dir)
+	code, out, errOut := arbiter(t, "run", dir, "--ticks", "1", "-v")
+	if code != 0 || !strings.Contains(out, "tick 1 committed") {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	texttest.InOrder(t, errOut, "EMIT: STATE_ENTRY state=ORDERS\n", "EMIT: TOOL_FAILURE tool=conquest:p1 ",
+		"| WARNING | ⚖️ ", "model call failed, retrying", "EMIT: RECOVERY_ATTEMPT strategy=retry success=true\n", "EMIT: STATE_ENTRY state=APPLY\n")
+}
