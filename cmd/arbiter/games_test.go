@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/internal/texttest"
 	"github.com/arbiter-sim/arbiter/internal/worldtest"
 )
 
@@ -314,4 +316,28 @@ func TestArena(t *testing.T) {
 	if exists(filepath.Join(dir, "state.db")) {
 		t.Error("the arena wrote the simulation's state.db")
 	}
+}
+
+// Seed 002's budget_exhausted for a conquest model seat that spends its 15
+// model turns without submitting: -v shows the ERROR state, the handler's
+// message and the pass's RECOVERY_ATTEMPT, and `arbiter story` tells them
+// with the turn.
+func TestBudgetExhaustedModelSeatOnVerboseAndStory(t *testing.T) {
+	cleanEnv(t)
+	fakeModel(t, openaitest.Always(openaitest.ToolCalls(openaitest.Tool("look", "get_state", map[string]any{}))))
+	dir := gameCopy(t, "conquest-demo")
+	seatModel(t, dir)
+	lines := []string{"EMIT: STATE_ENTRY state=ERROR error_type=budget_exhausted\n",
+		`EMIT: "Model turn budget exhausted: p1 passes its turn (no submit_orders in 15 model turns)"` + "\n",
+		"EMIT: RECOVERY_ATTEMPT strategy=pass_turn success=true\n"}
+	code, out, errOut := arbiter(t, "run", dir, "--ticks", "1", "-v")
+	if code != 0 || !strings.Contains(out, "tick 1 committed") {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	texttest.InOrder(t, errOut, append([]string{"EMIT: STATE_ENTRY state=ORDERS\n"}, append(lines, "EMIT: STATE_ENTRY state=COMMIT\n")...)...)
+	code, story, errOut := arbiter(t, "story", dir)
+	if code != 0 {
+		t.Fatalf("story: exit %d\n%s", code, errOut)
+	}
+	texttest.InOrder(t, story, append([]string{"turn 1\n", "  passed: p1: no submit_orders in 15 model turns"}, lines...)...)
 }

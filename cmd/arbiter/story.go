@@ -26,7 +26,8 @@ func newStoryCmd(io *IOStreams, g *globals, runF func(context.Context, *StoryOpt
 		Long: `story tells what a narrative run did, per tick and location: the moment at the
 end of the tick, each character's intention and memory entry, who moved where,
 the calls that fell back and the updates the apply step skipped. For conquest
-and the duel it prints each turn's log. --json gives the same as data.`,
+and the duel it prints each turn's log (conquest's with the failures its event
+log holds). --json gives the same as data.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f := cmd.Flags()

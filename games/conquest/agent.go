@@ -21,6 +21,9 @@ const (
 	// PhaseOrders is the phase, and "conquest:<player>" the entity key, of
 	// the model seats' calls.
 	PhaseOrders = "orders"
+	// StrategyPass is the recovery of a model seat that failed its turn (a
+	// call failed, or its model turns ran out): the turn passes.
+	StrategyPass = "pass_turn"
 )
 
 // tools returns the three tools, their order lists' star ids an enum of the
@@ -59,6 +62,7 @@ type seatTurn struct {
 	orders    []Order
 	submitted bool
 	pass      string // why the turn passed without submit_orders
+	exhausted bool   // it passed because its model turns ran out
 	calls     []runner.Call
 }
 
@@ -116,6 +120,7 @@ func (g *Game) agentTurn(ctx context.Context, tick int, s *State, player string)
 		}
 	}
 	out.pass = fmt.Sprintf("no submit_orders in %d model turns: the turn passes with no orders", iterations)
+	out.exhausted = true
 	return out
 }
 

@@ -283,18 +283,28 @@ func (g *Game) Step(ctx context.Context, t *runner.Tick, s, in any) (any, error)
 }
 
 // modelTurns runs the model seats' tool conversations in parallel, as one
-// phase of the tick.
+// phase of the tick. A seat that spends its model turns without submitting
+// is seed 002's budget_exhausted, emitted as it happens: STATE_ENTRY
+// state=ERROR error_type=budget_exhausted, "Model turn budget exhausted:
+// ...", and RECOVERY_ATTEMPT strategy=pass_turn once the turn's fate is
+// known.
 func (g *Game) modelTurns(ctx context.Context, t *runner.Tick, s *State, players []string) ([]seatTurn, error) {
 	if g.Client == nil {
 		return nil, errors.New("conquest: a model seat needs a model client")
 	}
 	turns := make([]seatTurn, len(players))
-	_, err := t.Phase(ctx, runner.Phase{Name: PhaseOrders, Calls: len(players), Strategy: "pass_turn", Final: true},
+	_, err := t.Phase(ctx, runner.Phase{Name: PhaseOrders, Calls: len(players), Strategy: StrategyPass, Final: true},
 		func(ctx context.Context) ([]runner.Call, error) {
 			var eg errgroup.Group
 			for i, p := range players {
 				eg.Go(func() error {
 					turns[i] = g.agentTurn(ctx, t.N, s, p)
+					if turns[i].exhausted {
+						// Seed 002's budget_exhausted (a builder out of tool
+						// calls): the seat's turn passes, the game goes on.
+						t.Recover(runner.StopBudget, fmt.Sprintf("Model turn budget exhausted: %s passes its turn (no submit_orders in %d model turns)",
+							p, g.iterations()), StrategyPass)
+					}
 					return nil
 				})
 			}

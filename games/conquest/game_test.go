@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/prompts"
 	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/session"
 	"github.com/arbiter-sim/arbiter/store"
 	"github.com/arbiter-sim/arbiter/world"
 )
@@ -205,6 +207,51 @@ func TestModelNeverSubmitsPasses(t *testing.T) {
 	loaded, err := g2.Load(context.Background(), st, 1)
 	if err != nil || len(loaded.(*State).Passed) != 1 {
 		t.Errorf("reloaded passes: %+v, %v", loaded, err)
+	}
+}
+
+// Seed 002's budget_exhausted ("Builder used all tool calls"): a model
+// seat that spends its model turns without submitting is a failure like any
+// other. The event log, as it happens, says STATE_ENTRY state=ERROR
+// error_type=budget_exhausted and the handler's message, then, the turn
+// committed, RECOVERY_ATTEMPT strategy=pass_turn success=true; the turn's
+// story tells the same lines.
+func TestBudgetExhaustedModelSeatPasses(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, r, st := modelTable(t, openaitest.Always(openaitest.ToolCalls(openaitest.Tool("c", ToolGetState, map[string]any{}))), 2)
+	var mu sync.Mutex
+	var shown []string
+	r.OnEvent = func(e runner.Event) { mu.Lock(); shown = append(shown, e.String()); mu.Unlock() }
+	if _, err := r.Run(ctx, 1); err != nil || r.LastTick() != 1 {
+		t.Fatalf("run: %v, last tick %d", err, r.LastTick())
+	}
+	want := []string{
+		"EMIT: STATE_ENTRY state=ORDERS",
+		"EMIT: STATE_ENTRY state=ERROR error_type=budget_exhausted",
+		`EMIT: "Model turn budget exhausted: p1 passes its turn (no submit_orders in 2 model turns)"`,
+		"EMIT: RECOVERY_ATTEMPT strategy=pass_turn success=true",
+		"EMIT: STATE_ENTRY state=APPLY",
+		"EMIT: STATE_ENTRY state=COMMIT",
+	}
+	stored, err := st.Events(ctx, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged []string
+	for _, e := range stored {
+		logged = append(logged, e.Line)
+	}
+	if !slices.Equal(logged, want) || !slices.Equal(shown, want) {
+		t.Errorf("event log\n%s\nshown\n%s\nwant\n%s", strings.Join(logged, "\n"), strings.Join(shown, "\n"), strings.Join(want, "\n"))
+	}
+	var story session.Story
+	if err := r.Stepper.(fixedStart).Story(ctx, st, 1, 1, session.StoryQuery{}, &story); err != nil || len(story.Turns) != 1 {
+		t.Fatalf("story %+v, %v", story, err)
+	}
+	lines := story.Turns[0].Lines
+	if i := slices.Index(lines, want[1]); i < 0 || !slices.Equal(lines[i:], want[1:4]) || !slices.Contains(lines, "passed: p1: no submit_orders in 2 model turns: the turn passes with no orders") {
+		t.Errorf("story of turn 1:\n%s\nwant the pass and the lines\n%s", strings.Join(lines, "\n"), strings.Join(want[1:4], "\n"))
 	}
 }
 

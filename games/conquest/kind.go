@@ -71,9 +71,15 @@ func (g *Game) CheckStory(dir string, q session.StoryQuery) error {
 }
 
 // Story is each turn's log, kept in the turn's state, with the order
-// errors and passed turns of the turn.
+// errors and passed turns of the turn, then the failures the turn's event
+// log holds (a model seat's failed call, its model turns run out) as they
+// were emitted.
 func (g *Game) Story(ctx context.Context, st *store.Store, from, to int, _ session.StoryQuery, out *session.Story) error {
 	rows, err := st.Story(ctx, from, to)
+	if err != nil {
+		return err
+	}
+	events, err := st.Events(ctx, from, to)
 	if err != nil {
 		return err
 	}
@@ -106,9 +112,21 @@ func (g *Game) Story(ctx context.Context, st *store.Store, from, to int, _ sessi
 				errs = append(errs, session.PlayerError{Player: p.Player, Error: "turn passed: " + p.Reason})
 			}
 		}
+		for _, e := range events {
+			if e.Tick == tick && failureEvent(e.Line) {
+				lines = append(lines, e.Line)
+			}
+		}
 		out.Turns = append(out.Turns, session.StoryTurn{Turn: tick, Lines: session.NonNil(lines), Errors: errs})
 	}
 	return nil
+}
+
+// failureEvent reports whether an event line tells of a failure or its
+// recovery, not only that the turn went from one step to the next
+// ("EMIT: STATE_ENTRY state=ORDERS").
+func failureEvent(line string) bool {
+	return !strings.HasPrefix(line, "EMIT: STATE_ENTRY ") || strings.HasPrefix(line, "EMIT: STATE_ENTRY state=ERROR ")
 }
 
 // markOrderError names the player on the log line where the rules
