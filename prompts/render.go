@@ -55,6 +55,8 @@ type Renderer struct {
 	// halted holds, for a template whose rendering was stopped at
 	// MaxSteps or MaxRenderTime, the error every later rendering returns.
 	halted map[string]*atomic.Pointer[TemplateError]
+	// overrides are the simulation's files that name a template.
+	overrides []Override
 }
 
 // TemplateError is a template that failed to parse or to render.
@@ -70,24 +72,46 @@ func (e *TemplateError) Error() string {
 
 func (e *TemplateError) Unwrap() error { return e.Err }
 
+// Override is a file of a simulation's prompts/ folder that stands in for
+// a default template.
+type Override struct {
+	Template string // the template's name, e.g. "phase1_intention_system.md"
+	Path     string // the file
+}
+
 // New parses the default templates and, when simDir is not "", the overrides
 // in simDir/prompts/: each file there replaces the default of the same name.
 // A file there that names no template, or a template that does not parse,
-// is an error naming the file.
+// is an error naming the file; every such problem is in the error (Check).
 func New(simDir string) (*Renderer, error) {
+	r, problems := Check(simDir)
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	return r, nil
+}
+
+// Check is New going on past the problems of simDir's overrides: it
+// returns each of them, naming its file, and a renderer serving every
+// override that parsed and the default of a template whose override did
+// not, so that a caller can go on to check what renders with it (validate
+// lists a simulation's problems in one pass: a stray file does not hide a
+// typo in a template). The renderer is nil only when the defaults
+// themselves do not load.
+func Check(simDir string) (*Renderer, []error) {
 	r := &Renderer{templates: map[string]*template.Template{}, sources: map[string]string{},
 		digests: map[string]string{}, sizes: map[string]*atomic.Int64{}, halted: map[string]*atomic.Pointer[TemplateError]{}}
 	names, err := fs.Glob(defaults, "*.md")
 	if err != nil {
-		return nil, err
+		return nil, []error{err}
 	}
 	for _, name := range names {
 		text, err := defaults.ReadFile(name)
 		if err != nil {
-			return nil, err
+			return nil, []error{err}
 		}
 		if err := r.parse(name, defaultSource, string(text)); err != nil {
-			return nil, err
+			return nil, []error{err}
 		}
 	}
 	if simDir == "" {
@@ -99,29 +123,52 @@ func New(simDir string) (*Renderer, error) {
 		return r, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("prompt overrides: %w", err)
+		return r, []error{fmt.Errorf("prompt overrides: %w", err)}
 	}
+	var problems []error
 	for _, e := range entries {
 		name, path := e.Name(), filepath.Join(dir, e.Name())
 		if strings.HasPrefix(name, ".") {
 			continue
 		}
 		if _, known := r.templates[name]; !known || e.IsDir() {
-			return nil, fmt.Errorf("%s: not a prompt template; an override must have the name of one of: %s",
-				path, strings.Join(r.Names(), ", "))
+			problems = append(problems, fmt.Errorf("%s: not a prompt template; an override must have the name of one of: %s",
+				path, strings.Join(r.Names(), ", ")))
+			continue
 		}
-		text, err := world.ReadFile(simDir, path)
-		if errors.Is(err, world.ErrFile) {
-			return nil, fmt.Errorf("prompt override %s: not read: %w", path, err)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("prompt override: %w", err)
-		}
-		if err := r.parse(name, path, string(text)); err != nil {
-			return nil, err
+		r.overrides = append(r.overrides, Override{Template: name, Path: path})
+		if err := r.override(simDir, name, path); err != nil {
+			problems = append(problems, err)
 		}
 	}
-	return r, nil
+	return r, problems
+}
+
+// override reads the file at path and parses it as template name; on a
+// problem, the default stays.
+func (r *Renderer) override(simDir, name, path string) error {
+	text, err := world.ReadFile(simDir, path)
+	if errors.Is(err, world.ErrFile) {
+		return fmt.Errorf("prompt override %s: not read: %w", path, err)
+	}
+	if err != nil {
+		return fmt.Errorf("prompt override: %w", err)
+	}
+	return r.parse(name, path, string(text))
+}
+
+// Overrides lists the files of the simulation's prompts/ folder that name a
+// template, in name order, whether or not they parsed.
+func (r *Renderer) Overrides() []Override { return slices.Clone(r.overrides) }
+
+// DefaultText is the text of the default template name, as compiled into
+// arbiter, for an author to start an override from.
+func DefaultText(name string) ([]byte, error) {
+	text, err := defaults.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("no default prompt template %q", name)
+	}
+	return text, nil
 }
 
 func (r *Renderer) parse(name, source, text string) error {
