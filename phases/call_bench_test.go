@@ -48,7 +48,7 @@ func newCallBench(b *testing.B, phase string) callBench {
 		}
 		cb.build = func() (llm.Request, error) { return ResolutionRequest(cb.env, cb.w, loc, intentions) }
 		cb.read = func(r llm.Result) error {
-			_, _, err := checkedMasterOutput(r.Output, r.Decoded)
+			_, _, err := defaultSchemas().checkedMasterOutput(r.Output, r.Decoded)
 			return err
 		}
 	}

@@ -63,6 +63,11 @@ func GroupKey(locationID string, call int) string {
 // error naming both keys, as is an output budget too small for one
 // character.
 func PerCall(maxCharacters, maxOutputTokens int) (int, error) {
+	return perCall(DefaultAnswer(), maxCharacters, maxOutputTokens)
+}
+
+// perCall is PerCall of answers within a's bounds.
+func perCall(a Answer, maxCharacters, maxOutputTokens int) (int, error) {
 	if maxOutputTokens <= 0 {
 		maxOutputTokens = DefaultMaxOutputTokens
 	}
@@ -70,17 +75,18 @@ func PerCall(maxCharacters, maxOutputTokens int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	budget := min(fit, (maxOutputTokens-ResolutionTokens(0))/(ResolutionTokens(1)-ResolutionTokens(0)))
+	tokens := a.resolutionTokens
+	budget := min(fit, (maxOutputTokens-tokens(0))/(tokens(1)-tokens(0)))
 	switch {
 	case budget < 1:
-		return 0, fmt.Errorf("llm.max_output_tokens %d: an arbiter answer for one character may take %d tokens; allow at least that", maxOutputTokens, ResolutionTokens(1))
+		return 0, fmt.Errorf("llm.max_output_tokens %d: an arbiter answer for one character may take %d tokens; allow at least that", maxOutputTokens, tokens(1))
 	case maxCharacters < 0:
 		return 0, fmt.Errorf("phases.resolution.max_characters %d: must not be negative (0: as many as llm.max_output_tokens allows)", maxCharacters)
 	case maxCharacters == 0:
 		return budget, nil
 	case maxCharacters > budget:
 		return 0, fmt.Errorf("phases.resolution.max_characters %d: an answer for that many may take %d tokens, more than llm.max_output_tokens %d (or strict mode's %d characters): at most %d; 0 picks it",
-			maxCharacters, ResolutionTokens(maxCharacters), maxOutputTokens, fit, budget)
+			maxCharacters, tokens(maxCharacters), maxOutputTokens, fit, budget)
 	}
 	return maxCharacters, nil
 }
@@ -88,12 +94,13 @@ func PerCall(maxCharacters, maxOutputTokens int) (int, error) {
 // perCall is PerCall of the env's settings; settings PerCall refuses (Lint
 // reports them) resolve as many as the output budget allows.
 func (e Env) perCall() int {
-	if n, err := PerCall(e.MaxCharacters, e.MaxOutputTokens); err == nil {
+	a := e.schemas().answer
+	if n, err := perCall(a, e.MaxCharacters, e.MaxOutputTokens); err == nil {
 		return n
 	}
-	n, err := PerCall(0, e.MaxOutputTokens)
+	n, err := perCall(a, 0, e.MaxOutputTokens)
 	if err != nil {
-		n, _ = PerCall(0, 0)
+		n, _ = perCall(a, 0, 0)
 	}
 	return max(n, 1)
 }

@@ -3,6 +3,7 @@ package phases
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/prompts"
@@ -14,13 +15,16 @@ func IntentionKey(characterID string) string { return "intention:" + characterID
 
 // IntentionRequest builds the phase-1 request of character id at the tick
 // after the snapshot's state: the very request a run sends (history aside,
-// which the client adds).
+// which the client adds). Its templates' .Answer and its schema are made
+// from the same settings (the env's).
 func IntentionRequest(env Env, w *prompts.Snapshot, id string) (llm.Request, error) {
 	st := w.State()
 	data, err := w.IntentionData(id)
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("intention prompt for %s: %w", id, err)
 	}
+	answer := env.schemas()
+	data.Answer = answer.answer.Intention
 	log := env.debugLogger("phase", PhaseIntention, "tick", st.Tick+1, "entity", IntentionKey(id))
 	if log != nil {
 		log.Debug("Phase 1: context for "+id, "location", st.Characters[id].Location, "memories", len(st.Characters[id].Memory))
@@ -40,7 +44,7 @@ func IntentionRequest(env Env, w *prompts.Snapshot, id string) (llm.Request, err
 		System:     system,
 		User:       user,
 		SchemaName: "IntentionResponse",
-		Schema:     IntentionSchema(),
+		Schema:     slices.Clone(answer.intention), // the client's to keep
 		Record:     intentionRecord(data),
 	}, nil
 }

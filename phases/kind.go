@@ -35,16 +35,22 @@ func count(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// open builds the narrative of sim, and every request of its first tick
-// now, so that a missing key stops the command before any model call is
-// paid for.
+// open builds the narrative of sim with its settings (ReadSettings), and
+// every request of its first tick now, so that a missing key stops the
+// command before any model call is paid for. Every problem is listed:
+// settings that do not read leave the defaults for the requests to be
+// built with.
 func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (session.Kind, error) {
 	n := &Narrative{Sim: sim, Prompts: pr, Intention: set.Intention, Resolution: set.Resolution, Logger: set.Logger, Context: set.Context,
 		MaxCharacters: set.MaxCharacters, MaxOutputTokens: set.MaxOutputTokens, Lockstep: set.Lockstep, Batch: set.Batch}
 	if !set.Batch && len(set.BatchPhases) > 0 {
 		n.Batch, n.BatchOnly = true, set.BatchPhases
 	}
-	if errs := n.Lint(); len(errs) > 0 {
+	answer, errs := ReadSettings(sim)
+	if err := n.SetAnswer(answer); err != nil {
+		return nil, err
+	}
+	if errs = append(errs, n.Lint()...); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return n, nil
@@ -66,7 +72,7 @@ func (n *Narrative) Manifest() session.ManifestPart {
 	return session.ManifestPart{
 		Models:    []manifest.PhaseModel{{Phase: PhaseIntention, Model: n.Intention.Model}, {Phase: PhaseResolution, Model: n.Resolution.Model}},
 		Templates: []string{IntentionSystemTemplate, IntentionUserTemplate, ResolutionSystemTemplate, ResolutionUserTemplate},
-		Schemas:   Schemas(),
+		Schemas:   n.env(n.Intention).schemas().named(),
 	}
 }
 

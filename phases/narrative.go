@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -49,6 +50,10 @@ type Narrative struct {
 	// other phase's calls are made live (phases.<name>.mode).
 	BatchOnly []string
 
+	// answer holds the schemas of the simulation's answers (SetAnswer);
+	// nil: the defaults.
+	answer *answerSchemas
+
 	ahead     ahead
 	batchOnce sync.Once
 
@@ -60,8 +65,24 @@ func (n *Narrative) Kind() string { return world.KindNarrative }
 
 func (n *Narrative) env(p llm.Params) Env {
 	return Env{Sim: n.Sim, Prompts: n.Prompts, Model: n.Model, Params: p, Logger: n.Logger,
-		MaxCharacters: n.MaxCharacters, MaxOutputTokens: n.MaxOutputTokens}
+		MaxCharacters: n.MaxCharacters, MaxOutputTokens: n.MaxOutputTokens, answer: n.answer}
 }
+
+// SetAnswer makes a the bounds and descriptions of the answers' text
+// fields, in the templates' data and the schemas of every call; set it
+// before the first. An Answer whose schemas cannot be built (ReadSettings
+// returns none such) is an error.
+func (n *Narrative) SetAnswer(a Answer) error {
+	s, err := schemasOf(a)
+	if err != nil {
+		return fmt.Errorf("%s: settings.answer: %w", filepath.Join(n.Sim.Dir, "simulation.yaml"), err)
+	}
+	n.answer = s
+	return nil
+}
+
+// Answer is the bounds and descriptions of the answers' text fields.
+func (n *Narrative) Answer() Answer { return n.env(n.Intention).schemas().answer }
 
 // Load returns the authored state for tick 0, else the state committed at
 // tick with each character's latest memory entries, those the prompts show
@@ -277,7 +298,7 @@ func (n *Narrative) Lint() []error {
 		tooLong = append(tooLong, n.fits(req)...)
 	}
 	errs = append(errs, tooLong...)
-	if _, err := PerCall(n.MaxCharacters, n.MaxOutputTokens); err != nil {
+	if _, err := perCall(n.Answer(), n.MaxCharacters, n.MaxOutputTokens); err != nil {
 		errs = append(errs, err)
 	}
 	return errs

@@ -8,7 +8,6 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/invopop/jsonschema"
 	sjs "github.com/santhosh-tekuri/jsonschema/v6"
@@ -20,37 +19,40 @@ import (
 // a strict-mode server makes the model write the fields, so it follows the
 // order of thought: what happened before where it leads.
 //
-// Every string is bounded with maxLength so that a rambling model cannot run
-// into max_tokens and cut its JSON short. The bounds are in characters (about
-// 4 per token in English, fewer elsewhere): an intention is at most 400
-// characters (~100 tokens); a character update at most 300 × 3 characters
-// plus its location (~250 tokens with keys); a location update at most
-// 300 + 600 characters (~230 tokens). An arbiter answer for n characters thus
-// stays under about 300 + 250·n tokens: 1,800 for six characters, so
-// resolution max_tokens of 2,048 or more never truncates a compliant answer
-// in a town of six, and 4,096 covers a crowd of fifteen.
+// Every text field is bounded with maxLength so that a rambling model cannot
+// run into max_tokens and cut its JSON short. The bounds, and the
+// descriptions the model reads, are the simulation's (settings.answer, see
+// Answer); the types carry neither, and the schema files hold the defaults.
+// The bounds are in characters (about 4 per token in English, fewer
+// elsewhere): by default an intention is at most 400 characters (~100
+// tokens); a character update at most 300 × 3 characters plus its location
+// (~250 tokens with keys); a location update at most 300 + 600 characters
+// (~230 tokens). An arbiter answer for n characters thus stays under about
+// 300 + 250·n tokens (Answer.resolutionTokens): 1,800 for six characters,
+// so resolution max_tokens of 2,048 or more never truncates a compliant
+// answer in a town of six, and 4,096 covers a crowd of fifteen.
 
 // IntentionResponse is a character's answer in phase 1: what they try to do
 // this tick, in their own voice.
 type IntentionResponse struct {
-	Intention string `json:"intention" jsonschema:"minLength=1,maxLength=400" jsonschema_description:"What you try to do this tick, in the first person: one concrete action, 1-3 sentences."`
+	Intention string `json:"intention" jsonschema:"minLength=1"`
 }
 
 // CharacterUpdate is the arbiter's decision for one character present at its
 // location (seed 004). MemoryEntry comes first: the model narrates what the
 // character lived through, then derives where they are and how they feel.
 type CharacterUpdate struct {
-	MemoryEntry    string `json:"memory_entry" jsonschema:"minLength=1,maxLength=300" jsonschema_description:"What this character lived through this tick, as they will remember it. Never empty."`
+	MemoryEntry    string `json:"memory_entry" jsonschema:"minLength=1"`
 	Location       string `json:"location" jsonschema_description:"Id of the location the character is in at the end of the tick: the current one or one connected to it."`
-	InternalState  string `json:"internal_state" jsonschema:"maxLength=300" jsonschema_description:"How the character feels and what they think now, hidden from others."`
-	ExternalIntent string `json:"external_intent" jsonschema:"maxLength=300" jsonschema_description:"What others can see the character doing or about to do."`
+	InternalState  string `json:"internal_state"`
+	ExternalIntent string `json:"external_intent"`
 }
 
 // LocationUpdate is the arbiter's change to its location; a nil field keeps
 // the current value.
 type LocationUpdate struct {
-	Moment      *string `json:"moment" jsonschema:"maxLength=300" jsonschema_description:"What is happening here now, at the end of the tick; null keeps the current moment."`
-	Description *string `json:"description" jsonschema:"maxLength=600" jsonschema_description:"The lasting state of the place if this tick changed it; null keeps it."`
+	Moment      *string `json:"moment"`
+	Description *string `json:"description"`
 }
 
 // CharacterUpdates maps the id of each character present to its update.
@@ -74,51 +76,38 @@ type MasterOutput struct {
 }
 
 // Schemas lists the generated schema files of the phases' answers, by the
-// json_schema name sent with each call.
-func Schemas() []schemas.Named {
-	return []schemas.Named{
-		{Name: "IntentionResponse", Value: IntentionResponse{}},
-		{Name: "MasterOutput", Value: MasterOutput{}, Defs: []any{CharacterUpdate{}}},
-	}
-}
+// json_schema name sent with each call, with the default bounds and
+// descriptions (DefaultAnswer).
+func Schemas() []schemas.Named { return defaultSchemas().named() }
 
-var intentionSchema = sync.OnceValue(func() json.RawMessage {
-	b, err := schemas.Generate(IntentionResponse{})
-	if err != nil {
-		panic(err) // a fixed type: TestSchemasStrict catches it
-	}
-	return b
-})
+// IntentionSchema is the strict schema of IntentionResponse with the
+// default bounds, sent with every phase-1 call of a simulation that does
+// not set its own.
+func IntentionSchema() json.RawMessage { return slices.Clone(defaultSchemas().intention) }
 
-// IntentionSchema is the strict schema of IntentionResponse, sent with every
-// phase-1 call.
-func IntentionSchema() json.RawMessage { return slices.Clone(intentionSchema()) }
-
-// ResolutionSchema is the strict MasterOutput schema of one arbiter call,
-// specialised to what the world allows: tick and location_id are single-value
-// enums; characters has exactly the ids present as properties, all required,
-// no others (none: it must be {}); each character's location is an enum of
-// reachable (the location and its connections). It is cut from a template
-// built and checked against strict mode once (resolutionTemplate), so a call
-// pays for writing its values, not for reflecting and checking the schema; a
-// crowd past strict mode's property limit is refused before it is written.
+// ResolutionSchema is the strict MasterOutput schema of one arbiter call
+// with the default bounds, specialised to what the world allows: tick and
+// location_id are single-value enums; characters has exactly the ids present
+// as properties, all required, no others (none: it must be {}); each
+// character's location is an enum of reachable (the location and its
+// connections). It is cut from a template built and checked against strict
+// mode once (answerSchemas.resolution), so a call pays for writing its
+// values, not for reflecting and checking the schema; a crowd past strict
+// mode's property limit is refused before it is written.
 func ResolutionSchema(tick int, locationID string, present, reachable []string) (json.RawMessage, error) {
-	return resolutionSchema(tick, locationID, present, reachable, true)
+	return defaultSchemas().resolutionSchema(tick, locationID, present, reachable, true)
 }
 
 // resolutionSchema is ResolutionSchema of one call of a location's crowd,
 // present being the characters it resolves; without updatesLocation (the
 // location's calls but the first), moment and description must be null.
-func resolutionSchema(tick int, locationID string, present, reachable []string, updatesLocation bool) (json.RawMessage, error) {
+func (s *answerSchemas) resolutionSchema(tick int, locationID string, present, reachable []string, updatesLocation bool) (json.RawMessage, error) {
 	if len(present) > 0 && len(reachable) == 0 {
 		return nil, errors.New("no reachable location")
 	}
-	t, err := resolutionTemplate()
+	t := s.resolution
 	if !updatesLocation {
-		t, err = groupTemplate()
-	}
-	if err != nil {
-		return nil, err
+		t = s.group
 	}
 	if err := t.fits(len(present)); err != nil {
 		return nil, err
@@ -145,12 +134,9 @@ func (t *schemaTemplate) fits(n int) error {
 }
 
 // MaxPresent is the most characters one arbiter call's schema can list
-// within strict mode's property limit.
+// within strict mode's property limit (the same whatever the bounds).
 func MaxPresent() (int, error) {
-	t, err := resolutionTemplate()
-	if err != nil {
-		return 0, err
-	}
+	t := defaultSchemas().resolution
 	return (schemas.MaxProperties - t.base) / t.perCharacter, nil
 }
 
@@ -175,15 +161,11 @@ const (
 	sentinelReachable = "\x00reachable"
 )
 
-var (
-	resolutionTemplate = sync.OnceValues(func() (*schemaTemplate, error) { return buildTemplate(true) })
-	// groupTemplate is the schema of a location's calls after the first,
-	// which leave its update to the first: moment and description null.
-	groupTemplate = sync.OnceValues(func() (*schemaTemplate, error) { return buildTemplate(false) })
-)
-
-func buildTemplate(updatesLocation bool) (*schemaTemplate, error) {
-	root, err := schemas.Reflect(MasterOutput{})
+// buildTemplate is the template of ResolutionSchema with a's bounds;
+// without updatesLocation, of a location's calls after the first, which
+// leave its update to the first: moment and description null.
+func (a Answer) buildTemplate(updatesLocation bool) (*schemaTemplate, error) {
+	root, err := a.reflect(MasterOutput{})
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +176,7 @@ func buildTemplate(updatesLocation bool) (*schemaTemplate, error) {
 			*prop(loc, f) = jsonschema.Schema{Type: "null"}
 		}
 	}
-	character, err := schemas.Reflect(CharacterUpdate{})
+	character, err := a.reflect(CharacterUpdate{})
 	if err != nil {
 		return nil, err
 	}
@@ -304,28 +286,16 @@ func (t *schemaTemplate) write(tick int, locationID string, present []string, re
 }
 
 // ResolutionEnvelope is the schema an arbiter answer must match for the
-// client to return it (llm.Request.Accept): MasterOutput's shape, with any
-// characters object, each update then read on its own by ParseMasterOutput,
-// and moment and description optional. One bad update thus costs the
-// location that update, not its whole resolution. It is the same for every
-// call, so the client compiles it once; the tick and location an answer
-// must name are ResolutionCheck's.
+// client to return it (llm.Request.Accept), with the default bounds:
+// MasterOutput's shape, with any characters object, each update then read
+// on its own by ParseMasterOutput, and moment and description optional. One
+// bad update thus costs the location that update, not its whole
+// resolution. It is the same for every call of a simulation, so the client
+// compiles it once; the tick and location an answer must name are
+// ResolutionCheck's.
 func ResolutionEnvelope() (json.RawMessage, error) {
-	b, err := resolutionEnvelope()
-	return slices.Clone(b), err // the caller's to keep; the bytes are the same
+	return slices.Clone(defaultSchemas().envelope), nil // the caller's to keep
 }
-
-var resolutionEnvelope = sync.OnceValues(func() (json.RawMessage, error) {
-	root, err := envelope(MasterOutput{})
-	if err != nil {
-		return nil, err
-	}
-	b, err := json.Marshal(root)
-	if err != nil {
-		return nil, fmt.Errorf("resolution envelope: %w", err)
-	}
-	return b, nil
-})
 
 // ResolutionCheck is the llm.Request.Check of the arbiter call of location
 // locationID at tick: an answer that names another tick or location is sent
@@ -375,7 +345,7 @@ var ErrOutput = errors.New("invalid model output")
 // missing field, no trailing data, valid against the IntentionResponse schema.
 func ParseIntention(data []byte) (IntentionResponse, error) {
 	var out IntentionResponse
-	err := parse(data, intentionValidator, &out)
+	err := parse(data, defaultSchemas().intentionValidator, &out)
 	return out, err
 }
 
@@ -397,15 +367,15 @@ func checkedIntention(data []byte) (IntentionResponse, error) {
 // update on its own against the CharacterUpdate schema: the valid ones are
 // in Characters (never nil), the others in skipped, by character id, each
 // with its reason. Who is present and where they may go are the world's to
-// check (Apply).
+// check (Apply). The bounds are the defaults.
 func ParseMasterOutput(data []byte) (out MasterOutput, skipped map[string]error, err error) {
-	return parseMasterOutput(data, false)
+	return defaultSchemas().parseMasterOutput(data, false)
 }
 
-// parseMasterOutput is ParseMasterOutput; with envelopeChecked, data has
-// been checked against ResolutionEnvelope already (an answer Complete
-// accepted under it), and only its characters' updates are.
-func parseMasterOutput(data []byte, envelopeChecked bool) (out MasterOutput, skipped map[string]error, err error) {
+// parseMasterOutput is ParseMasterOutput with s's bounds; with
+// envelopeChecked, data has been checked against s.envelope already (an
+// answer Complete accepted under it), and only its characters' updates are.
+func (s *answerSchemas) parseMasterOutput(data []byte, envelopeChecked bool) (out MasterOutput, skipped map[string]error, err error) {
 	var env struct {
 		Tick       int                        `json:"tick"`
 		LocationID string                     `json:"location_id"`
@@ -415,7 +385,7 @@ func parseMasterOutput(data []byte, envelopeChecked bool) (out MasterOutput, ski
 	if envelopeChecked {
 		err = decodeChecked(data, &env)
 	} else {
-		err = parse(data, envelopeValidator, &env)
+		err = parse(data, s.envelopeValidator, &env)
 	}
 	if err != nil {
 		return MasterOutput{}, nil, err
@@ -423,7 +393,7 @@ func parseMasterOutput(data []byte, envelopeChecked bool) (out MasterOutput, ski
 	out = MasterOutput{Tick: env.Tick, LocationID: env.LocationID, Characters: CharacterUpdates{}, Location: env.Location}
 	for _, id := range sortedKeys(env.Characters) {
 		var u CharacterUpdate
-		if err := parse(env.Characters[id], characterValidator, &u); err != nil {
+		if err := parse(env.Characters[id], s.characterValidator, &u); err != nil {
 			if skipped == nil {
 				skipped = map[string]error{}
 			}
@@ -444,17 +414,17 @@ func parseMasterOutput(data []byte, envelopeChecked bool) (out MasterOutput, ski
 // are the same but for an answer that repeats a key: the value holds the
 // last, which is what the schema check saw, where decoding the bytes into
 // structs merges the repeats.
-func checkedMasterOutput(data []byte, decoded any) (MasterOutput, map[string]error, error) {
-	if out, skipped, ok := masterOutputOf(decoded); ok {
+func (s *answerSchemas) checkedMasterOutput(data []byte, decoded any) (MasterOutput, map[string]error, error) {
+	if out, skipped, ok := s.masterOutputOf(decoded); ok {
 		return out, skipped, nil
 	}
-	return parseMasterOutput(data, true)
+	return s.parseMasterOutput(data, true)
 }
 
 // masterOutputOf reads v, a valid envelope as encoding/json decodes it with
 // UseNumber, as parseMasterOutput reads its bytes. Anything else (nil, a
 // value the envelope would not pass) is not ok, for the bytes to be read.
-func masterOutputOf(v any) (out MasterOutput, skipped map[string]error, ok bool) {
+func (s *answerSchemas) masterOutputOf(v any) (out MasterOutput, skipped map[string]error, ok bool) {
 	m, _ := v.(map[string]any)
 	num, _ := m["tick"].(json.Number)
 	tick, err := strconv.ParseInt(string(num), 10, strconv.IntSize) // as encoding/json reads an int
@@ -466,14 +436,13 @@ func masterOutputOf(v any) (out MasterOutput, skipped map[string]error, ok bool)
 	}
 	moment, isMoment := optionalString(place["moment"])
 	description, isDescription := optionalString(place["description"])
-	sch, err := characterValidator()
-	if !isMoment || !isDescription || err != nil {
+	if !isMoment || !isDescription {
 		return MasterOutput{}, nil, false
 	}
 	out = MasterOutput{Tick: int(tick), LocationID: id, Characters: CharacterUpdates{},
 		Location: LocationUpdate{Moment: moment, Description: description}}
 	for _, id := range sortedKeys(chars) {
-		if err := sch.Validate(chars[id]); err != nil {
+		if err := s.characterValidator.Validate(chars[id]); err != nil {
 			if skipped == nil {
 				skipped = map[string]error{}
 			}
@@ -516,11 +485,7 @@ func checkedIntentionOf(data []byte, decoded any) (IntentionResponse, error) {
 	return checkedIntention(data)
 }
 
-func parse(data []byte, validator func() (*sjs.Schema, error), out any) error {
-	sch, err := validator()
-	if err != nil {
-		return err
-	}
+func parse(data []byte, sch *sjs.Schema, out any) error {
 	doc, err := sjs.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		return fmt.Errorf("%w: not JSON: %w", ErrOutput, err)
@@ -557,37 +522,11 @@ func decode(data []byte, out any) error {
 	return nil
 }
 
-var (
-	// intentionValidator and envelopeValidator are compiled from the very
-	// schemas the calls send (IntentionSchema, ResolutionEnvelope), which
-	// is what lets checkedIntention and parseMasterOutput skip checking an
-	// answer the client has checked.
-	intentionValidator = sync.OnceValues(func() (*sjs.Schema, error) {
-		return schemas.Compile("mem://schema.json", intentionSchema())
-	})
-	// envelopeValidator checks an arbiter answer but for its characters'
-	// updates: characters is any object (characterValidator checks each
-	// value), and location's fields may be left out.
-	envelopeValidator = sync.OnceValues(func() (*sjs.Schema, error) {
-		b, err := resolutionEnvelope()
-		if err != nil {
-			return nil, err
-		}
-		return schemas.Compile("mem://schema.json", b)
-	})
-	characterValidator = sync.OnceValues(func() (*sjs.Schema, error) {
-		s, err := schemas.Reflect(CharacterUpdate{})
-		if err != nil {
-			return nil, err
-		}
-		return compile(s)
-	})
-)
-
-// envelope is the schema of an arbiter answer that leaves each character's
-// update to be checked on its own and location's fields optional.
-func envelope(mo MasterOutput) (*jsonschema.Schema, error) {
-	s, err := schemas.Reflect(mo)
+// envelope is the schema of an arbiter answer, with a's bounds, that
+// leaves each character's update to be checked on its own and location's
+// fields optional.
+func (a Answer) envelope() (*jsonschema.Schema, error) {
+	s, err := a.reflect(MasterOutput{})
 	if err != nil {
 		return nil, err
 	}
@@ -596,12 +535,4 @@ func envelope(mo MasterOutput) (*jsonschema.Schema, error) {
 	loc := prop(s, "location")
 	loc.Required, loc.Extras = nil, nil
 	return s, nil
-}
-
-func compile(s *jsonschema.Schema) (*sjs.Schema, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	return schemas.Compile("mem://schema.json", b)
 }

@@ -528,20 +528,20 @@ func checkRecordKeeps(t *testing.T, rec string, mo MasterOutput) {
 // from its bytes, or from the value the check decoded.
 func checkCheckedReadings(t *testing.T, data []byte, mo MasterOutput, skipped map[string]error) {
 	t.Helper()
-	mo2, skipped2, err := parseMasterOutput(data, true)
+	mo2, skipped2, err := defaultSchemas().parseMasterOutput(data, true)
 	if err != nil || !reflect.DeepEqual(mo2, mo) || len(skipped2) != len(skipped) {
 		t.Fatalf("with its envelope checked: %+v, %d skipped, %v; want %+v, %d skipped", mo2, len(skipped2), err, mo, len(skipped))
 	}
 	if repeatsAKey(data) {
 		return // the decoded value keeps each repeated key's last value, as the schema check saw it
 	}
-	mo3, skipped3, err := checkedMasterOutput(data, decodedAsChecked(t, data))
+	mo3, skipped3, err := defaultSchemas().checkedMasterOutput(data, decodedAsChecked(t, data))
 	// (The same ids skipped: a validation error lists additional
 	// properties in the order of a Go map, so its text varies.)
 	if err != nil || !reflect.DeepEqual(mo3, mo) || !slices.Equal(slices.Sorted(maps.Keys(skipped3)), slices.Sorted(maps.Keys(skipped))) {
 		t.Fatalf("from the checked value: %+v, skipped %v, %v; want %+v, skipped %v", mo3, skipped3, err, mo, skipped)
 	}
-	if _, _, ok := masterOutputOf(decodedAsChecked(t, data)); !ok {
+	if _, _, ok := defaultSchemas().masterOutputOf(decodedAsChecked(t, data)); !ok {
 		t.Fatalf("a valid envelope %q was not read from its value", data)
 	}
 }

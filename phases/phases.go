@@ -54,6 +54,17 @@ type Env struct {
 	// allows), MaxOutputTokens the most tokens a call may ask for
 	// (llm.max_output_tokens; 0: DefaultMaxOutputTokens). See PerCall.
 	MaxCharacters, MaxOutputTokens int
+	// answer holds the schemas of the simulation's answers (its
+	// settings.answer); nil: the defaults.
+	answer *answerSchemas
+}
+
+// schemas are the schemas and bounds of the env's answers.
+func (e Env) schemas() *answerSchemas {
+	if e.answer == nil {
+		return defaultSchemas()
+	}
+	return e.answer
 }
 
 // Outcome is what a phase made of one entity (a character, a location): its

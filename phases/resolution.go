@@ -48,6 +48,8 @@ func partRequest(env Env, w *prompts.Snapshot, loc *world.Location, intentions m
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("resolution prompt for %s: %w", name, err)
 	}
+	answer := env.schemas() // the templates' .Answer and the schema agree
+	data.Answer = answer.answer.Resolution
 	log := env.debugLogger("phase", PhaseResolution, "tick", tick, "entity", key)
 	if log != nil {
 		args := []any{"characters", g.IDs, "intentions", len(here), "connections", loc.Connections}
@@ -63,13 +65,9 @@ func partRequest(env Env, w *prompts.Snapshot, loc *world.Location, intentions m
 	if log != nil {
 		log.Debug("Phase 2a: prompts rendered for "+name, "system_chars", len(system), "user_chars", len(user))
 	}
-	schema, err := resolutionSchema(tick, loc.ID, g.IDs, reachableFrom(loc), g.Call == 1)
+	schema, err := answer.resolutionSchema(tick, loc.ID, g.IDs, reachableFrom(loc), g.Call == 1)
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("%w: resolution schema for %s: %w", runner.ErrSchemaInvalid, name, err)
-	}
-	accept, err := ResolutionEnvelope()
-	if err != nil {
-		return llm.Request{}, fmt.Errorf("%w: %w", runner.ErrSchemaInvalid, err)
 	}
 	return llm.Request{
 		EntityKey:    key,
@@ -80,7 +78,7 @@ func partRequest(env Env, w *prompts.Snapshot, loc *world.Location, intentions m
 		User:         user,
 		SchemaName:   "MasterOutput",
 		Schema:       schema,
-		Accept:       accept,
+		Accept:       slices.Clone(answer.envelope), // the client's to keep
 		Check:        ResolutionCheck(tick, loc.ID),
 		Record:       resolutionRecord(data),
 		RecordAnswer: resolutionAnswerRecord,
@@ -110,7 +108,7 @@ func Resolution(ctx context.Context, env Env, st *world.State, intentions map[st
 func resolutionOutcome(ctx context.Context, env Env, st *world.State, loc *world.Location, g Group, res llm.Result) Outcome[MasterOutput] {
 	o := Outcome[MasterOutput]{ID: loc.ID, Call: res}
 	if o.Call.Err == nil {
-		mo, skipped, err := checkedMasterOutput(o.Call.Output, o.Call.Decoded) // Complete checked it against ResolutionEnvelope
+		mo, skipped, err := env.schemas().checkedMasterOutput(o.Call.Output, o.Call.Decoded) // Complete checked it against the envelope
 		o.Call.Decoded = nil
 		if err == nil {
 			o.Value = mo
@@ -221,19 +219,20 @@ func Fallback(st *world.State, locationID string, present []string) MasterOutput
 }
 
 // resolutionParams raises max_tokens for a crowded call so the answer
-// fits: about 300 tokens of frame plus 250 per character it resolves (the
-// string bounds of MasterOutput, see output.go). A configured value above
-// that stays; no call asks for more than the env's MaxOutputTokens (groups
-// are cut so that their answers fit it, see PerCall).
+// fits: by default about 300 tokens of frame plus 250 per character it
+// resolves (the string bounds of MasterOutput, see output.go). A configured
+// value above that stays; no call asks for more than the env's
+// MaxOutputTokens (groups are cut so that their answers fit it, see
+// PerCall).
 func resolutionParams(env Env, n int) llm.Params {
 	p := env.Params
-	p.MaxTokens = min(max(p.MaxTokens, ResolutionTokens(n)), cmp.Or(env.MaxOutputTokens, DefaultMaxOutputTokens))
+	p.MaxTokens = min(max(p.MaxTokens, env.schemas().answer.resolutionTokens(n)), cmp.Or(env.MaxOutputTokens, DefaultMaxOutputTokens))
 	return p
 }
 
 // ResolutionTokens is the most tokens an arbiter answer for a location with
-// n characters present can take within the schema's string bounds.
-func ResolutionTokens(n int) int { return 300 + 250*n }
+// n characters present can take within the schema's default string bounds.
+func ResolutionTokens(n int) int { return DefaultAnswer().resolutionTokens(n) }
 
 func reachableFrom(loc *world.Location) []string {
 	return append([]string{loc.ID}, loc.Connections...)

@@ -56,7 +56,7 @@ func TestSchemasStrict(t *testing.T) {
 	})
 	t.Run("ResolutionSchema/call 2 of a crowd", func(t *testing.T) {
 		t.Parallel()
-		b, err := resolutionSchema(3, "common", []string{"cy"}, []string{"common", "cellar"}, false)
+		b, err := defaultSchemas().resolutionSchema(3, "common", []string{"cy"}, []string{"common", "cellar"}, false)
 		check(t, b, err)
 		var s struct {
 			Properties struct {

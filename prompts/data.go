@@ -62,6 +62,51 @@ type IntentionData struct {
 	Character  CharacterData
 	Location   LocationData // where the character is
 	Others     []Other      // the others in that location, by id
+	// Answer is the answer's field as its schema bounds and describes it,
+	// for the template to tell the model the same.
+	Answer IntentionAnswer
+}
+
+// Field is a text field of a model's answer as the schema sent with the
+// call has it: the most characters it may hold and what the schema tells
+// the model it holds. A simulation sets both (simulation.yaml's
+// settings.answer), so that a template stating a length and the schema
+// enforcing one agree.
+type Field struct {
+	MaxLength   int
+	Description string
+}
+
+// IntentionAnswer is the field of a character's phase-1 answer.
+type IntentionAnswer struct {
+	Intention Field
+}
+
+// ResolutionAnswer is the text fields of the arbiter's phase-2a answer:
+// each character's update, then the location's.
+type ResolutionAnswer struct {
+	MemoryEntry, InternalState, ExternalIntent Field
+	Moment, Description                        Field
+}
+
+// DefaultIntentionAnswer is the phase-1 answer's field when the simulation
+// does not set it.
+func DefaultIntentionAnswer() IntentionAnswer {
+	return IntentionAnswer{
+		Intention: Field{MaxLength: 400, Description: "What you try to do this tick, in the first person: one concrete action, 1-3 sentences."},
+	}
+}
+
+// DefaultResolutionAnswer is the arbiter answer's fields when the
+// simulation does not set them.
+func DefaultResolutionAnswer() ResolutionAnswer {
+	return ResolutionAnswer{
+		MemoryEntry:    Field{MaxLength: 300, Description: "What this character lived through this tick, as they will remember it. Never empty."},
+		InternalState:  Field{MaxLength: 300, Description: "How the character feels and what they think now, hidden from others."},
+		ExternalIntent: Field{MaxLength: 300, Description: "What others can see the character doing or about to do."},
+		Moment:         Field{MaxLength: 300, Description: "What is happening here now, at the end of the tick; null keeps the current moment."},
+		Description:    Field{MaxLength: 600, Description: "The lasting state of the place if this tick changed it; null keeps it."},
+	}
 }
 
 // PresentCharacter is a character in the location being resolved, with what
@@ -101,6 +146,9 @@ type ResolutionData struct {
 	// UpdatesLocation is whether this call writes the location's update
 	// (moment, description): call 1's; the others leave it null.
 	UpdatesLocation bool
+	// Answer is the answer's text fields as its schema bounds and
+	// describes them.
+	Answer ResolutionAnswer
 }
 
 // Bystander is someone present whom another call of the tick resolves, as
@@ -176,7 +224,8 @@ func (w *Snapshot) State() *world.State { return w.st }
 // when nobody is there).
 func (w *Snapshot) Present(id string) []string { return w.at[id] }
 
-// IntentionData gathers what character characterID knows.
+// IntentionData gathers what character characterID knows. Its Answer is
+// the default; the request that sends it puts the simulation's.
 func (w *Snapshot) IntentionData(characterID string) (IntentionData, error) {
 	sim, st := w.sim, w.st
 	ch, err := character(sim, st, characterID)
@@ -196,7 +245,7 @@ func (w *Snapshot) IntentionData(characterID string) (IntentionData, error) {
 			others = append(others, o)
 		}
 	}
-	return IntentionData{Simulation: simulation(sim, st), Character: ch, Location: p.loc, Others: others}, nil
+	return IntentionData{Simulation: simulation(sim, st), Character: ch, Location: p.loc, Others: others, Answer: DefaultIntentionAnswer()}, nil
 }
 
 // ResolutionData gathers what the arbiter of location locationID needs to
@@ -209,7 +258,8 @@ func (w *Snapshot) ResolutionData(locationID string, intentions map[string]strin
 // ResolutionPart is ResolutionData for call call of calls that share the
 // crowd of location locationID: group, sorted ids of characters present,
 // are the ones it resolves, in full; everyone else present is in Others,
-// by name and intention. Call 1 writes the location's update.
+// by name and intention. Call 1 writes the location's update. Its Answer
+// is the default, as IntentionData's.
 func (w *Snapshot) ResolutionPart(locationID string, intentions map[string]string, group []string, call, calls int) (ResolutionData, error) {
 	sim, st := w.sim, w.st
 	p := w.place(locationID)
@@ -263,6 +313,7 @@ func (w *Snapshot) ResolutionPart(locationID string, intentions map[string]strin
 		Call:            call,
 		Calls:           calls,
 		UpdatesLocation: call == 1,
+		Answer:          DefaultResolutionAnswer(),
 	}, nil
 }
 

@@ -37,6 +37,7 @@ var reach = map[string]string{
 	"prompts.IntentionData.Character":  "present: the character whose intention is asked, in the location",
 	"prompts.IntentionData.Location":   "here: the location the character is in",
 	"prompts.IntentionData.Others":     "present: the others in that location as the tick starts",
+	"prompts.IntentionData.Answer":     "authored: simulation.yaml's settings.answer (IntentionAnswer)",
 
 	"prompts.ResolutionData.Simulation":      "authored+tick: SimulationData",
 	"prompts.ResolutionData.Location":        "here: the location being resolved",
@@ -47,6 +48,16 @@ var reach = map[string]string{
 	"prompts.ResolutionData.Call":            "call: this call's number among the location's",
 	"prompts.ResolutionData.Calls":           "call: how many calls resolve the location (the crowd there and max_characters)",
 	"prompts.ResolutionData.UpdatesLocation": "call: whether this is call 1",
+	"prompts.ResolutionData.Answer":          "authored: simulation.yaml's settings.answer (ResolutionAnswer)",
+
+	"prompts.IntentionAnswer.Intention":       "authored: simulation.yaml's settings.answer.intention",
+	"prompts.ResolutionAnswer.MemoryEntry":    "authored: simulation.yaml's settings.answer.memory_entry",
+	"prompts.ResolutionAnswer.InternalState":  "authored: simulation.yaml's settings.answer.internal_state",
+	"prompts.ResolutionAnswer.ExternalIntent": "authored: simulation.yaml's settings.answer.external_intent",
+	"prompts.ResolutionAnswer.Moment":         "authored: simulation.yaml's settings.answer.moment",
+	"prompts.ResolutionAnswer.Description":    "authored: simulation.yaml's settings.answer.description",
+	"prompts.Field.MaxLength":                 "authored: the field's max_length, or its default",
+	"prompts.Field.Description":               "authored: the field's description, or its default",
 
 	"prompts.SimulationData.ID":      "authored: simulation.yaml",
 	"prompts.SimulationData.Title":   "authored: simulation.yaml",

@@ -3,6 +3,7 @@ package prompts
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -357,5 +358,80 @@ func TestLatest(t *testing.T) {
 	}
 	if got := latest(3, nil); len(got) != 0 {
 		t.Errorf("latest of no memories: %v", got)
+	}
+}
+
+// TestCheckListsEveryProblem: a stray file, a folder, a template that does
+// not parse and one that is fine: Check names the first three, each with
+// its file, serves the good override and the default in place of the one
+// that did not parse, and lists the two files that name a template as
+// overrides; New returns the same problems, all of them.
+func TestCheckListsEveryProblem(t *testing.T) {
+	t.Parallel()
+	dir := simWith(t, map[string]string{
+		"phase1_intentions_user.md":    "a typo in the name",
+		"phase2a_resolution_user.md":   "line one\n{{.Location.Name | shout}}\n",
+		"phase1_intention_system.md":   "You are {{.Character.Name}}.",
+		"phase2a_resolution_system.md": "{{.Location.Name}}",
+	})
+	if err := os.Mkdir(filepath.Join(dir, OverrideDir, "drafts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := func(name string) string { return filepath.Join(dir, OverrideDir, name) }
+	r, problems := Check(dir)
+	if r == nil || len(problems) != 3 {
+		t.Fatalf("Check = %v, %d problems, want a renderer and 3:\n%v", r, len(problems), errors.Join(problems...))
+	}
+	for i, want := range []string{path("drafts") + ": not a prompt template", path("phase1_intentions_user.md") + ": not a prompt template", path("phase2a_resolution_user.md")} {
+		if !strings.Contains(problems[i].Error(), want) {
+			t.Errorf("problem %d = %q, want it to name %q", i+1, problems[i], want)
+		}
+	}
+	var te *TemplateError
+	if !errors.As(problems[2], &te) || !strings.Contains(te.Error(), "phase2a_resolution_user.md:2:") {
+		t.Errorf("problem 3 = %v, want a *TemplateError at line 2", problems[2])
+	}
+	if r.Source("phase2a_resolution_user.md") != "default" || r.Source("phase1_intention_system.md") != path("phase1_intention_system.md") {
+		t.Errorf("sources: %q, %q; want the default for the broken override, the file for the good one",
+			r.Source("phase2a_resolution_user.md"), r.Source("phase1_intention_system.md"))
+	}
+	want := []Override{
+		{Template: "phase1_intention_system.md", Path: path("phase1_intention_system.md")},
+		{Template: "phase2a_resolution_system.md", Path: path("phase2a_resolution_system.md")},
+		{Template: "phase2a_resolution_user.md", Path: path("phase2a_resolution_user.md")},
+	}
+	if got := r.Overrides(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Overrides = %v, want %v", got, want)
+	}
+	_, err := New(dir)
+	for _, p := range problems {
+		if err == nil || !strings.Contains(err.Error(), p.Error()) {
+			t.Errorf("New = %v; want it to hold %q", err, p)
+		}
+	}
+}
+
+// TestDefaultText: the text of each default is what New serves unless
+// overridden; a name that is no template is an error naming it.
+func TestDefaultText(t *testing.T) {
+	t.Parallel()
+	r, err := New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range r.Names() {
+		text, err := DefaultText(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed, problems := Check(simWith(t, map[string]string{name: string(text)}))
+		if len(problems) > 0 || parsed.Digest(name) != r.Digest(name) {
+			t.Errorf("%s: its default text does not make the default template (%v)", name, problems)
+		}
+	}
+	for _, bad := range []string{"nope.md", "../render.go", ""} {
+		if _, err := DefaultText(bad); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", bad)) {
+			t.Errorf("DefaultText(%q) = %v, want an error naming it", bad, err)
+		}
 	}
 }

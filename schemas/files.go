@@ -15,11 +15,14 @@ import (
 // Named is one generated schema file: Name is both the json_schema name sent
 // to the model and the file stem (Name + ".schema.json"); Value is a value of
 // the Go type the schema is generated from; Defs are values of further types
-// documented under $defs (see Reflect).
+// documented under $defs (see Reflect). Schema, when set, is the schema as
+// generated from them and then shaped by what a kind sets on it (the bounds
+// a simulation gives an answer's fields): it is what Pretty indents.
 type Named struct {
-	Name  string
-	Value any
-	Defs  []any
+	Name   string
+	Value  any
+	Defs   []any
+	Schema json.RawMessage
 }
 
 // FileName is the file a named schema is written to.
@@ -29,9 +32,12 @@ func (n Named) FileName() string { return n.Name + ".schema.json" }
 // spaces, keys in a stable order (struct field order for properties), with a
 // trailing newline.
 func (n Named) Pretty() ([]byte, error) {
-	b, err := Generate(n.Value, n.Defs...)
-	if err != nil {
-		return nil, fmt.Errorf("schema %s: %w", n.Name, err)
+	b := n.Schema
+	if b == nil {
+		var err error
+		if b, err = Generate(n.Value, n.Defs...); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", n.Name, err)
+		}
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, b, "", "  "); err != nil {

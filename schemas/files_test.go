@@ -72,3 +72,20 @@ func TestWriteWritesNothingOnError(t *testing.T) {
 		t.Errorf("Write left %d files behind", len(entries))
 	}
 }
+
+// TestPrettyOfShapedSchema: a Named with its Schema set is that schema,
+// indented, not its Go type's as reflected.
+func TestPrettyOfShapedSchema(t *testing.T) {
+	t.Parallel()
+	plain, err := Named{Name: "Sample", Value: sample{}}.Pretty()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shaped, err := Named{Name: "Sample", Value: sample{}, Schema: []byte(`{"type":"object","properties":{"x":{"type":"string","maxLength":8}}}`)}.Pretty()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "{\n  \"type\": \"object\",\n  \"properties\": {\n    \"x\": {\n      \"type\": \"string\",\n      \"maxLength\": 8\n    }\n  }\n}\n"; string(shaped) != want || string(plain) == want {
+		t.Errorf("Pretty = %s, want %s", shaped, want)
+	}
+}
