@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -294,4 +296,77 @@ func (a Answer) resolutionTokens(n int) int {
 	frame := 75 + tokens(r.Moment.MaxLength+r.Description.MaxLength)
 	per := 25 + tokens(r.MemoryEntry.MaxLength+r.InternalState.MaxLength+r.ExternalIntent.MaxLength)
 	return frame + per*n
+}
+
+// statedLength finds the lengths a prompt states in characters: "at most
+// 80 characters", "1 to 400 characters", "up to 1,000 characters", "80
+// characters or fewer", "an 80-character sentence". A number under 10 is
+// taken for people ("up to 6 characters are here"), not a length.
+var statedLength = regexp.MustCompile(`(?i)(?:\b(?:at most|up to|no more than|fewer than|less than|maximum of|max\.?)|\d\s*(?:to|-|–)) *(\d[\d,]*) characters\b|\b(\d[\d,]*)(?: characters or (?:fewer|less)\b|-character\b)`)
+
+// lengthWarnings are validate's warnings about an overridden template
+// that states a length in characters no field of its phase's answer has,
+// as rendered for the phase's first call: the schema sent beside it
+// allows another, and the model is told two things.
+func (n *Narrative) lengthWarnings() []error {
+	w := prompts.NewSnapshot(n.Sim, n.Sim.InitialState())
+	a := n.Answer()
+	fields := a.fields()
+	phases := []struct {
+		phase, entity string
+		system, user  string
+		fields        []answerField
+	}{
+		{PhaseIntention, "", IntentionSystemTemplate, IntentionUserTemplate, fields[:1]},
+		{PhaseResolution, "", ResolutionSystemTemplate, ResolutionUserTemplate, fields[1:]},
+	}
+	if len(n.Sim.Characters) > 0 && len(n.Sim.Locations) > 0 {
+		phases[0].entity, phases[1].entity = n.Sim.Characters[0].ID, n.Sim.Locations[0].ID
+	}
+	var out []error
+	for _, p := range phases {
+		req, err := n.request(w, p.phase, p.entity)
+		if err != nil {
+			continue // Lint reports it
+		}
+		for _, t := range []struct{ name, text string }{{p.system, req.System}, {p.user, req.User}} {
+			if src := n.Prompts.Source(t.name); src != "default" {
+				out = append(out, disagreements(src, p.phase, t.text, p.fields)...)
+			}
+		}
+	}
+	return out
+}
+
+// disagreements are the lengths text (from the template file src) states
+// that none of fields has, each a warning naming the file.
+func disagreements(src, phase, text string, fields []answerField) []error {
+	var allowed []string
+	has := map[int]bool{}
+	for _, f := range fields {
+		has[f.field.MaxLength] = true
+		allowed = append(allowed, fmt.Sprintf("%s %d", f.key, f.field.MaxLength))
+	}
+	var out []error
+	seen := map[int]bool{}
+	for _, m := range statedLength.FindAllStringSubmatch(text, -1) {
+		n, err := strconv.Atoi(strings.ReplaceAll(m[1]+m[2], ",", ""))
+		if err != nil || n < 10 || has[n] || seen[n] {
+			continue
+		}
+		seen[n] = true
+		out = append(out, fmt.Errorf("%s: says %q, but the %s answer's schema allows no field %d characters (max_length: %s); set settings.answer.<field>.max_length in simulation.yaml, or write the length from the data, e.g. {{.Answer.%s.MaxLength}}",
+			src, m[0], phase, n, strings.Join(allowed, ", "), fieldName(fields[0].key)))
+	}
+	return out
+}
+
+// fieldName is the Go name of a field's settings key: memory_entry is
+// MemoryEntry.
+func fieldName(key string) string {
+	var b strings.Builder
+	for part := range strings.SplitSeq(key, "_") {
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String()
 }

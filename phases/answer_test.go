@@ -284,3 +284,49 @@ func writeOverride(t *testing.T, dir, name, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestLengthWarnings: an overridden template that states a length its
+// answer's schema does not allow is warned about, naming the file and what
+// it says; the same text beside settings that allow it, a template that
+// writes the length from the data, the defaults and people counted in
+// characters are not.
+func TestLengthWarnings(t *testing.T) {
+	t.Parallel()
+	const terseText = "Answer in one sentence of at most 80 characters; an 80-character limit. Up to 6 characters may be here."
+	for _, tc := range []struct {
+		name     string
+		files    map[string]string
+		answer   Answer
+		warnings []string
+	}{
+		{"stated, not set", map[string]string{IntentionSystemTemplate: terseText}, DefaultAnswer(),
+			[]string{`phase1_intention_system.md: says "at most 80 characters", but the intention answer's schema allows no field 80 characters (max_length: intention 400); set settings.answer.<field>.max_length in simulation.yaml, or write the length from the data, e.g. {{.Answer.Intention.MaxLength}}`}},
+		{"stated and set", map[string]string{IntentionSystemTemplate: terseText}, terse(), nil},
+		{"from the data", map[string]string{IntentionSystemTemplate: "At most {{.Answer.Intention.MaxLength}} characters."}, terse(), nil},
+		{"the arbiter's", map[string]string{ResolutionUserTemplate: "Memories of 1 to 120 characters, a moment of up to 1,000 characters or 300 characters or fewer."}, terse(),
+			[]string{`phase2a_resolution_user.md: says "up to 1,000 characters", but the resolution answer's schema allows no field 1000 characters (max_length: memory_entry 120, internal_state 300, external_intent 300, moment 300, description 600)`}},
+		{"defaults", nil, terse(), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			for name, text := range tc.files {
+				writeOverride(t, dir, name, text)
+			}
+			n := narrative(t, tc.answer)
+			var err error
+			if n.Prompts, err = prompts.New(dir); err != nil {
+				t.Fatal(err)
+			}
+			got := n.lengthWarnings()
+			if len(got) != len(tc.warnings) {
+				t.Fatalf("lengthWarnings = %v, want %d", got, len(tc.warnings))
+			}
+			for i, w := range tc.warnings {
+				if want := filepath.Join(dir, "prompts", w); !strings.HasPrefix(got[i].Error(), want) {
+					t.Errorf("warning %d = %q\nwant it to start %q", i+1, got[i], want)
+				}
+			}
+		})
+	}
+}

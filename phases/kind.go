@@ -19,6 +19,10 @@ func init() {
 		Schemas: Schemas,
 		Batches: true,
 		Summary: summary,
+		Templates: []session.PhaseTemplates{
+			{Phase: PhaseIntention, Templates: []string{IntentionSystemTemplate, IntentionUserTemplate}},
+			{Phase: PhaseResolution, Templates: []string{ResolutionSystemTemplate, ResolutionUserTemplate}},
+		},
 	})
 }
 

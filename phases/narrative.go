@@ -304,14 +304,16 @@ func (n *Narrative) Lint() []error {
 	return errs
 }
 
-// Warnings are what validate says of a world that runs: a location where
-// more characters can gather than one resolution call resolves, which is
-// then resolved in several.
+// Warnings are what validate says of a world that runs: an overridden
+// template stating a length its answer's schema does not allow, and a
+// location where more characters can gather than one resolution call
+// resolves, which is then resolved in several.
 func (n *Narrative) Warnings() []error {
+	warnings := n.lengthWarnings()
 	if err := n.crowdWarning(n.env(n.Resolution).perCall()); err != nil {
-		return []error{err}
+		warnings = append(warnings, err)
 	}
-	return nil
+	return warnings
 }
 
 func ids[T any](items []T, id func(T) string) string {

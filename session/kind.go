@@ -128,6 +128,17 @@ type Opener struct {
 	// Summary is what `arbiter validate` says a simulation that checks
 	// out holds ("6 characters, 5 locations"); nil: the kind's name.
 	Summary func(sim *world.Simulation) []string
+	// Templates are the prompt templates the kind renders, by phase, as
+	// its Manifest lists them: `arbiter prompts init` writes them out for
+	// an author to start from, and validate warns of an override the kind
+	// does not use. Nil: the kind has no templates.
+	Templates []PhaseTemplates
+}
+
+// PhaseTemplates are the prompt templates of one phase of a kind's calls.
+type PhaseTemplates struct {
+	Phase     string
+	Templates []string // file names, e.g. "phase1_intention_system.md"
 }
 
 var (

@@ -142,6 +142,12 @@ func Load(dir string, set Settings) (*Session, error) {
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
+	return load(dir, set, sim, pr)
+}
+
+// load builds the kind of sim, loaded from dir, with the prompt templates
+// of pr.
+func load(dir string, set Settings, sim *world.Simulation, pr *prompts.Renderer) (*Session, error) {
 	o, ok := opener(sim.Kind)
 	if !ok {
 		return nil, unknownKind(dir, sim.Kind)
@@ -156,35 +162,76 @@ func Load(dir string, set Settings) (*Session, error) {
 	return &Session{Dir: dir, Sim: sim, Kind: k, settings: set, prompts: pr}, nil
 }
 
-// Validate lists every problem of the simulation in dir: its files, its
-// prompt templates, and what its kind adds (a chronicle's saved game not
-// imported yet); and every warning: the folders its kind does not read,
-// which stop nothing. Nothing is written.
-func Validate(dir string, set Settings) (sim *world.Simulation, problems, warnings []error) {
+// Validation is what Validate finds in a simulation.
+type Validation struct {
+	Sim *world.Simulation // nil when it does not load
+	// Problems stop the simulation from running; Warnings do not.
+	Problems, Warnings []error
+	// Overrides are the files of its prompts/ folder that replace a
+	// default template, whether or not they parse.
+	Overrides []Override
+}
+
+// Override is a file of a simulation's prompts/ folder that replaces a
+// default template.
+type Override = prompts.Override
+
+// Validate lists every problem of the simulation in dir in one pass: its
+// files, its prompt templates (a stray file in prompts/ hides none of the
+// rest: the kind renders its first calls with every template that parses),
+// and what its kind adds (its settings, what its first calls render, a
+// chronicle's saved game not imported yet); every warning: the folders its
+// kind does not read, the overrides of templates it does not use, the
+// kind's own (Warner), which stop nothing; and the templates its prompts/
+// folder overrides. Nothing is written.
+func Validate(dir string, set Settings) Validation {
 	set.Logger = nil // the warnings are returned, not logged
-	if problems, warnings = readers().Lint(dir); len(problems) > 0 {
-		return nil, problems, warnings
+	files, warnings := readers().Lint(dir)
+	pr, templates := prompts.Check(dir)
+	v := Validation{Problems: append(files, templates...), Warnings: warnings}
+	if pr == nil || len(files) > 0 {
+		return v // the kind is built from its files and templates
 	}
-	s, err := Load(dir, set)
+	v.Overrides = pr.Overrides()
+	sim, err := readers().Load(dir)
 	if err != nil {
-		var ie *InputError
-		if errors.As(err, &ie) {
-			if ps, ok := errors.AsType[world.Problems](ie.Err); ok {
-				return nil, ps, warnings
-			}
-			if j, ok := ie.Err.(interface{ Unwrap() []error }); ok {
-				return nil, j.Unwrap(), warnings
-			}
-		}
-		return nil, []error{err}, warnings
+		v.Problems = append(v.Problems, inputProblems(err)...)
+		return v
+	}
+	v.Warnings = append(v.Warnings, unusedOverrides(sim.Kind, v.Overrides)...)
+	s, err := load(dir, set, sim, pr)
+	if err != nil {
+		v.Problems = append(v.Problems, inputProblems(err)...)
+		return v
+	}
+	v.Sim = s.Sim
+	if len(v.Problems) > 0 {
+		return v
 	}
 	if _, err := s.Kind.Saved(dir); err != nil {
-		return s.Sim, []error{err}, warnings
+		v.Problems = append(v.Problems, err)
+		return v
 	}
 	if w, ok := s.Kind.(Warner); ok {
-		warnings = append(warnings, w.Warnings()...)
+		v.Warnings = append(v.Warnings, w.Warnings()...)
 	}
-	return s.Sim, nil, warnings
+	return v
+}
+
+// inputProblems are the problems err lists: those of a world.Problems or
+// of a joined error, one each; else err.
+func inputProblems(err error) []error {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		err = ie.Err
+	}
+	if ps, ok := errors.AsType[world.Problems](err); ok {
+		return ps
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // Warner is a Kind with warnings of its own about a simulation that

@@ -169,7 +169,7 @@ func TestChronicleJSONImportedOnce(t *testing.T) {
 	if exists(session.StatePath(dir)) {
 		t.Fatal("a read-only open imported the file")
 	}
-	if _, problems, _ := session.Validate(dir, session.Settings{}); len(problems) != 0 {
+	if problems := session.Validate(dir, session.Settings{}).Problems; len(problems) != 0 {
 		t.Errorf("Validate = %v", problems)
 	}
 
@@ -209,7 +209,7 @@ func TestBrokenChronicleJSON(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"version": 1, "periods": [`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, problems, _ := session.Validate(dir, session.Settings{}); len(problems) != 1 || !strings.Contains(problems[0].Error(), "chronicle.json: unexpected EOF") {
+	if problems := session.Validate(dir, session.Settings{}).Problems; len(problems) != 1 || !strings.Contains(problems[0].Error(), "chronicle.json: unexpected EOF") {
 		t.Errorf("Validate = %v", problems)
 	}
 	var ie *session.InputError
@@ -231,7 +231,8 @@ func TestSummary(t *testing.T) {
 		"../simulations/demo-sim":      "6 characters, 5 locations",
 		"../simulations/conquest-demo": "conquest",
 	} {
-		sim, problems, _ := session.Validate(copyDir(t, dir), session.Settings{})
+		v := session.Validate(copyDir(t, dir), session.Settings{})
+		sim, problems := v.Sim, v.Problems
 		if len(problems) != 0 {
 			t.Fatalf("%s: %v", dir, problems)
 		}

@@ -43,7 +43,8 @@ func TestIgnoredFoldersWarn(t *testing.T) {
 		filepath.Join(dir, "notes") + ": folder ignored: a conquest simulation reads only simulation.yaml and prompts/",
 	}
 
-	sim, problems, warnings := session.Validate(dir, session.Settings{})
+	v := session.Validate(dir, session.Settings{})
+	sim, problems, warnings := v.Sim, v.Problems, v.Warnings
 	if sim == nil || sim.Kind != world.KindConquest || len(problems) != 0 {
 		t.Fatalf("Validate = %v, %v", sim, problems)
 	}
@@ -90,7 +91,8 @@ func TestWarningsBesideProblems(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "simulation.yaml"), []byte(yaml), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			sim, problems, warnings := session.Validate(dir, session.Settings{})
+			v := session.Validate(dir, session.Settings{})
+			sim, problems, warnings := v.Sim, v.Problems, v.Warnings
 			if sim != nil || len(problems) != 1 || !strings.HasPrefix(problems[0].Error(), filepath.Join(dir, "simulation.yaml")+":") {
 				t.Errorf("Validate = %v, problems %q; want one naming simulation.yaml", sim, errorStrings(problems))
 			}

@@ -45,9 +45,10 @@ func runValidate(opts *ValidateOptions) error {
 	if err != nil {
 		return err
 	}
-	// Warnings (folders the kind does not read) are listed after the
-	// problems, prefixed "warning: ", and do not fail the check.
-	sim, problems, warnings := session.Validate(dir, set)
+	// The templates the simulation overrides come first, then every
+	// problem, then the warnings (folders the kind does not read,
+	// prefixed "warning: "), which do not fail the check.
+	v := session.Validate(dir, set)
 	// The config file's unknown keys are problems of the check too (a typo
 	// would be ignored by every run); its deprecated keys are warnings.
 	var cfgProblems, cfgWarnings []error
@@ -57,12 +58,19 @@ func runValidate(opts *ValidateOptions) error {
 	for _, d := range opts.Config.deprecated {
 		cfgWarnings = append(cfgWarnings, errors.New(d))
 	}
-	problems, warnings = append(cfgProblems, problems...), append(cfgWarnings, warnings...)
+	problems, warnings := append(cfgProblems, v.Problems...), append(cfgWarnings, v.Warnings...)
 	if ex := opts.Globals.exporter(); ex != nil {
-		if err := ex.Write(io, map[string]any{"ok": len(problems) == 0, "problems": messages(problems), "warnings": messages(warnings)}); err != nil {
+		overrides := make([]overrideJSON, len(v.Overrides))
+		for i, o := range v.Overrides {
+			overrides[i] = overrideJSON{Template: o.Template, File: o.Path}
+		}
+		if err := ex.Write(io, map[string]any{"ok": len(problems) == 0, "problems": messages(problems), "warnings": messages(warnings), "overrides": overrides}); err != nil {
 			return err
 		}
 	} else {
+		for _, o := range v.Overrides {
+			fmt.Fprintf(io.Out, "overridden: %s (%s)\n", o.Template, o.Path)
+		}
 		for _, p := range problems {
 			fmt.Fprintln(io.Out, p)
 		}
@@ -74,13 +82,22 @@ func runValidate(opts *ValidateOptions) error {
 		return usageErrorf("%s: %d problem(s)", dir, len(problems))
 	}
 	if opts.Globals.exporter() == nil {
-		what := session.Summary(sim)
+		what := session.Summary(v.Sim)
+		if len(v.Overrides) > 0 {
+			what = append(what, plural(len(v.Overrides), "template")+" overridden")
+		}
 		if len(warnings) > 0 {
 			what = append(what, plural(len(warnings), "warning"))
 		}
-		fmt.Fprintf(io.Out, "ok: %s (%s)\n", sim.ID, strings.Join(what, ", "))
+		fmt.Fprintf(io.Out, "ok: %s (%s)\n", v.Sim.ID, strings.Join(what, ", "))
 	}
 	return nil
+}
+
+// overrideJSON is a template override as validate --json lists it.
+type overrideJSON struct {
+	Template string `json:"template"`
+	File     string `json:"file"`
 }
 
 // messages is errs as text, never nil, for JSON.

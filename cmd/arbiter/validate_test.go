@@ -124,6 +124,41 @@ func validateCases() []validateCase {
 			wantErr: "<sim>: 1 problem(s)",
 		},
 		{
+			// Once stopped at the stray file; the typo showed only after it
+			// was removed.
+			name: "narrative with a stray prompt file and a typo in a template",
+			sim:  "demo-sim",
+			setup: func(t *testing.T, dir string) {
+				writeFiles(t, dir, map[string]string{
+					"prompts/notes.md":                 "ideas\n",
+					"prompts/phase1_intention_user.md": "Tick {{.Simulation.Tick}}: {{.Character.Nmae}}\n",
+				})
+			},
+			code: ExitUsage,
+			want: []string{
+				"overridden: phase1_intention_user.md (<sim>/prompts/phase1_intention_user.md)",
+				"<sim>/prompts/notes.md: not a prompt template; an override must have the name of one of: ",
+				"prompt phase1_intention_user.md (<sim>/prompts/phase1_intention_user.md): template: phase1_intention_user.md:1:39: executing \"phase1_intention_user.md\" at <.Character.Nmae>: can't evaluate field Nmae",
+			},
+			wantErr: "<sim>: 2 problem(s)",
+		},
+		{
+			name: "narrative with overrides and a length they disagree on",
+			sim:  "demo-sim",
+			setup: func(t *testing.T, dir string) {
+				writeFiles(t, dir, map[string]string{
+					"prompts/phase1_intention_system.md":   "You are {{.Character.Name}}. Answer with one sentence of at most 80 characters.\n",
+					"prompts/phase2a_resolution_system.md": "You keep {{.Location.Name}}: memories of 1 to {{.Answer.MemoryEntry.MaxLength}} characters.\n",
+				})
+			},
+			want: []string{
+				"overridden: phase1_intention_system.md (<sim>/prompts/phase1_intention_system.md)",
+				"overridden: phase2a_resolution_system.md (<sim>/prompts/phase2a_resolution_system.md)",
+				`warning: <sim>/prompts/phase1_intention_system.md: says "at most 80 characters", but the intention answer's schema allows no field 80 characters (max_length: intention 400)`,
+				"ok: demo-sim (6 characters, 5 locations, 2 templates overridden, 1 warning)",
+			},
+		},
+		{
 			name: "narrative with a misspelt folder",
 			sim:  "demo-sim",
 			setup: func(t *testing.T, dir string) {

@@ -17,10 +17,11 @@ import (
 
 func init() {
 	session.Register(world.KindChronicle, session.Opener{
-		Reads:    world.Reads{Folders: []string{"prompts"}},
-		Open:     open,
-		RunFiles: []string{FileName},
-		Tools:    tools,
+		Reads:     world.Reads{Folders: []string{"prompts"}},
+		Open:      open,
+		RunFiles:  []string{FileName},
+		Tools:     tools,
+		Templates: []session.PhaseTemplates{{Phase: PhaseChat, Templates: []string{PromptFile}}},
 	})
 }
 

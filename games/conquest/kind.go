@@ -16,7 +16,8 @@ import (
 )
 
 func init() {
-	session.Register(world.KindConquest, session.Opener{Reads: world.Reads{Folders: []string{"prompts"}}, Open: open, Tools: commands, PlayHelp: playHelp, Arena: true})
+	session.Register(world.KindConquest, session.Opener{Reads: world.Reads{Folders: []string{"prompts"}}, Open: open, Tools: commands, PlayHelp: playHelp, Arena: true,
+		Templates: []session.PhaseTemplates{{Phase: PhaseOrders, Templates: []string{PromptFile}}}})
 }
 
 func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (session.Kind, error) {

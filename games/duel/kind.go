@@ -22,6 +22,10 @@ func init() {
 		Open:    open,
 		Schemas: Schemas,
 		Arena:   true,
+		Templates: []session.PhaseTemplates{
+			{Phase: PhaseBuild, Templates: []string{SystemPrompt, BuildPrompt}},
+			{Phase: PhaseCharges, Templates: []string{SystemPrompt, ChargesPrompt}},
+		},
 		PlayHelp: `  Each turn both players roll a die and gain that many lines; then you build one
   ship you can pay for (or upgrade one of yours, or build none), and spend the
   charges of your ships at a target:
