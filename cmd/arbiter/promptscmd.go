@@ -27,7 +27,20 @@ type RenderOptions struct {
 func newPromptsCmd(io *IOStreams, g *globals, runF func(context.Context, *RenderOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "prompts",
-		Short: "Work with prompt templates",
+		Short: "Work with prompt templates: start an override, render a call",
+		Long: `Prompt templates decide what each model call says. The defaults are
+compiled into arbiter; a simulation overrides any of them with a file of the
+same name in its prompts/ folder, and sets the length and the description of
+each of its answers' text fields in simulation.yaml (settings.answer), which
+the templates and the schema sent beside them both use. prompts/README.md
+lists every template and the data each one sees.
+
+Authoring a template, in a loop:
+  arbiter prompts init SIM --phase P                 write the defaults into SIM/prompts/ to edit
+  arbiter prompts render SIM --phase P --entity E    what a call sends now: messages and schema
+  arbiter validate SIM                               every problem at once, and which templates are overridden
+  arbiter prompts try SIM --phase P --entity E       send that one call and see the answer; nothing is committed
+  arbiter eval SIM                                   compare template versions on situations from real runs`,
 	}
 	opts := &RenderOptions{IO: io, Globals: g}
 	render := &cobra.Command{
@@ -70,6 +83,7 @@ all (the default) prints every message and the schema.`,
 	f.String("model", "", "model for every phase without its own (llm.model), as `arbiter run --model` sets it")
 	_ = render.MarkFlagRequired("phase")
 	cmd.AddCommand(render)
+	cmd.AddCommand(newPromptsInitCmd(io, g, nil))
 	return cmd
 }
 
