@@ -330,3 +330,54 @@ func TestLengthWarnings(t *testing.T) {
 		})
 	}
 }
+
+// FuzzAnswerSettings: whatever settings.answer holds, ReadSettings either
+// refuses it, naming simulation.yaml and the key, or its Answer makes
+// strict schemas that the prompts state: the intention's schema and system
+// prompt both carry its max_length, and an answer of exactly that length
+// passes while one a character longer does not.
+func FuzzAnswerSettings(f *testing.F) {
+	f.Add(int64(80), "One sentence.", int64(300), "Never empty.")
+	f.Add(int64(0), "", int64(4001), "\x00\"}{\\u0000")
+	f.Add(int64(4000), "é", int64(1), "{{.X}}")
+	pr, err := prompts.New("")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, intentionLength int64, intentionText string, memoryLength int64, memoryText string) {
+		sim := testWorld()
+		sim.Dir = "sims/x"
+		sim.Settings = map[string]any{"answer": map[string]any{
+			"intention":    map[string]any{"max_length": int(intentionLength), "description": intentionText},
+			"memory_entry": map[string]any{"max_length": int(memoryLength), "description": memoryText},
+		}}
+		a, errs := ReadSettings(sim)
+		for _, err := range errs {
+			if !strings.HasPrefix(err.Error(), filepath.Join("sims/x", "simulation.yaml")+": settings.answer.") {
+				t.Fatalf("problem %q does not name simulation.yaml and the key", err)
+			}
+		}
+		if len(errs) > 0 {
+			return
+		}
+		n := &Narrative{Sim: sim, Prompts: pr, Intention: llm.Params{MaxTokens: 400}, Resolution: llm.Params{MaxTokens: 2048}}
+		if err := n.SetAnswer(a); err != nil {
+			t.Fatalf("accepted settings %v: %v", sim.Settings, err)
+		}
+		req, err := n.Call(sim.InitialState(), PhaseIntention, "ada")
+		if err != nil {
+			t.Fatal(err)
+		}
+		most := a.Intention.Intention.MaxLength
+		if !strings.Contains(req.System, fmt.Sprintf("1 to %d characters", most)) {
+			t.Errorf("the system prompt does not state %d", most)
+		}
+		s := validator(t, req.Schema)
+		for length, ok := range map[int]bool{most: true, most + 1: false} {
+			answer, _ := json.Marshal(map[string]string{"intention": strings.Repeat("é", length)})
+			if err := validate(t, s, string(answer)); (err == nil) != ok {
+				t.Errorf("an intention of %d characters within max_length %d: %v", length, most, err)
+			}
+		}
+	})
+}
