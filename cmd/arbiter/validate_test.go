@@ -27,7 +27,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 // a kind ignores are warnings that pass.
 func TestValidateSilentNoMore(t *testing.T) {
 	cleanEnv(t)
-	for _, tc := range validateCases() {
+	for _, tc := range append(validateCases(), validatePromptCases()...) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := gameCopy(t, tc.sim)
 			tc.setup(t, dir)
@@ -124,6 +124,23 @@ func validateCases() []validateCase {
 			wantErr: "<sim>: 1 problem(s)",
 		},
 		{
+			name: "narrative with a misspelt folder",
+			sim:  "demo-sim",
+			setup: func(t *testing.T, dir string) {
+				writeFiles(t, dir, map[string]string{"prompt/phase1_intention_system.md": "x\n"})
+			},
+			want: []string{
+				"warning: <sim>/prompt: folder ignored: a narrative simulation reads only simulation.yaml, characters/, locations/ and prompts/",
+				"ok: demo-sim (6 characters, 5 locations, 1 warning)",
+			},
+		},
+	}
+}
+
+// validatePromptCases are validateCases of prompt templates.
+func validatePromptCases() []validateCase {
+	return []validateCase{
+		{
 			// Once stopped at the stray file; the typo showed only after it
 			// was removed.
 			name: "narrative with a stray prompt file and a typo in a template",
@@ -156,17 +173,6 @@ func validateCases() []validateCase {
 				"overridden: phase2a_resolution_system.md (<sim>/prompts/phase2a_resolution_system.md)",
 				`warning: <sim>/prompts/phase1_intention_system.md: says "at most 80 characters", but the intention answer's schema allows no field 80 characters (max_length: intention 400)`,
 				"ok: demo-sim (6 characters, 5 locations, 2 templates overridden, 1 warning)",
-			},
-		},
-		{
-			name: "narrative with a misspelt folder",
-			sim:  "demo-sim",
-			setup: func(t *testing.T, dir string) {
-				writeFiles(t, dir, map[string]string{"prompt/phase1_intention_system.md": "x\n"})
-			},
-			want: []string{
-				"warning: <sim>/prompt: folder ignored: a narrative simulation reads only simulation.yaml, characters/, locations/ and prompts/",
-				"ok: demo-sim (6 characters, 5 locations, 1 warning)",
 			},
 		},
 	}
