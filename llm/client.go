@@ -102,8 +102,9 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// endpoints makes list ready; an endpoint listed twice (the same name, or
-// the same base URL unnamed) is one endpoint, with one set of limits.
+// endpoints makes list ready; an endpoint listed for two phases (the same
+// entry under the same name: Validate refuses two others of one name) is
+// one endpoint, with one set of limits.
 func (c *Client) endpoints(list []Endpoint, secrets Secrets) []*endpoint {
 	out := make([]*endpoint, 0, len(list))
 	for _, e := range list {

@@ -73,6 +73,11 @@ const (
 	DefaultDepth          = 3
 	DefaultBackoffBase    = 500 * time.Millisecond
 	DefaultBackoffMax     = 20 * time.Second
+
+	// MaxConcurrency bounds Concurrency and an endpoint's: far above what
+	// one server answers at once, and low enough that a typo of a few
+	// zeros is refused rather than taken for a plan.
+	MaxConcurrency = 10000
 )
 
 // DefaultConfig returns a Config with every default filled in and the
@@ -126,6 +131,9 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("%s must not be negative", f.key))
 		}
 	}
+	if c.Concurrency > MaxConcurrency {
+		errs = append(errs, fmt.Errorf("llm.concurrency must be at most %d, got %d", MaxConcurrency, c.Concurrency))
+	}
 	if c.BreakerCooldown < 0 {
 		errs = append(errs, errors.New("llm.breaker_cooldown must not be negative"))
 	}
@@ -140,16 +148,57 @@ func (c Config) Validate() error {
 			if ep.Concurrency < 0 || ep.RPM < 0 || ep.TPM < 0 {
 				errs = append(errs, fmt.Errorf("%s: concurrency, rpm and tpm must not be negative", at))
 			}
+			if ep.Concurrency > MaxConcurrency {
+				errs = append(errs, fmt.Errorf("%s.concurrency must be at most %d, got %d", at, MaxConcurrency, ep.Concurrency))
+			}
 		}
 	}
 	check("llm.endpoints", c.Endpoints)
 	for _, phase := range slices.Sorted(maps.Keys(c.PhaseEndpoints)) {
 		check("phases."+phase+".endpoints", c.PhaseEndpoints[phase])
 	}
+	errs = append(errs, c.sameNames()...)
 	if c.BackoffBase > 0 && c.BackoffMax > 0 && c.BackoffBase > c.BackoffMax {
 		errs = append(errs, fmt.Errorf("llm.backoff_base %s is larger than llm.backoff_max %s", c.BackoffBase, c.BackoffMax))
 	}
 	return errors.Join(errs...)
+}
+
+// sameNames refuses two entries of the endpoint lists with one name
+// (their own, or their URL when unnamed) unless they are the same endpoint
+// listed for two phases: status, usage and the circuit breakers tell
+// endpoints apart by name, so two servers of one name would be counted,
+// and taken out, as one.
+func (c Config) sameNames() []error {
+	type list struct {
+		key string
+		eps []Endpoint
+	}
+	lists := []list{{"llm.endpoints", c.Endpoints}}
+	for _, phase := range slices.Sorted(maps.Keys(c.PhaseEndpoints)) {
+		lists = append(lists, list{"phases." + phase + ".endpoints", c.PhaseEndpoints[phase]})
+	}
+	type entry struct {
+		list, at string
+		ep       Endpoint
+	}
+	var errs []error
+	seen := map[string]entry{}
+	for _, l := range lists {
+		for i, ep := range l.eps {
+			e := entry{l.key, fmt.Sprintf("%s[%d]", l.key, i), ep}
+			first, ok := seen[ep.name()]
+			switch {
+			case !ok:
+				seen[ep.name()] = e
+			case first.list == e.list:
+				errs = append(errs, fmt.Errorf("%s and %s are both named %q: give each endpoint a name of its own", first.at, e.at, ep.name()))
+			case first.ep != ep:
+				errs = append(errs, fmt.Errorf("%s and %s are both named %q but are not the same endpoint: give each a name of its own", first.at, e.at, ep.name()))
+			}
+		}
+	}
+	return errs
 }
 
 // withDefaults fills the zero fields whose zero value means nothing.

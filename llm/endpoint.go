@@ -57,6 +57,12 @@ type endpoint struct {
 	usage    usageTally
 }
 
+// name is how the endpoint is named: its Name, else its base URL without
+// credentials.
+func (e Endpoint) name() string {
+	return cmp.Or(e.Name, RedactURL(strings.TrimRight(cmp.Or(e.BaseURL, DefaultBaseURL), "/")))
+}
+
 // newEndpoint builds ep under the client-wide settings of cfg (defaults
 // filled in); secrets scrub every key the client holds.
 func newEndpoint(cfg Config, ep Endpoint, secrets Secrets) *endpoint {
@@ -73,7 +79,7 @@ func newEndpoint(cfg Config, ep Endpoint, secrets Secrets) *endpoint {
 	oc.BaseURL = ep.BaseURL
 	oc.HTTPClient = &http.Client{Transport: transport{next: tr, secrets: secrets, limit: cfg.responseLimit(0), baseURL: shown}}
 	return &endpoint{
-		name:  cmp.Or(ep.Name, shown),
+		name:  ep.name(),
 		model: ep.Model,
 		oa:    openai.NewClientWithConfig(oc),
 		class: classifier{baseURL: shown, secrets: secrets, timeout: cfg.Timeout},

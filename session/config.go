@@ -115,3 +115,6 @@ type (
 // ReadBuild is the build of the running binary: module version, revision
 // and whether its work tree had changes, Go version.
 func ReadBuild() Build { return manifest.ReadBuild() }
+
+// MaxConcurrency bounds llm.concurrency and an endpoint's concurrency.
+const MaxConcurrency = llm.MaxConcurrency
