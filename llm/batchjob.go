@@ -133,7 +133,7 @@ func (c *Client) CompleteBatch(ctx context.Context, phase string, reqs []Request
 // job was submitted to, else the one with the most free capacity.
 func batchEndpoint(pool []*endpoint, phase string, job BatchJob) (*endpoint, error) {
 	if job.Endpoint == "" {
-		return pick(pool, nil, time.Now()), nil
+		return pick(pool, nil, "", time.Now()), nil
 	}
 	i := slices.IndexFunc(pool, func(e *endpoint) bool { return e.name == job.Endpoint })
 	if i < 0 {
@@ -224,7 +224,7 @@ func (c *Client) batchJob(ctx context.Context, log *slog.Logger, pool []*endpoin
 func (c *Client) findBatchJob(ctx context.Context, log *slog.Logger, pool []*endpoint, tag string) (string, *endpoint) {
 	for _, e := range pool {
 		var id string
-		if _, _, err := c.retry(ctx, log, nil, []*endpoint{e}, 0, func(ctx context.Context, ep *endpoint) error {
+		if _, err := c.retry(ctx, log, nil, []*endpoint{e}, 0, "", func(ctx context.Context, ep *endpoint) error {
 			var ferr error
 			id, ferr = findBatch(ctx, ep, tag)
 			return ferr
@@ -385,7 +385,7 @@ const findPages = 10
 // may have created one whose answer was lost.
 func (c *Client) submitBatch(ctx context.Context, log *slog.Logger, one []*endpoint, phase, tag string, input []byte) (string, error) {
 	var file openai.File
-	if _, _, err := c.retry(ctx, log, nil, one, 0, func(ctx context.Context, ep *endpoint) error {
+	if _, err := c.retry(ctx, log, nil, one, 0, "", func(ctx context.Context, ep *endpoint) error {
 		var err error
 		file, err = ep.oa.CreateFileBytes(ctx, openai.FileBytesRequest{Name: phase + ".jsonl", Bytes: input, Purpose: openai.PurposeBatch})
 		return err
@@ -399,7 +399,7 @@ func (c *Client) submitBatch(ctx context.Context, log *slog.Logger, one []*endpo
 	}
 	var b openai.BatchResponse
 	tried := false
-	if _, _, err := c.retry(ctx, log, nil, one, 0, func(ctx context.Context, ep *endpoint) error {
+	if _, err := c.retry(ctx, log, nil, one, 0, "", func(ctx context.Context, ep *endpoint) error {
 		if tried && tag != "" {
 			// Not found, or not listed (a server without GET /v1/batches):
 			// created again, as without the tag.
@@ -432,7 +432,7 @@ func (c *Client) awaitBatch(ctx context.Context, log *slog.Logger, one []*endpoi
 	}
 	for {
 		var b openai.BatchResponse
-		if _, _, err := c.retry(ctx, log, nil, one, 0, func(ctx context.Context, ep *endpoint) error {
+		if _, err := c.retry(ctx, log, nil, one, 0, "", func(ctx context.Context, ep *endpoint) error {
 			var err error
 			b, err = ep.oa.RetrieveBatch(ctx, id)
 			return err
@@ -468,7 +468,7 @@ func (c *Client) awaitBatch(ctx context.Context, log *slog.Logger, one []*endpoi
 // (readBatchOutput); a download that fails part-way is retried whole.
 func (c *Client) batchFile(ctx context.Context, log *slog.Logger, one []*endpoint, id string, in *batchLines) (batchFileLines, error) {
 	var f batchFileLines
-	if _, _, err := c.retry(withStream(ctx), log, nil, one, 0, func(ctx context.Context, ep *endpoint) error {
+	if _, err := c.retry(withStream(ctx), log, nil, one, 0, "", func(ctx context.Context, ep *endpoint) error {
 		raw, err := ep.oa.GetFileContent(ctx, id)
 		if err != nil {
 			return err

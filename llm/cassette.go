@@ -305,37 +305,37 @@ func (c *Cassette) write(line []byte) error {
 
 // taped makes the chat completion cr through the client's cassette:
 // recorded after it is made live, or answered from the recording.
-func (c *Client) taped(ctx context.Context, log *slog.Logger, recs *[]Recovery, who callSite, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, Usage, string, *Error) {
+func (c *Client) taped(ctx context.Context, log *slog.Logger, recs *[]Recovery, who callSite, avoid string, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, route, Usage, *Error) {
 	tape, secrets := c.cfg.Cassette, c.class.secrets
 	key, request, err := cassetteKey(cr, secrets)
 	if err != nil {
-		return openai.ChatCompletionResponse{}, 0, Usage{}, "", &Error{Kind: KindBadRequest, Err: err,
+		return openai.ChatCompletionResponse{}, route{}, Usage{}, &Error{Kind: KindBadRequest, Err: err,
 			Message: "request of " + who.Entity + " cannot be encoded: " + err.Error()}
 	}
 	if tape.replay {
 		if e, ok := tape.take(key, who.Entity); ok {
 			resp, n, u, err := c.replayed(e, recs)
-			return resp, n, u, "", err
+			return resp, route{attempts: n}, u, err
 		}
 		if !tape.live {
-			return openai.ChatCompletionResponse{}, 0, Usage{}, "", tape.miss(key, who, cr)
+			return openai.ChatCompletionResponse{}, route{}, Usage{}, tape.miss(key, who, cr)
 		}
 		log.Info("no recorded answer in the cassette; asking the endpoint", "cassette", tape.path, "key", key[:12])
-		return c.live(ctx, log, recs, who.Phase, cr)
+		return c.live(ctx, log, recs, who.Phase, avoid, cr)
 	}
 
 	before := 0
 	if recs != nil {
 		before = len(*recs)
 	}
-	resp, n, usage, ep, callErr := c.live(ctx, log, recs, who.Phase, cr)
+	resp, rt, usage, callErr := c.live(ctx, log, recs, who.Phase, avoid, cr)
 	if callErr != nil && (callErr.Kind == KindCanceled || errors.Is(ctx.Err(), context.Canceled)) {
 		// An interrupted call is no answer: its tick is rolled back and
 		// asked again when the run resumes.
-		return resp, n, usage, ep, callErr
+		return resp, rt, usage, callErr
 	}
 	e := &cassetteEntry{Key: key, Session: tape.session, Entity: who.Entity, Phase: who.Phase, Tick: who.Tick,
-		Request: request, Attempts: n}
+		Request: request, Attempts: rt.attempts}
 	if recs != nil {
 		for _, r := range (*recs)[before:] {
 			e.Retries = append(e.Retries, cassetteRetry{cassetteError: keptError(r.Err), Success: r.Success})
@@ -353,11 +353,11 @@ func (c *Client) taped(ctx context.Context, log *slog.Logger, recs *[]Recovery, 
 		err = tape.write(line)
 	}
 	if err != nil {
-		return resp, n, usage, ep, &Error{Kind: KindCassette, Attempts: n, Err: err,
+		return resp, rt, usage, &Error{Kind: KindCassette, Attempts: rt.attempts, Err: err,
 			Message: fmt.Sprintf("the call of %s was made but could not be recorded: %v", who.Entity, err),
 			Hint:    "the cassette no longer holds the whole run; free the disk or record to another file"}
 	}
-	return resp, n, usage, ep, callErr
+	return resp, rt, usage, callErr
 }
 
 // replayed ends a call as the recording says it ended.

@@ -28,8 +28,10 @@ type ChatResult struct {
 	Latency  time.Duration
 	Usage    Usage
 	Err      error // *Error when the call failed
-	// Endpoint names the endpoint the last attempt went to, as Result's.
-	Endpoint string
+	// Endpoint names the endpoint the last attempt went to, and
+	// EndpointFailures the endpoints that failed an attempt, as Result's.
+	Endpoint         string
+	EndpointFailures []string
 	// Recoveries are the transient failures the call was retried past or
 	// tried to, in order, as Result's are (seed 002: each is emitted).
 	Recoveries []Recovery
@@ -60,8 +62,9 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (res ChatResult) {
 	for i, m := range req.Messages {
 		cr.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
 	}
-	resp, n, usage, endpoint, callErr := c.create(ctx, c.log.With("entity", req.EntityKey, "phase", req.Phase), &res.Recoveries, callSite{Entity: req.EntityKey, Phase: req.Phase}, cr)
-	res.Usage, res.Endpoint = usage, endpoint
+	resp, rt, usage, callErr := c.create(ctx, c.log.With("entity", req.EntityKey, "phase", req.Phase), &res.Recoveries, callSite{Entity: req.EntityKey, Phase: req.Phase}, "", cr)
+	res.Usage, res.Endpoint, res.EndpointFailures = usage, rt.endpoint(), rt.failed
+	n := rt.attempts
 	res.Attempts = n
 	if callErr != nil {
 		res.Err = callErr

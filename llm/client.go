@@ -195,25 +195,27 @@ func (c *Client) complete(ctx context.Context, req Request, first *given) (res R
 
 	msgs := c.messages(req)
 	repair := -1 // index in res.Recoveries of the last repair asked for
+	avoid := ""  // the endpoint whose answer is being repaired
 	for {
 		res.Messages = msgs
 		var (
 			ans     answer
-			n       int
+			rt      route
 			usage   Usage
 			callErr *Error
 		)
 		if first != nil {
-			ans, n, usage = first.ans, 1, first.usage
+			ans, rt.attempts, usage = first.ans, 1, first.usage
 			res.BatchUsage = usage
 			first = nil
 		} else {
-			ans, n, usage, callErr = c.send(ctx, log, &res.Recoveries, req, msgs)
+			ans, rt, usage, callErr = c.send(ctx, log, &res.Recoveries, req, msgs, avoid)
 		}
-		res.Attempts += n
+		res.Attempts += rt.attempts
 		if ans.endpoint != "" {
 			res.Endpoint = ans.endpoint
 		}
+		res.EndpointFailures = append(res.EndpointFailures, rt.failed...)
 		res.Usage = res.Usage.Add(usage)
 		if callErr != nil {
 			if repair >= 0 { // the repair asked for got no answer
@@ -239,7 +241,7 @@ func (c *Client) complete(ctx context.Context, req Request, first *given) (res R
 			return res
 		}
 		res.Repairs++
-		repair = len(res.Recoveries)
+		repair, avoid = len(res.Recoveries), ans.endpoint
 		res.Recoveries = append(res.Recoveries, Recovery{Strategy: StrategyRepair, Err: bad})
 		tellFailed(ctx, bad) // before the repair is asked for
 		log.Info("model answer rejected, asking for a repair", "kind", bad.Kind.String(),
@@ -332,28 +334,29 @@ func ChatCompletion(req Request, msgs []Message) openai.ChatCompletionRequest {
 	return cr
 }
 
-// send makes one chat completion with retries and returns the first choice,
-// the attempts made and the usage of every answer received.
-func (c *Client) send(ctx context.Context, log *slog.Logger, recs *[]Recovery, req Request, msgs []Message) (answer, int, Usage, *Error) {
+// send makes one chat completion with retries, to another endpoint than
+// the one named avoid while one is in, and returns the first choice, where
+// its attempts went and the usage of every answer received.
+func (c *Client) send(ctx context.Context, log *slog.Logger, recs *[]Recovery, req Request, msgs []Message, avoid string) (answer, route, Usage, *Error) {
 	cr := ChatCompletion(req, msgs)
-	resp, n, usage, ep, err := c.create(ctx, log, recs, callSite{req.EntityKey, req.Phase, req.Tick}, cr)
+	resp, rt, usage, err := c.create(ctx, log, recs, callSite{req.EntityKey, req.Phase, req.Tick}, avoid, cr)
 	if err != nil {
-		return answer{endpoint: ep}, n, usage, err
+		return answer{endpoint: rt.endpoint()}, rt, usage, err
 	}
-	a := answer{maxTokens: req.Params.MaxTokens, endpoint: ep}
+	a := answer{maxTokens: req.Params.MaxTokens, endpoint: rt.endpoint()}
 	if len(resp.Choices) > 0 {
 		ch := resp.Choices[0]
 		a.content, a.refusal, a.finish = ch.Message.Content, ch.Message.Refusal, ch.FinishReason
 		a.toolCalls = len(ch.Message.ToolCalls)
 	}
-	return a, n, usage, nil
+	return a, rt, usage, nil
 }
 
 // Models lists the ids of the models the endpoint serves (GET /models), with
 // the same retries and errors as Complete.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
 	var list openai.ModelsList
-	_, _, err := c.retry(ctx, c.log, nil, c.pool, 0, func(ctx context.Context, ep *endpoint) error {
+	_, err := c.retry(ctx, c.log, nil, c.pool, 0, "", func(ctx context.Context, ep *endpoint) error {
 		var err error
 		list, err = ep.oa.ListModels(ctx)
 		return err

@@ -13,20 +13,22 @@ import (
 // create sends one chat completion with the client's retries and counts its
 // usage; every kind of call (structured, plain chat, tools) goes through it,
 // and through the cassette when the client has one (who names the call
-// there). It returns the response, the attempts made, the usage of every
-// answer received, the endpoint the last attempt went to, and the classified
-// error.
-func (c *Client) create(ctx context.Context, log *slog.Logger, recs *[]Recovery, who callSite, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, Usage, string, *Error) {
+// there). An attempt goes to another endpoint than the one named avoid
+// while one is in (a repair is asked of another than the endpoint whose
+// answer it repairs). It returns the response, where its attempts went, the
+// usage of every answer received, and the classified error.
+func (c *Client) create(ctx context.Context, log *slog.Logger, recs *[]Recovery, who callSite, avoid string, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, route, Usage, *Error) {
 	cr = fitMaxTokens(cr)
 	if c.cfg.Cassette != nil {
-		return c.taped(ctx, log, recs, who, cr)
+		return c.taped(ctx, log, recs, who, avoid, cr)
 	}
-	return c.live(ctx, log, recs, who.Phase, cr)
+	return c.live(ctx, log, recs, who.Phase, avoid, cr)
 }
 
 // live sends cr to an endpoint of phase, as create says; an endpoint's
-// Model replaces cr's.
-func (c *Client) live(ctx context.Context, log *slog.Logger, recs *[]Recovery, phase string, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, Usage, string, *Error) {
+// Model replaces cr's. An answer without choices is no chat completion:
+// the endpoint failed it, as it fails a body that is not one.
+func (c *Client) live(ctx context.Context, log *slog.Logger, recs *[]Recovery, phase, avoid string, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, route, Usage, *Error) {
 	var (
 		resp  openai.ChatCompletionResponse
 		usage Usage
@@ -37,7 +39,7 @@ func (c *Client) live(ctx context.Context, log *slog.Logger, recs *[]Recovery, p
 	if slices.ContainsFunc(pool, func(ep *endpoint) bool { return ep.pacer.countsTokens() }) {
 		cost = estimateTokens(cr)
 	}
-	n, ep, err := c.retry(withLimit(ctx, limit), log, recs, pool, cost, func(ctx context.Context, ep *endpoint) error {
+	rt, err := c.retry(withLimit(ctx, limit), log, recs, pool, cost, avoid, func(ctx context.Context, ep *endpoint) error {
 		sent := cr
 		if ep.model != "" {
 			sent.Model = ep.model
@@ -50,14 +52,13 @@ func (c *Client) live(ctx context.Context, log *slog.Logger, recs *[]Recovery, p
 		usage = usage.Add(u)
 		c.usage.add(u)
 		ep.usage.add(u)
+		if len(r.Choices) == 0 {
+			return ep.class.badResponse(nil, "a chat completion without choices")
+		}
 		resp = r
 		return nil
 	})
-	name := ""
-	if ep != nil {
-		name = ep.name
-	}
-	return resp, n, usage, name, err
+	return resp, rt, usage, err
 }
 
 // fitMaxTokens returns cr for its model: max_tokens is what Ollama, vLLM

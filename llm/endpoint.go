@@ -30,7 +30,8 @@ type Endpoint struct {
 }
 
 // Circuit breaker of an endpoint: BreakerFailures endpoint failures in a
-// row (connection refused or reset, 5xx, an attempt's timeout) take it out
+// row (connection refused or reset, 5xx, an attempt's timeout, an answer
+// that is not an OpenAI-compatible response) take it out
 // for Config.BreakerCooldown; then one call probes it, and a failed probe
 // takes it out again for twice as long, up to breakerMaxCooldown.
 const (
@@ -93,7 +94,7 @@ func newEndpoint(cfg Config, ep Endpoint, secrets Secrets) *endpoint {
 // request, failed: the calls it would have answered go to another one.
 func endpointFailure(e *Error) bool {
 	switch e.Kind {
-	case KindServer, KindConnection, KindTimeout:
+	case KindServer, KindConnection, KindTimeout, KindBadResponse:
 		return true
 	}
 	return false
@@ -161,28 +162,22 @@ func (b *breaker) done(now time.Time, answered, failed bool) (opened bool) {
 // pick is the endpoint of pool a call's next attempt goes to: of those in
 // (circuit breaker) and not in tried (the endpoints that already failed
 // this call), the one with the most free slots, the fewest calls answered
-// breaking ties; when none is left, the one of the endpoints not tried
-// that comes back first, and when every one was tried, the same among all.
-// A pool of one is always its endpoint, which then behaves as a client of
-// one server always did.
-func pick(pool []*endpoint, tried []*endpoint, now time.Time) *endpoint {
+// breaking ties, and one other than the endpoint named avoid (whose answer
+// the call repairs) while there is one; when none is left, the one of the
+// endpoints not tried that comes back first, and when every one was tried,
+// the same among all. A pool of one is always its endpoint, which then
+// behaves as a client of one server always did.
+func pick(pool []*endpoint, tried []*endpoint, avoid string, now time.Time) *endpoint {
 	if len(pool) == 1 {
 		return pool[0]
 	}
-	var best *endpoint
-	bestFree, bestN := 0, int64(0)
-	for _, ep := range pool {
-		if slices.Contains(tried, ep) || !ep.brk.usable(now) {
-			continue
-		}
-		free, n := ep.gate.free(), ep.answered.Load()
-		if best == nil || free > bestFree || free == bestFree && n < bestN {
-			best, bestFree, bestN = ep, free, n
-		}
-	}
-	if best != nil {
+	if best := freest(pool, tried, avoid, now); best != nil {
 		return best
 	}
+	if best := freest(pool, tried, "", now); best != nil {
+		return best
+	}
+	var best *endpoint
 	for _, skipTried := range []bool{true, false} {
 		for _, ep := range pool {
 			if skipTried && slices.Contains(tried, ep) {
@@ -197,6 +192,24 @@ func pick(pool []*endpoint, tried []*endpoint, now time.Time) *endpoint {
 		}
 	}
 	return pool[0]
+}
+
+// freest is the endpoint of pool, in and neither in tried nor named avoid,
+// with the most free slots, the fewest calls answered breaking ties; nil
+// when there is none.
+func freest(pool []*endpoint, tried []*endpoint, avoid string, now time.Time) *endpoint {
+	var best *endpoint
+	bestFree, bestN := 0, int64(0)
+	for _, ep := range pool {
+		if slices.Contains(tried, ep) || ep.name == avoid || !ep.brk.usable(now) {
+			continue
+		}
+		free, n := ep.gate.free(), ep.answered.Load()
+		if best == nil || free > bestFree || free == bestFree && n < bestN {
+			best, bestFree, bestN = ep, free, n
+		}
+	}
+	return best
 }
 
 // another reports whether pool has an endpoint, other than those in tried,
@@ -214,7 +227,7 @@ func another(pool, tried []*endpoint, now time.Time) bool {
 type EndpointStats struct {
 	Name        string `json:"name"`
 	Answered    int64  `json:"answered"` // attempts it answered
-	Failed      int64  `json:"failed"`   // endpoint failures (refused, 5xx, timeouts)
+	Failed      int64  `json:"failed"`   // endpoint failures (refused, 5xx, timeouts, answers not OpenAI-compatible)
 	RateLimited int64  `json:"rate_limited"`
 	Usage       Usage  `json:"usage"`
 	Concurrency int    `json:"concurrency"`

@@ -255,3 +255,90 @@ func TestChatAndToolResultsNameTheirEndpoint(t *testing.T) {
 		t.Errorf("a chat the endpoint failed: endpoint %q err %v, want the failing one named", r.Endpoint, r.Err)
 	}
 }
+
+// An endpoint answering 200 with something that is not an OpenAI-compatible
+// response (HTML, a broken body, JSON of another shape, a chat completion
+// without choices) fails the attempt as an endpoint failure: the call goes
+// to the healthy endpoint at once, costing no try and no fallback, the
+// breaker takes the bad one out, and each result names the endpoint that
+// failed it.
+func TestGarbage200EndpointTakenOut(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		reply openaitest.Reply
+	}{
+		{"html", openaitest.Raw(200, "text/html", "<html><body>It works!</body></html>")},
+		{"broken JSON", openaitest.Raw(200, "application/json", `{"choices": [}`)},
+		{"another shape", openaitest.Raw(200, "application/json", `[1, 2, 3]`)},
+		{"no choices", openaitest.Raw(200, "application/json", `{"id": "x", "object": "chat.completion", "choices": []}`)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			garbage := openaitest.New(t, openaitest.Always(tt.reply))
+			healthy := openaitest.New(t, openaitest.Always(openaitest.JSON(validAnswer).WithDelay(5*time.Millisecond)))
+			// garbage has the more free slots: every call would go there first.
+			c := endpointsClient(t, func(cfg *Config) { cfg.MaxAttempts = 1 },
+				Endpoint{Name: "garbage", BaseURL: garbage.URL, Concurrency: 8},
+				Endpoint{Name: "healthy", BaseURL: healthy.URL, Concurrency: 2})
+			const n = 24
+			res, err := c.CreateEach(t.Context(), n, func(int) (Request, error) { return testRequest("go"), nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			failures := 0
+			for i, r := range res {
+				if r.Err != nil || r.Endpoint != "healthy" || r.Repairs != 0 || len(r.Recoveries) != 0 {
+					t.Errorf("call %d: endpoint %q, %d repairs, recoveries %v, err %v: want answered by healthy at once", i, r.Endpoint, r.Repairs, r.Recoveries, r.Err)
+				}
+				for _, name := range r.EndpointFailures {
+					if name != "garbage" {
+						t.Errorf("call %d: endpoint failures %v", i, r.EndpointFailures)
+					}
+				}
+				failures += len(r.EndpointFailures)
+			}
+			st := endpointStats(t, c, "garbage")
+			if !st.Out || st.Failed < BreakerFailures || st.Failed >= n || st.Answered != 0 {
+				t.Errorf("garbage: %+v, want taken out after %d failures, well before %d calls", st, BreakerFailures, n)
+			}
+			if int64(failures) != st.Failed || garbage.CallCount() != failures {
+				t.Errorf("results name %d endpoint failures, the endpoint counted %d, the server saw %d calls", failures, st.Failed, garbage.CallCount())
+			}
+		})
+	}
+}
+
+// A repair goes to another endpoint than the one whose answer it repairs
+// while one is in: an endpoint that keeps writing broken answers (a broken
+// model behind a fast server, which always has free slots) is not asked
+// to mend its own.
+func TestRepairPrefersAnotherEndpoint(t *testing.T) {
+	t.Parallel()
+	broken := openaitest.New(t, openaitest.Always(openaitest.Content("I think {the answer")))
+	good := openaitest.New(t, openaitest.Always(openaitest.JSON(validAnswer)))
+	c := endpointsClient(t, func(cfg *Config) { cfg.RepairAttempts = 1 },
+		Endpoint{Name: "broken", BaseURL: broken.URL, Concurrency: 8},
+		Endpoint{Name: "good", BaseURL: good.URL, Concurrency: 1})
+	r := c.Complete(t.Context(), testRequest("go"))
+	if r.Err != nil || r.Repairs != 1 || r.Endpoint != "good" {
+		t.Fatalf("endpoint %q, %d repairs, err %v: want broken's answer repaired by good", r.Endpoint, r.Repairs, r.Err)
+	}
+	if broken.CallCount() != 1 || good.CallCount() != 1 {
+		t.Errorf("broken saw %d calls, good %d: want 1 each", broken.CallCount(), good.CallCount())
+	}
+	if len(r.EndpointFailures) != 0 {
+		t.Errorf("endpoint failures %v: a model's broken answer is the model's, not the endpoint's", r.EndpointFailures)
+	}
+	// With the other out, the repair goes back to the only endpoint in.
+	alone := endpointsClient(t, func(cfg *Config) { cfg.RepairAttempts = 1 },
+		Endpoint{Name: "broken", BaseURL: broken.URL}, Endpoint{Name: "down", BaseURL: refusingURL(t)})
+	for _, ep := range alone.pool {
+		if ep.name == "down" {
+			ep.brk.until = time.Now().Add(time.Hour)
+		}
+	}
+	if r := alone.Complete(t.Context(), testRequest("go")); r.Repairs != 1 || r.Endpoint != "broken" || len(r.EndpointFailures) != 0 {
+		t.Errorf("endpoint %q, %d repairs, endpoint failures %v: want the repair asked of broken, the one in", r.Endpoint, r.Repairs, r.EndpointFailures)
+	}
+}

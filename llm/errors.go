@@ -20,8 +20,8 @@ import (
 // ErrorKind classifies a failed model call.
 type ErrorKind int
 
-// The kinds of failure. Timeout, RateLimit, Server and Connection are
-// transient and retried with backoff; InvalidJSON and Schema may be repaired;
+// The kinds of failure. Timeout, RateLimit, Server, Connection and
+// BadResponse are transient and retried with backoff; InvalidJSON and Schema may be repaired;
 // the others are final.
 const (
 	KindUnknown       ErrorKind = iota // anything not classified below; final
@@ -41,6 +41,7 @@ const (
 	KindSchemaInvalid                  // the request's schema does not compile, or the server refused it (400 on response_format)
 	KindOversized                      // the answer's body is over the limit (Config.MaxResponseBytes)
 	KindCassette                       // the replay cassette has no answer for the request, or a recording failed
+	KindBadResponse                    // the server answered with something that is not an OpenAI-compatible response
 )
 
 var kindNames = [...]string{
@@ -62,6 +63,7 @@ var kindNames = [...]string{
 	KindSchemaInvalid: "schema_invalid",
 	KindOversized:     "oversized",
 	KindCassette:      "cassette",
+	KindBadResponse:   "bad_response",
 }
 
 // String returns the snake_case name used in logs and events, e.g. "rate_limit".
@@ -76,7 +78,7 @@ func (k ErrorKind) String() string {
 // request is sent again.
 func (k ErrorKind) Transient() bool {
 	switch k {
-	case KindTimeout, KindRateLimit, KindServer, KindConnection:
+	case KindTimeout, KindRateLimit, KindServer, KindConnection, KindBadResponse:
 		return true
 	}
 	return false
@@ -148,6 +150,9 @@ var (
 	// ErrCassette: the cassette could not answer the call (replay) or keep it
 	// (record); a run stops rather than go on without it.
 	ErrCassette = sentinel(KindCassette, "the cassette failed the call")
+	// ErrBadResponse: the server, not the model, answered wrongly (HTML, a
+	// broken body, a chat completion without choices).
+	ErrBadResponse = sentinel(KindBadResponse, "not an OpenAI-compatible response")
 )
 
 func sentinel(k ErrorKind, msg string) *Error { return &Error{Kind: k, Message: msg} }
@@ -230,17 +235,23 @@ func (c classifier) explain(parent context.Context, err error) *Error {
 				Hint:    "check the model and its parameters"}
 		}
 	}
-	if _, ok := errors.AsType[*json.SyntaxError](err); ok {
-		return &Error{Kind: KindUnknown, Err: err,
-			Message: c.baseURL + " answered with something that is not an OpenAI-compatible response",
-			Hint:    "check llm.base_url; it usually ends in /v1"}
-	}
-	if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-		return &Error{Kind: KindUnknown, Err: err,
-			Message: c.baseURL + " answered with something that is not an OpenAI-compatible response",
-			Hint:    "check llm.base_url; it usually ends in /v1"}
+	_, syntax := errors.AsType[*json.SyntaxError](err)
+	if _, typ := errors.AsType[*json.UnmarshalTypeError](err); syntax || typ {
+		return c.badResponse(err, "")
 	}
 	return &Error{Kind: KindUnknown, Err: err, Message: "call to " + c.baseURL + " failed: " + err.Error()}
+}
+
+// badResponse is the error of an answer that is not an OpenAI-compatible
+// response (what is wrong with it in what, when the body decoded): a
+// failure of the endpoint, not of the model, so another endpoint takes the
+// call and the circuit breaker counts it.
+func (c classifier) badResponse(err error, what string) *Error {
+	msg := c.baseURL + " answered with something that is not an OpenAI-compatible response"
+	if what != "" {
+		msg += ": " + what
+	}
+	return &Error{Kind: KindBadResponse, Err: err, Message: msg, Hint: "check llm.base_url; it usually ends in /v1"}
 }
 
 // status classifies an HTTP error answer.

@@ -22,7 +22,7 @@ func TestKindString(t *testing.T) {
 		KindUnknown: "unknown", KindTimeout: "timeout", KindRateLimit: "rate_limit", KindQuota: "quota",
 		KindServer: "server", KindConnection: "connection", KindCanceled: "canceled", KindRefusal: "refusal",
 		KindTruncated: "truncated", KindInvalidJSON: "invalid_json", KindSchema: "schema", KindAuth: "auth",
-		KindBadRequest: "bad_request", KindNotFound: "not_found", KindSchemaInvalid: "schema_invalid", KindOversized: "oversized", KindCassette: "cassette", ErrorKind(99): "kind(99)",
+		KindBadRequest: "bad_request", KindNotFound: "not_found", KindSchemaInvalid: "schema_invalid", KindOversized: "oversized", KindCassette: "cassette", KindBadResponse: "bad_response", ErrorKind(99): "kind(99)",
 	}
 	for k, s := range want {
 		if k.String() != s {
@@ -105,7 +105,8 @@ func TestClassify(t *testing.T) {
 		{"reasoning params", fmt.Errorf("x: %w", openai.ErrReasoningModelLimitationsOther), KindBadRequest, "request not sent"},
 		{"stream asked", openai.ErrChatCompletionStreamNotSupported, KindBadRequest, "request not sent"},
 		{"content twice", fmt.Errorf("json: %w", openai.ErrContentFieldsMisused), KindBadRequest, "request not sent"},
-		{"not an API response", &json.SyntaxError{}, KindUnknown, "not an OpenAI-compatible response"},
+		{"not an API response", &json.SyntaxError{}, KindBadResponse, "not an OpenAI-compatible response"},
+		{"not a chat completion", &json.UnmarshalTypeError{Value: "array"}, KindBadResponse, "not an OpenAI-compatible response"},
 		{"anything else", errors.New("weird"), KindUnknown, "failed: weird"},
 	}
 	for _, tt := range tests {

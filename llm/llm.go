@@ -102,7 +102,13 @@ type Result struct {
 	// base URL, never its key): the one that answered, or the one that
 	// failed the call; "" when a cassette answered.
 	Endpoint string
-	Err      error // *Error when the call failed
+	// EndpointFailures names the endpoints that failed an attempt of the
+	// call (refused, 5xx, a timeout, an answer that is not an
+	// OpenAI-compatible response), one name per failed attempt, in order:
+	// an endpoint that failed every attempt sent to it answered no call,
+	// and is known by these alone.
+	EndpointFailures []string
+	Err              error // *Error when the call failed
 	// Recoveries are the failures the call went past or tried to, in order:
 	// transient errors retried, answers sent back for repair. Err, when set,
 	// is the failure after the last of them.

@@ -7,21 +7,38 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
 
+// route is where a call's attempts went: how many were made, the endpoint
+// of the last, and the endpoints that failed one (a name per endpoint
+// failure, in order).
+type route struct {
+	attempts int
+	last     *endpoint
+	failed   []string
+}
+
+// endpoint names the endpoint of the last attempt, "" when none was made.
+func (r route) endpoint() string {
+	if r.last == nil {
+		return ""
+	}
+	return r.last.name
+}
+
 // retry runs call until it succeeds, fails for good, or has been tried
 // Config.MaxAttempts times. Each try goes to an endpoint of pool (see
-// pick), runs under its own Config.Timeout and waits its turn there (see
-// admit): a slot of the endpoint's adaptive concurrency and the pacer of
-// its rpm / tpm, which charges it cost tokens. Between tries it waits the
-// server's Retry-After (capped at BackoffMax) or an exponential backoff
-// with full jitter. It returns the number of tries made, the endpoint of
-// the last, and the last failure. This is the only place that retries.
+// pick; another than the one named avoid while one is in), runs under its
+// own Config.Timeout and waits its turn there (see admit): a slot of the
+// endpoint's adaptive concurrency and the pacer of its rpm / tpm, which
+// charges it cost tokens. Between tries it waits the server's Retry-After
+// (capped at BackoffMax) or an exponential backoff with full jitter. It
+// returns where the tries went and the last failure. This is the only
+// place that retries.
 //
 // A 429 rate limit (not insufficient_quota, which is final) is flow
 // control, not a failure of the call: it is waited out up to
@@ -29,11 +46,12 @@ import (
 // the server's Retry-After when it sends one up to BackoffMax, else for the
 // exponential backoff of the waits so far; and it halves the endpoint's
 // adaptive concurrency (see gate). A failure of the endpoint (refused,
-// 5xx, timeout) is not a failure of the call while another endpoint of the
-// pool has not failed it and is in: the call goes there at once, without
-// counting a try. Each retry is added to recs (when not nil), with whether
-// the try after it succeeded, and told to the Watch of ctx as it happens.
-func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, pool []*endpoint, cost int, call func(ctx context.Context, ep *endpoint) error) (int, *endpoint, *Error) {
+// 5xx, timeout, an answer that is not an OpenAI-compatible response) is
+// not a failure of the call while another endpoint of the pool has not
+// failed it and is in: the call goes there at once, without counting a
+// try. Each retry is added to recs (when not nil), with whether the try
+// after it succeeded, and told to the Watch of ctx as it happens.
+func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, pool []*endpoint, cost int, avoid string, call func(ctx context.Context, ep *endpoint) error) (route, *Error) {
 	var pending *Recovery // the retry whose outcome the next try tells
 	settle := func(ok bool) {
 		if pending != nil {
@@ -43,35 +61,30 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, 
 			pending = nil
 		}
 	}
-	var tried []*endpoint // endpoints that failed this call
-	var ep *endpoint
+	var (
+		tried []*endpoint // endpoints that failed this call
+		rt    route
+	)
 	waits, tries := 0, 0
-	for n := 1; ; n++ {
-		if err := ctx.Err(); err != nil { // nothing is sent once the caller has given up
-			e := c.class.classify(ctx, err)
-			e.Attempts = n - 1
-			settle(false)
-			return n - 1, ep, e
-		}
-		ep = pick(pool, tried, time.Now())
+	for n := 1; ctx.Err() == nil; n++ { // nothing is sent once the caller has given up
+		ep := pick(pool, tried, avoid, time.Now())
+		rt.last = ep
 		turn, e := c.admit(ctx, ep, cost)
 		if e != nil {
 			e.Attempts = n - 1
 			settle(false)
-			return n - 1, ep, e
+			return rt, e
 		}
-
+		rt.attempts = n
 		e, down, hold := c.try(ctx, log, ep, turn, call)
 		if e == nil {
 			settle(true)
-			return n, ep, nil
+			return rt, nil
 		}
 		e.Attempts = n
-		if down && len(pool) > 1 {
-			if !slices.Contains(tried, ep) {
-				tried = append(tried, ep)
-			}
-			if another(pool, tried, time.Now()) {
+		if down {
+			rt.failed, tried = append(rt.failed, ep.name), append(tried, ep)
+			if len(pool) > 1 && another(pool, tried, time.Now()) {
 				log.Info("endpoint failed, sending the call to another", "endpoint", ep.name, "kind", e.Kind.String(), "error", e.Error())
 				continue
 			}
@@ -86,12 +99,12 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, 
 			tries++
 		}
 		if !e.Transient() || (!flow && tries >= c.cfg.MaxAttempts) || ctx.Err() != nil {
-			return n, ep, e
+			return rt, e
 		}
 		if hasRA && ra > c.cfg.BackoffMax {
 			// Asking again before the server allows only earns another 429.
 			e.Hint = fmt.Sprintf("the server asks to wait %s before another request (Retry-After), longer than this client waits (%s); try again later", ra, c.cfg.BackoffMax)
-			return n, ep, e
+			return rt, e
 		}
 
 		if flow {
@@ -106,10 +119,17 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, 
 			we.Attempts = n
 			we.Message += " while waiting to retry after: " + e.Message
 			settle(false)
-			return n, ep, we
+			return rt, we
 		}
 		tried = tried[:0] // every endpoint may take the next try
+		if down {
+			avoid = ep.name // but another than the one that just failed, while one is in
+		}
 	}
+	e := c.class.classify(ctx, ctx.Err())
+	e.Attempts = rt.attempts
+	settle(false)
+	return rt, e
 }
 
 // try makes one attempt of call at ep, in the turn admit gave it, under

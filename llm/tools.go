@@ -57,8 +57,10 @@ type ToolResult struct {
 	Latency  time.Duration
 	Usage    Usage
 	Err      error // *Error: transport, refusal or truncation; bad calls are in Calls
-	// Endpoint names the endpoint the last attempt went to, as Result's.
-	Endpoint string
+	// Endpoint names the endpoint the last attempt went to, and
+	// EndpointFailures the endpoints that failed an attempt, as Result's.
+	Endpoint         string
+	EndpointFailures []string
 	// Recoveries are the transient failures the call was retried past or
 	// tried to, in order, as Result's are (seed 002: each is emitted).
 	Recoveries []Recovery
@@ -86,8 +88,9 @@ func (c *Client) CompleteTools(ctx context.Context, req ToolRequest) (res ToolRe
 		return res
 	}
 	log := c.log.With("entity", req.EntityKey, "phase", req.Phase, "tick", req.Tick)
-	resp, n, usage, endpoint, callErr := c.create(ctx, log, &res.Recoveries, callSite{req.EntityKey, req.Phase, req.Tick}, cr)
-	res.Usage, res.Endpoint = usage, endpoint
+	resp, rt, usage, callErr := c.create(ctx, log, &res.Recoveries, callSite{req.EntityKey, req.Phase, req.Tick}, "", cr)
+	res.Usage, res.Endpoint, res.EndpointFailures = usage, rt.endpoint(), rt.failed
+	n := rt.attempts
 	res.Attempts = n
 	if callErr != nil {
 		callErr.Attempts = n

@@ -97,7 +97,8 @@ func TestRequestsGoOpenAIRefusesAreNotSent(t *testing.T) {
 		{openai.ChatCompletionRequest{Model: "m", Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "x",
 			MultiContent: []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: "y"}}}}}, openai.ErrContentFieldsMisused},
 	} {
-		_, n, _, _, err := c.create(t.Context(), c.log, nil, callSite{}, tt.cr)
+		_, rt, _, err := c.create(t.Context(), c.log, nil, callSite{}, "", tt.cr)
+		n := rt.attempts
 		if err == nil || !errors.Is(err, tt.want) || err.Kind != KindBadRequest || n != 1 {
 			t.Errorf("%+v: err %v (kind %v) after %d attempts, want %v as a bad request", tt.cr, err, ErrorKindOf(err), n, tt.want)
 		}
