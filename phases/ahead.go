@@ -564,16 +564,21 @@ func flush(ctx context.Context, logs [][]heldRecord) {
 	}
 }
 
-// pool runs the calls of the rounds under way on a fixed number of
-// workers, those of the earliest tick first: the tick the runner waits for
-// is never queued behind work ahead of it.
+// pool runs the calls of the rounds under way on at most max workers,
+// those of the earliest tick first: the tick the runner waits for is never
+// queued behind work ahead of it. A worker is started when a job finds
+// none idle, so the workers are bounded by the calls that exist, not by
+// max (llm.concurrency can be far larger than a tick's calls).
 type pool struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	jobs   jobs
-	seq    int
-	closed bool
-	wg     sync.WaitGroup
+	mu      sync.Mutex
+	cond    *sync.Cond
+	jobs    jobs
+	seq     int
+	closed  bool
+	max     int // workers at most
+	workers int // started
+	idle    int // waiting for a job
+	wg      sync.WaitGroup
 }
 
 type job struct {
@@ -602,16 +607,13 @@ func (h *jobs) Pop() any {
 }
 
 func newPool(workers int) *pool {
-	p := &pool{}
+	p := &pool{max: max(1, workers)}
 	p.cond = sync.NewCond(&p.mu)
-	for range max(1, workers) {
-		p.wg.Add(1)
-		go p.work()
-	}
 	return p
 }
 
-// submit queues run as work of tick; after close it is dropped.
+// submit queues run as work of tick, starting a worker when none is idle
+// and fewer than max run; after close it is dropped.
 func (p *pool) submit(tick int, run func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -620,6 +622,12 @@ func (p *pool) submit(tick int, run func()) {
 	}
 	p.seq++
 	heap.Push(&p.jobs, job{tick: tick, seq: p.seq, run: run})
+	if p.idle < len(p.jobs) && p.workers < p.max {
+		p.workers++
+		p.wg.Add(1)
+		go p.work()
+		return
+	}
 	p.cond.Signal()
 }
 
@@ -628,7 +636,9 @@ func (p *pool) work() {
 	for {
 		p.mu.Lock()
 		for len(p.jobs) == 0 && !p.closed {
+			p.idle++
 			p.cond.Wait()
+			p.idle--
 		}
 		if len(p.jobs) == 0 {
 			p.mu.Unlock()

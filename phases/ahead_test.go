@@ -1,11 +1,54 @@
 package phases
 
 import (
+	"runtime"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/llm"
 )
+
+// The pool starts a worker for each call waiting when none is idle, up to
+// its bound, and none for a bound no tick reaches: llm.concurrency
+// 1,000,000 started 2,000,000 workers (5.35 GB) for a tick of 72 calls.
+// What the pool allocates is bounded by the calls that exist.
+func TestPoolWorkersBoundedByCallsNotConcurrency(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		before := runtime.NumGoroutine()
+		p := newPool(2 * llm.MaxConcurrency)
+		if n := runtime.NumGoroutine() - before; n != 0 {
+			t.Errorf("an idle pool of bound %d runs %d goroutines, want none", 2*llm.MaxConcurrency, n)
+		}
+		const calls = 3
+		release := make(chan struct{})
+		var running sync.WaitGroup
+		for range calls {
+			running.Add(1)
+			p.submit(1, func() {
+				running.Done()
+				<-release
+			})
+		}
+		running.Wait() // each call has a worker of its own: none waits for another
+		if n := runtime.NumGoroutine() - before; n != calls {
+			t.Errorf("%d calls in flight run on %d goroutines, want %d", calls, n, calls)
+		}
+		close(release)
+		synctest.Wait() // the workers are idle
+		var done sync.WaitGroup
+		for range calls {
+			done.Add(1)
+			p.submit(2, done.Done)
+		}
+		done.Wait()
+		if n := runtime.NumGoroutine() - before; n != calls {
+			t.Errorf("%d more calls, one at a time on idle workers, left %d goroutines, want the same %d", calls, n, calls)
+		}
+		p.close()
+	})
+}
 
 // A job the pool has run is no longer reachable from its queue: a round's
 // jobs hold the round, and a round holds its tick's calls, prompts kept

@@ -20,6 +20,9 @@ import (
 //   - instant: the server answers at once, so the time is arbiter's own per
 //     tick (prompts, schemas, validation, the SQLite commit): the engine's
 //     overhead on top of the model.
+//   - instant/concurrency=10000: the same at llm.concurrency's bound: what a
+//     tick allocates follows its calls, not the limit (the allocations per
+//     tick equal instant's).
 //   - model=50ms: every call takes 50 ms, as a fast model server would; with
 //     concurrency 1 a tick costs 11 calls x 50 ms, with 4 the calls of a phase
 //     overlap. The ratio of the two is what parallel phases buy.
@@ -32,6 +35,7 @@ func BenchmarkTick(b *testing.B) {
 		concurrency int
 	}{
 		{"instant", 0, 4},
+		{"instant/concurrency=10000", 0, llm.MaxConcurrency},
 		{"model=50ms/concurrency=1", 50 * time.Millisecond, 1},
 		{"model=50ms/concurrency=4", 50 * time.Millisecond, 4},
 		{"model=50ms/concurrency=8", 50 * time.Millisecond, 8},
