@@ -49,6 +49,11 @@ type Results struct {
 	Results []GameResult `json:"results"`
 }
 
+// MaxResultsBytes bounds a results file: 10,000 games (the most an arena
+// plays) take a few MiB; merge refuses a larger file, or a stream (a FIFO,
+// /dev/zero) that runs past it, without reading further.
+const MaxResultsBytes = 64 << 20
+
 // WriteResults writes r to path whole, or leaves path as it was: a shard
 // killed while writing leaves no half file for merge to read.
 func WriteResults(path string, r *Results) (int, error) {
@@ -150,7 +155,7 @@ func Merge(paths ...string) (*Table, *Identity, error) {
 	}
 	files := make([]*Results, len(paths))
 	for i, path := range paths {
-		b, err := os.ReadFile(path)
+		b, err := readResults(path)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -191,6 +196,29 @@ func Merge(paths ...string) (*Table, *Identity, error) {
 		}
 	}
 	return summarize(id, results), &id, nil
+}
+
+// readResults reads the results file at path, at most MaxResultsBytes of
+// it: a larger file is refused, naming it, before it is read, and a stream
+// that runs past the bound is refused once it has.
+func readResults(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tooLarge := fmt.Errorf("%s: more than %d MiB, the most an arena results file may be", path, MaxResultsBytes>>20)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxResultsBytes {
+		return nil, tooLarge
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxResultsBytes+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", path, err)
+	case len(b) > MaxResultsBytes:
+		return nil, tooLarge
+	}
+	return b, nil
 }
 
 // differs says how b is another arena than a, "" when it is the same one.

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arbiter-sim/arbiter/arena"
 )
@@ -223,4 +224,42 @@ func FuzzParseResults(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A results file is bounded: merge refuses, naming the file, one larger
+// than MaxResultsBytes before reading it, and a stream that runs past the
+// bound (arena merge FILE /dev/zero read 2.1 GB in 6 s and hung).
+func TestMergeRefusesEndlessFile(t *testing.T) {
+	g := conquestDemo(t)
+	dir := t.TempDir()
+	one := playShards(t, g, arena.Config{Games: 2, Seed: 1, MaxTurns: 3}, 2, dir)
+	huge := filepath.Join(dir, "huge.json")
+	f, err := os.Create(huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(arena.MaxResultsBytes + 1); err != nil { // sparse: no disk spent
+		t.Fatal(err)
+	}
+	f.Close()
+	want := ": more than 64 MiB, the most an arena results file may be"
+	if _, _, err := arena.Merge(one[0], huge); err == nil || err.Error() != huge+want {
+		t.Errorf("merge of a file past the bound: %v, want %q", err, huge+want)
+	}
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero here")
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := arena.Merge(one[0], "/dev/zero")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || err.Error() != "/dev/zero"+want {
+			t.Errorf("merge of /dev/zero: %v, want %q", err, "/dev/zero"+want)
+		}
+	case <-time.After(time.Minute): // a guard against a hang, not a measure
+		t.Fatal("merge of /dev/zero still reading after a minute")
+	}
 }
