@@ -88,7 +88,7 @@ func TestBenchFlagErrors(t *testing.T) {
 		{[]string{"-o", filepath.Join(dir, "nope", "B.md")}, "does not exist"},
 		{[]string{"--cpuprofile", filepath.Join(dir, "nope", "cpu.prof")}, "--cpuprofile " + filepath.Join(dir, "nope", "cpu.prof") + ": folder"},
 		{[]string{"--memprofile", dir}, "--memprofile " + dir + ": is a folder"},
-		{[]string{"--depth", "-1"}, "llm.depth must not be negative"},
+		{[]string{"--depth", "-1"}, "config llm.depth: must be a whole number from 0 to 1000, got -1"},
 		{[]string{"extra"}, "takes 0 arguments, got 1"},
 	} {
 		code, out, errOut := arbiter(t, append([]string{"bench"}, tc.args...)...)

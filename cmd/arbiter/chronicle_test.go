@@ -230,7 +230,7 @@ func TestChronicleUsageErrors(t *testing.T) {
 		{[]string{"chat", filepath.Join(sim, "nope")}, true, "cannot open simulation folder"},
 		{[]string{"chat", corrupt}, true, "chronicle.json: unexpected EOF"},
 		{[]string{"chat", sim, "--temperature", "3"}, true, "config chronicle.temperature: must be within 0..2, got 3"},
-		{[]string{"chat", sim, "--max-tokens", "0"}, true, "config chronicle.max_tokens: must be positive, got 0"},
+		{[]string{"chat", sim, "--max-tokens", "0"}, true, "config chronicle.max_tokens: must be a whole number from 1 to 1000000, got 0"},
 		{[]string{"chat", sim, "--tempreature", "1"}, true, "unknown flag: --tempreature"},
 		{[]string{"chat", sim}, false, "no model endpoint configured"},
 		{[]string{"chat", sim, "--base-url", "ftp://x"}, true, `llm.base_url "ftp://x" must be an http:// or https:// URL`},

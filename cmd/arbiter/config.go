@@ -345,6 +345,7 @@ func loadConfig(configFile string, flags *pflag.FlagSet, flagKeys map[string]str
 		}
 	}
 
+	bad := checkIntegers(v)
 	var c Config
 	if err := v.Unmarshal(&c); err != nil {
 		return nil, usageErrorf("config: %v", err)
@@ -361,7 +362,7 @@ func loadConfig(configFile string, flags *pflag.FlagSet, flagKeys map[string]str
 	if err := foldRateLimit(v, &c); err != nil {
 		return nil, usageError(err)
 	}
-	if err := c.validate(); err != nil {
+	if err := c.validate(bad); err != nil {
 		return nil, usageError(err)
 	}
 	return &c, nil
@@ -395,12 +396,12 @@ func foldRateLimit(v *viper.Viper, c *Config) error {
 	return nil
 }
 
-// validate checks every key once. The model client's own keys are checked
-// by session.ClientConfig.Validate (the same check the session makes); what the
-// configuration requires beyond it (a model, positive timeout, attempts and
-// concurrency: a config file has no "0 means default") is checked here.
-func (c *Config) validate() error {
-	var errs []error
+// validate checks every key once, after the integer settings, whose
+// problems (checkIntegers) come first in errs. The model client's own keys
+// are checked by session.ClientConfig.Validate (the same check the session
+// makes); what the configuration requires beyond it (a model, a positive
+// timeout: a config file has no "0 means default") is checked here.
+func (c *Config) validate(errs []error) error {
 	check := func(ok bool, format string, args ...any) {
 		if !ok {
 			errs = append(errs, fmt.Errorf(format, args...))
@@ -408,9 +409,6 @@ func (c *Config) validate() error {
 	}
 	check(c.LLM.Model != "", "config llm.model: must not be empty")
 	check(c.LLM.Timeout > 0, "config llm.timeout: must be positive, got %s", c.LLM.Timeout)
-	check(c.LLM.MaxAttempts >= 1, "config llm.max_attempts: must be at least 1, got %d", c.LLM.MaxAttempts)
-	check(c.LLM.RateLimitWaits >= 0, "config llm.rate_limit_waits: must not be negative, got %d", c.LLM.RateLimitWaits)
-	check(c.LLM.Concurrency >= 1, "config llm.concurrency: must be at least 1, got %d", c.LLM.Concurrency)
 	check(c.LLM.BackoffBase > 0, "config llm.backoff_base: must be positive, got %s", c.LLM.BackoffBase)
 	for key, list := range map[string][]EndpointConfig{"llm.endpoints": c.LLM.Endpoints, "phases.intention.endpoints": c.Phases.Intention.Endpoints, "phases.resolution.endpoints": c.Phases.Resolution.Endpoints} {
 		for i, ep := range list {
@@ -420,8 +418,7 @@ func (c *Config) validate() error {
 	lc := c.llmConfig(c.LLM.BaseURL)
 	// The keys checked above are not checked again by the client's own,
 	// weaker check ("must not be negative"): one line per problem.
-	lc.Timeout, lc.MaxAttempts, lc.Concurrency, lc.BackoffBase = max(lc.Timeout, 1), max(lc.MaxAttempts, 1), max(lc.Concurrency, 1), max(lc.BackoffBase, 1)
-	lc.RateLimitWaits = max(lc.RateLimitWaits, 0)
+	lc.Timeout, lc.BackoffBase = max(lc.Timeout, 1), max(lc.BackoffBase, 1)
 	if lc.BaseURL == "" && len(lc.Endpoints) == 0 {
 		lc.APIKey = "-" // whether there is an endpoint at all is the command's to say (ErrNoEndpoint)
 	}
@@ -432,19 +429,13 @@ func (c *Config) validate() error {
 	}
 	for name, p := range map[string]PhaseConfig{"phases.intention": c.Phases.Intention.PhaseConfig, "phases.resolution": c.Phases.Resolution.PhaseConfig, "chronicle": c.Chronicle.PhaseConfig, "games": c.Games.PhaseConfig} {
 		check(p.Temperature >= 0 && p.Temperature <= 2, "config %s.temperature: must be within 0..2, got %g", name, p.Temperature)
-		check(p.MaxTokens > 0, "config %s.max_tokens: must be positive, got %d", name, p.MaxTokens)
-		check(p.MaxTokens <= c.LLM.MaxOutputTokens || c.LLM.MaxOutputTokens <= 0, "config %s.max_tokens: %d is more than llm.max_output_tokens %d", name, p.MaxTokens, c.LLM.MaxOutputTokens)
+		check(p.MaxTokens <= c.LLM.MaxOutputTokens, "config %s.max_tokens: %d is more than llm.max_output_tokens %d", name, p.MaxTokens, c.LLM.MaxOutputTokens)
 	}
-	check(c.LLM.MaxOutputTokens > 0, "config llm.max_output_tokens: must be positive, got %d", c.LLM.MaxOutputTokens)
 	for _, m := range c.modes() {
 		check(m.mode == ModeLive || m.mode == ModeBatch, "%s: %q is not a phase mode: %s (live calls) or %s (one Batch API job per tick, as run --batch)",
 			c.where(m.key), m.mode, ModeLive, ModeBatch)
 	}
-	check(c.Phases.Resolution.MaxCharacters >= 0, "config phases.resolution.max_characters: must not be negative (0: as many as llm.max_output_tokens allows), got %d", c.Phases.Resolution.MaxCharacters)
-	check(c.Chronicle.Window >= 0, "config chronicle.window: must not be negative, got %d", c.Chronicle.Window)
-	check(c.LLM.ContextTokens >= 0, "config llm.context_tokens: must not be negative, got %d", c.LLM.ContextTokens)
 	check(c.Run.PhaseTimeout >= 0, "config run.phase_timeout: must not be negative")
-	check(c.Run.TokenBudget >= 0, "config run.token_budget: must not be negative")
 	number := func(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 	if !number(c.Run.MaxCost) {
 		check(false, "config run.max_cost: must be a number of US dollars (0: no limit), got %g", c.Run.MaxCost)

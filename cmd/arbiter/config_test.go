@@ -153,12 +153,12 @@ func TestConfigClientKeys(t *testing.T) {
 	for _, tc := range []struct{ env, value, want string }{
 		{"ARBITER_LLM_RATE_LIMIT", "-1", "config llm.rate_limit must not be negative"},
 		{"ARBITER_LLM_RATE_LIMIT", "fast", `config llm.rate_limit: "fast" is not a number of requests per second`},
-		{"ARBITER_LLM_RPM", "-1", "config llm.rpm must not be negative"},
-		{"ARBITER_LLM_TPM", "-200", "config llm.tpm must not be negative"},
-		{"ARBITER_LLM_RPM", "lots", "'llm.rpm' cannot parse value as 'int'"},
+		{"ARBITER_LLM_RPM", "-1", "config llm.rpm: must be a whole number from 0 to 1000000000, got -1"},
+		{"ARBITER_LLM_TPM", "-200", "config llm.tpm: must be a whole number from 0 to 1000000000000, got -200"},
+		{"ARBITER_LLM_RPM", "lots", `config llm.rpm: must be a whole number from 0 to 1000000000, got "lots"`},
 		{"ARBITER_LLM_BACKOFF_BASE", "0s", "config llm.backoff_base: must be positive, got 0s"},
 		{"ARBITER_LLM_BACKOFF_BASE", "1m", "config llm.backoff_base 1m0s is larger than llm.backoff_max 45s"},
-		{"ARBITER_LLM_DEPTH", "-2", "config llm.depth must not be negative"},
+		{"ARBITER_LLM_DEPTH", "-2", "config llm.depth: must be a whole number from 0 to 1000, got -2"},
 		{"ARBITER_LLM_BASE_URL", "ftp://x", `config llm.base_url "ftp://x" must be an http:// or https:// URL`},
 	} {
 		t.Run(tc.env+"="+tc.value, func(t *testing.T) {

@@ -528,7 +528,7 @@ func TestContextWindowChecked(t *testing.T) {
 		t.Errorf("validate with room: exit %d\n%s", code, out)
 	}
 	t.Setenv("ARBITER_LLM_CONTEXT_TOKENS", "-1")
-	if code, _, errOut := arbiter(t, "validate", sim); code != ExitUsage || !strings.Contains(errOut, "llm.context_tokens: must not be negative") {
+	if code, _, errOut := arbiter(t, "validate", sim); code != ExitUsage || !strings.Contains(errOut, "llm.context_tokens: must be a whole number from 0 to 100000000, got -1") {
 		t.Errorf("negative window: exit %d %s", code, errOut)
 	}
 }

@@ -55,9 +55,9 @@ func TestFaultMessagesOneLinePerProblem(t *testing.T) {
 		want []string
 	}{
 		{[]string{"--timeout", "-1s"}, []string{"arbiter: config llm.timeout: must be positive, got -1s"}},
-		{[]string{"--concurrency", "-3"}, []string{"arbiter: config llm.concurrency: must be at least 1, got -3"}},
+		{[]string{"--concurrency", "-3"}, []string{"arbiter: config llm.concurrency: must be a whole number from 1 to 10000, got -3"}},
 		{[]string{"--max-cost", "NaN"}, []string{"arbiter: config run.max_cost: must be a number of US dollars (0: no limit), got NaN"}},
-		{[]string{"--timeout", "-1s", "--concurrency", "-3"}, []string{"arbiter: config llm.timeout: must be positive, got -1s", "arbiter: config llm.concurrency: must be at least 1, got -3"}},
+		{[]string{"--timeout", "-1s", "--concurrency", "-3"}, []string{"arbiter: config llm.concurrency: must be a whole number from 1 to 10000, got -3", "arbiter: config llm.timeout: must be positive, got -1s"}},
 	} {
 		code, out, errOut := arbiter(t, append([]string{"run", sim}, tc.args...)...)
 		lines := strings.Split(strings.TrimSpace(errOut), "\n")
