@@ -657,6 +657,7 @@ func callRecord(c Call) store.CallRecord {
 		EntityKey:             res.Request.EntityKey,
 		Model:                 res.Request.Params.Model,
 		Endpoint:              res.Endpoint,
+		EndpointFailures:      res.EndpointFailures,
 		Raw:                   res.Raw,
 		Output:                sameOr(res.Raw, res.Output),
 		LatencyMS:             res.Latency.Milliseconds(),

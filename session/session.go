@@ -12,6 +12,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -476,17 +477,11 @@ func (s *Session) Status(ctx context.Context) (*Status, error) {
 			return nil, err
 		}
 		out.Summary = sum
-		runs, err := s.store.Runs(ctx)
-		if err != nil {
+		if out.LastRun, out.Manifest, err = s.lastRun(ctx); err != nil {
 			return nil, err
 		}
-		if len(runs) > 0 {
-			last := runs[len(runs)-1]
-			var m manifest.Manifest
-			if err := json.Unmarshal(last.Manifest, &m); err != nil {
-				return nil, fmt.Errorf("run %d: manifest: %w", last.N, err)
-			}
-			out.LastRun, out.Manifest = &last, &m
+		if out.Manifest != nil {
+			out.ByEndpoint = configuredEndpoints(out.ByEndpoint, out.Manifest.Endpoints)
 		}
 	}
 	fields, err := s.Kind.Status(ctx, s.store, s.State())
@@ -498,6 +493,36 @@ func (s *Session) Status(ctx context.Context) (*Status, error) {
 		out.KindStatus[f.Key] = f.Value
 	}
 	return out, nil
+}
+
+// lastRun is the latest run that committed ticks and its manifest, read;
+// nil before the first.
+func (s *Session) lastRun(ctx context.Context) (*store.Run, *manifest.Manifest, error) {
+	runs, err := s.store.Runs(ctx)
+	if err != nil || len(runs) == 0 {
+		return nil, nil, err
+	}
+	last := runs[len(runs)-1]
+	var m manifest.Manifest
+	if err := json.Unmarshal(last.Manifest, &m); err != nil {
+		return nil, nil, fmt.Errorf("run %d: manifest: %w", last.N, err)
+	}
+	return &last, &m, nil
+}
+
+// configuredEndpoints is rows, the usage per endpoint stored, with a row
+// of its own for every endpoint of names (the latest run's) that has none
+// (it was sent nothing), sorted by name: every endpoint configured is
+// shown, the one that answered nothing included.
+func configuredEndpoints(rows []store.GroupUsage, names []string) []store.GroupUsage {
+	out := slices.Clone(rows)
+	for _, name := range names {
+		if !slices.ContainsFunc(out, func(g store.GroupUsage) bool { return g.Key == name }) {
+			out = append(out, store.GroupUsage{Key: name})
+		}
+	}
+	slices.SortFunc(out, func(a, b store.GroupUsage) int { return cmp.Compare(a.Key, b.Key) })
+	return out
 }
 
 // Reset deletes the run state of the simulation in dir (state.db, and a

@@ -26,9 +26,10 @@ type UsageReport struct {
 	ByPhase  []UsageLine `json:"by_phase"`
 	ByEntity []UsageLine `json:"by_entity"`
 	ByTick   []UsageLine `json:"by_tick"`
-	// ByEndpoint is the calls per endpoint that answered them (not
-	// priced: the model prices them); none in a state.db written before
-	// schema version 6.
+	// ByEndpoint is the calls per endpoint that answered them and the
+	// attempts each failed (not priced: the model prices them), a row for
+	// every endpoint the latest run configured; none in a state.db written
+	// before schema version 6.
 	ByEndpoint []UsageLine `json:"by_endpoint,omitempty"`
 }
 
@@ -54,6 +55,13 @@ func (s *Session) UsageReport(ctx context.Context) (*UsageReport, error) {
 		sum, err := s.store.Summary(ctx)
 		if err != nil {
 			return nil, err
+		}
+		_, m, err := s.lastRun(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if m != nil {
+			sum.ByEndpoint = configuredEndpoints(sum.ByEndpoint, m.Endpoints)
 		}
 		for _, g := range sum.ByEndpoint {
 			rep.ByEndpoint = append(rep.ByEndpoint, UsageLine{Key: g.Key, Usage: g.Usage})

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -51,5 +52,20 @@ func TestBuildUsagePartlyPriced(t *testing.T) {
 	}
 	if c := rep.ByEntity[0].CostUSD; c == nil || *c != 1.5 {
 		t.Errorf("intention:ada cost %v, want 1.5", c)
+	}
+}
+
+// Every endpoint the latest run configured has a row, in name order, one
+// that was sent nothing included; the rows stored keep their figures.
+func TestConfiguredEndpointsEachHaveARow(t *testing.T) {
+	t.Parallel()
+	stored := []store.GroupUsage{{Key: "gpu-b", Usage: store.Usage{Calls: 4}}, {Key: "gpu-c", Usage: store.Usage{EndpointFailures: 3}}}
+	got := configuredEndpoints(stored, []string{"gpu-c", "gpu-a", "gpu-b"})
+	want := []store.GroupUsage{{Key: "gpu-a"}, stored[0], stored[1]}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("rows %+v, want %+v", got, want)
+	}
+	if stored[0].Key != "gpu-b" || len(stored) != 2 {
+		t.Errorf("the stored rows were changed: %+v", stored)
 	}
 }

@@ -309,32 +309,39 @@ func writeTotals(w *tickWriter, rec *TickRecord) {
 }
 
 // writeEndpointTotals adds the tick's calls to the running totals of the
-// endpoints that answered them.
+// endpoints that answered them, and the attempts they failed to those of
+// the endpoints that failed them.
 func writeEndpointTotals(w *tickWriter, rec *TickRecord) {
 	sums := map[string]*Usage{}
-	for _, c := range rec.Calls {
-		if c.Endpoint == "" {
-			continue
-		}
-		u := sums[c.Endpoint]
+	of := func(ep string) *Usage {
+		u := sums[ep]
 		if u == nil {
 			u = &Usage{}
-			sums[c.Endpoint] = u
+			sums[ep] = u
 		}
-		u.add(c)
+		return u
+	}
+	for _, c := range rec.Calls {
+		for _, ep := range c.EndpointFailures {
+			of(ep).EndpointFailures++
+		}
+		if c.Endpoint != "" {
+			of(c.Endpoint).add(c)
+		}
 	}
 	for _, ep := range slices.Sorted(maps.Keys(sums)) {
 		u := sums[ep]
 		w.exec("endpoint_totals", `INSERT INTO endpoint_totals (endpoint, calls, failed, repairs, prompt_tokens, completion_tokens, cached_tokens, latency_ms,
-				batch_prompt_tokens, batch_completion_tokens)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				batch_prompt_tokens, batch_completion_tokens, endpoint_failures)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (endpoint) DO UPDATE SET
 				calls = calls + excluded.calls, failed = failed + excluded.failed, repairs = repairs + excluded.repairs,
 				prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens,
 				cached_tokens = cached_tokens + excluded.cached_tokens, latency_ms = latency_ms + excluded.latency_ms,
 				batch_prompt_tokens = batch_prompt_tokens + excluded.batch_prompt_tokens,
-				batch_completion_tokens = batch_completion_tokens + excluded.batch_completion_tokens`,
+				batch_completion_tokens = batch_completion_tokens + excluded.batch_completion_tokens,
+				endpoint_failures = endpoint_failures + excluded.endpoint_failures`,
 			ep, u.Calls, u.FailedCalls, u.Repairs, u.PromptTokens, u.CompletionTokens, u.CachedTokens, u.LatencyMS,
-			u.BatchPromptTokens, u.BatchCompletionTokens)
+			u.BatchPromptTokens, u.BatchCompletionTokens, u.EndpointFailures)
 	}
 }

@@ -68,7 +68,11 @@ type CallRecord struct {
 	EntityKey string
 	Model     string // the model the request named; "" when stored before schema version 3
 	Endpoint  string // the endpoint that answered (its name); "" when none did
-	Request   string // the messages sent, as JSON (what Calls reads back)
+	// EndpointFailures name the endpoints that failed an attempt of the
+	// call, one name per attempt (llm.Result.EndpointFailures): counted
+	// in the running totals per endpoint, not stored with the call.
+	EndpointFailures []string
+	Request          string // the messages sent, as JSON (what Calls reads back)
 	// Messages, when set, are the messages sent, stored in place of Request
 	// with each long content kept once (see Message).
 	Messages []Message
@@ -131,6 +135,9 @@ type Usage struct {
 	// tokens above answered through Batch API jobs (schema version 7).
 	BatchPromptTokens     int `json:"batch_prompt_tokens,omitempty"`
 	BatchCompletionTokens int `json:"batch_completion_tokens,omitempty"`
+	// EndpointFailures, counted per endpoint alone (Summary.ByEndpoint),
+	// are the attempts the endpoint failed (schema version 8).
+	EndpointFailures int `json:"endpoint_failures,omitempty"`
 }
 
 // GroupUsage is the usage of the calls sharing one phase or entity key.
@@ -148,8 +155,8 @@ type Summary struct {
 	ApplyErrors     int          `json:"apply_errors"`
 	ByPhase         []GroupUsage `json:"by_phase"`  // sorted by phase
 	ByEntity        []GroupUsage `json:"by_entity"` // sorted by entity key
-	// ByEndpoint sums the calls per endpoint that answered them, sorted by
-	// name; empty before schema version 6.
+	// ByEndpoint sums the calls per endpoint that answered them, and the
+	// attempts each failed, sorted by name; empty before schema version 6.
 	ByEndpoint []GroupUsage `json:"by_endpoint,omitempty"`
 	// LastStop is why the latest run stopped short, when it did so after the
 	// last commit; nil otherwise.

@@ -2,12 +2,12 @@ package store
 
 // schemaVersion is stored in PRAGMA user_version. Raise it, and add a step
 // to upgrades, whenever the schema below changes.
-const schemaVersion = 7
+const schemaVersion = 8
 
 // readableVersion is the oldest version read-only commands read as it is:
 // version 5 changed only how new texts are compressed, which the reader
-// of either knows; versions 6 and 7 added tables and columns the reader
-// does without (its sums read a missing batch column as 0).
+// of either knows; versions 6 to 8 added tables and columns the reader
+// does without (its sums read a missing batch or failure column as 0).
 const readableVersion = 4
 
 // schema creates every table; it is safe to run on an existing database.
@@ -21,8 +21,10 @@ const readableVersion = 4
 // that answered each call, the running totals per endpoint and the Batch
 // API jobs in flight (see BatchJob); version 7 the tokens of each call
 // answered through a Batch API job, in calls and both running totals, so
-// that they are priced at the batch discount. An older database
-// gets what it lacks when opened (see upgrades).
+// that they are priced at the batch discount; version 8 the attempts each
+// endpoint failed, so that one that failed every attempt (and so answered
+// no call) still has its row. An older database gets what it lacks when
+// opened (see upgrades).
 const schema = `
 CREATE TABLE IF NOT EXISTS ticks (
 	tick         INTEGER PRIMARY KEY CHECK (tick > 0),
@@ -185,7 +187,9 @@ CREATE TABLE IF NOT EXISTS totals (
 	PRIMARY KEY (phase, entity_key, model)
 ) WITHOUT ROWID;
 
--- endpoint_totals: the calls summed per endpoint that answered them, kept
+-- endpoint_totals: the calls summed per endpoint that answered them, and
+-- the attempts each endpoint failed (refused, 5xx, timeouts, answers not
+-- OpenAI-compatible: calls another endpoint, or a retry, then took), kept
 -- by each commit as totals is.
 CREATE TABLE IF NOT EXISTS endpoint_totals (
 	endpoint          TEXT    PRIMARY KEY,
@@ -197,7 +201,8 @@ CREATE TABLE IF NOT EXISTS endpoint_totals (
 	cached_tokens     INTEGER NOT NULL,
 	latency_ms        INTEGER NOT NULL,
 	batch_prompt_tokens     INTEGER NOT NULL DEFAULT 0,
-	batch_completion_tokens INTEGER NOT NULL DEFAULT 0
+	batch_completion_tokens INTEGER NOT NULL DEFAULT 0,
+	endpoint_failures       INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
 
 -- batch_jobs: a phase's Batch API job, stored before the run waits for it,
@@ -256,6 +261,9 @@ var columns = map[int][]column{
 		{"totals", "batch_prompt_tokens"}, {"totals", "batch_completion_tokens"},
 		{"endpoint_totals", "batch_prompt_tokens"}, {"endpoint_totals", "batch_completion_tokens"},
 	},
+	// Version 8: the running totals per endpoint count the attempts it
+	// failed; those of earlier runs were not kept, so 0.
+	7: {{"endpoint_totals", "endpoint_failures"}},
 }
 
 // column is a count column added to table, 0 in the rows it finds.

@@ -198,16 +198,32 @@ func (s *Store) Totals(ctx context.Context) (_ []CallUsage, err error) {
 	return out, nil
 }
 
-// endpointUsage sums the calls per endpoint that answered them; none in a
-// database older than version 6 read as it is.
+// endpointUsage sums the calls per endpoint that answered them, and the
+// attempts each failed; none in a database older than version 6 read as
+// it is, and no failures in one older than version 8.
 func (s *Store) endpointUsage(ctx context.Context) ([]GroupUsage, error) {
-	var n int
-	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'endpoint_totals'").Scan(&n); err != nil || n == 0 {
+	var table, failures int
+	err := s.db.QueryRowContext(ctx, `SELECT
+		(SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'endpoint_totals'),
+		(SELECT COUNT(*) FROM pragma_table_info('endpoint_totals') WHERE name = 'endpoint_failures')`).Scan(&table, &failures)
+	if err != nil || table == 0 {
 		return nil, err
 	}
-	groups, err := s.groups(ctx, "SELECT endpoint, "+s.totalsColumns()+" FROM endpoint_totals GROUP BY endpoint ORDER BY endpoint")
+	sum := "0"
+	if failures > 0 {
+		sum = "COALESCE(SUM(endpoint_failures), 0)"
+	}
+	groups := []GroupUsage{}
+	err = s.scan(ctx, func(scan func(...any) error) error {
+		var g GroupUsage
+		if err := scan(append([]any{&g.Key}, append(g.Usage.scanArgs(), &g.EndpointFailures)...)...); err != nil {
+			return err
+		}
+		groups = append(groups, g)
+		return nil
+	}, "SELECT endpoint, "+s.totalsColumns()+", "+sum+" FROM endpoint_totals GROUP BY endpoint ORDER BY endpoint")
 	if len(groups) == 0 {
-		return nil, err // none answered yet: by_endpoint is left out
+		return nil, err // none answered or failed yet: by_endpoint is left out
 	}
 	return groups, err
 }

@@ -72,8 +72,8 @@ func TestUpgradeV2(t *testing.T) {
 		t.Fatalf("Open of a version 2 database: %v", err)
 	}
 	defer s.Close()
-	if v := userVersion(t, s); v != schemaVersion || schemaVersion != 7 {
-		t.Fatalf("user_version after the upgrade = %d, want 7", v)
+	if v := userVersion(t, s); v != schemaVersion || schemaVersion != 8 {
+		t.Fatalf("user_version after the upgrade = %d, want 8", v)
 	}
 	if sum, err := s.Summary(t.Context()); err != nil || sum.Total.Calls != 2 || sum.Total.PromptTokens != 200 || len(sum.ByEntity) != 1 {
 		t.Fatalf("summary after the upgrade = %+v, %v; want the 2 old calls in the totals", sum, err)
@@ -280,8 +280,8 @@ func TestUpgradeV6(t *testing.T) {
 		t.Fatalf("Open of a version 6 database: %v", err)
 	}
 	defer s.Close()
-	if v := userVersion(t, s); v != 7 {
-		t.Fatalf("user_version after the upgrade = %d, want 7", v)
+	if v := userVersion(t, s); v != schemaVersion {
+		t.Fatalf("user_version after the upgrade = %d, want %d", v, schemaVersion)
 	}
 	rec := record(2)
 	rec.Calls[0].Endpoint = "east"
@@ -320,5 +320,54 @@ func TestUpgradeV6(t *testing.T) {
 		if tot.EntityKey == "resolution:hall" && (tot.BatchCompletionTokens != 50 || tot.CompletionTokens != 160) {
 			t.Errorf("totals of resolution:hall = %+v; want 50 batch completion tokens of 160", tot.Usage)
 		}
+	}
+}
+
+// TestUpgradeV7: a version 7 database (endpoint totals without the
+// attempts each endpoint failed) reads as it is, with no failures; opened
+// for a run it becomes version 8, and the ticks after it count the
+// attempts each endpoint failed, an endpoint that answered none included.
+func TestUpgradeV7(t *testing.T) {
+	s, path := openTemp(t)
+	old := record(1)
+	old.Calls[0].Endpoint = "east"
+	commit(t, s, old)
+	if _, err := s.db.ExecContext(t.Context(), "ALTER TABLE endpoint_totals DROP COLUMN endpoint_failures; PRAGMA user_version = 7"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	ro, err := OpenReadOnly(t.Context(), path)
+	if err != nil {
+		t.Fatalf("OpenReadOnly of a version 7 database: %v", err)
+	}
+	sum, err := ro.Summary(t.Context())
+	ro.Close()
+	if err != nil || len(sum.ByEndpoint) != 1 || sum.ByEndpoint[0].Calls != 1 || sum.ByEndpoint[0].EndpointFailures != 0 {
+		t.Fatalf("read-only, the endpoints of a version 7 database = %+v, %v", sum.ByEndpoint, err)
+	}
+
+	s, err = Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("Open of a version 7 database: %v", err)
+	}
+	defer s.Close()
+	if v := userVersion(t, s); v != schemaVersion {
+		t.Fatalf("user_version after the upgrade = %d, want %d", v, schemaVersion)
+	}
+	rec := record(2)
+	rec.Calls[0].Endpoint, rec.Calls[0].EndpointFailures = "east", []string{"west", "west"}
+	rec.Calls[1].EndpointFailures = []string{"west", "east"} // a call every endpoint failed, stored without one
+	commit(t, s, rec)
+	sum, err = s.Summary(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []GroupUsage{
+		{Key: "east", Usage: Usage{Calls: 2, PromptTokens: 200, CompletionTokens: 40, CachedTokens: 100, LatencyMS: 240, EndpointFailures: 1}},
+		{Key: "west", Usage: Usage{EndpointFailures: 3}},
+	}
+	if !reflect.DeepEqual(sum.ByEndpoint, want) {
+		t.Errorf("endpoints after the upgrade = %+v, want %+v", sum.ByEndpoint, want)
 	}
 }

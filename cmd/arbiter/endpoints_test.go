@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -112,5 +114,50 @@ func TestGameAndChatCallsNameTheirEndpoint(t *testing.T) {
 				t.Errorf("by_endpoint %+v, want the one server (%s) with its %d calls", rep.ByEndpoint, srv.URL, srv.CallCount())
 			}
 		})
+	}
+}
+
+// An endpoint whose every attempt failed answered no call, yet status and
+// usage give it a row with its failures, as they do every endpoint
+// configured: they left it out, and its failures were in the run's own
+// output alone.
+func TestStatusAndUsageShowEndpointThatFailedEveryAttempt(t *testing.T) {
+	cleanEnv(t)
+	up := openaitest.New(t, openaitest.FromSchema(nil))
+	down := openaitest.New(t, openaitest.Always(openaitest.Status(500, "server_error", "", "boom")))
+	t.Setenv("ARBITER_LLM_MODEL", "test-model")
+	t.Setenv("ARBITER_CONFIG", writeConfig(t, fmt.Sprintf("llm:\n  endpoints:\n    - {name: down, base_url: %q, concurrency: 8}\n    - {name: up, base_url: %q, concurrency: 2}\n", down.URL, up.URL)))
+	sim := demoCopy(t)
+	if code, out, errOut := arbiter(t, "run", sim, "-n", "1"); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	if down.CallCount() == 0 {
+		t.Fatal("down was sent no call: the test shows nothing")
+	}
+	type row struct {
+		Key              string `json:"key"`
+		Calls            int    `json:"calls"`
+		EndpointFailures int    `json:"endpoint_failures"`
+	}
+	want := []row{{"down", 0, down.CallCount()}, {"up", up.CallCount(), 0}}
+	for _, cmd := range []string{"status", "usage"} {
+		code, out, errOut := arbiter(t, cmd, sim, "--json")
+		if code != 0 {
+			t.Fatalf("%s --json: exit %d\n%s", cmd, code, errOut)
+		}
+		var rep struct {
+			ByEndpoint []row `json:"by_endpoint"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%s --json: %v\n%s", cmd, err, out)
+		}
+		if !reflect.DeepEqual(rep.ByEndpoint, want) {
+			t.Errorf("%s --json: by_endpoint %+v, want %+v", cmd, rep.ByEndpoint, want)
+		}
+		code, out, errOut = arbiter(t, cmd, sim)
+		line := fmt.Sprintf("down (%s failed)", plural(down.CallCount(), "attempt"))
+		if code != 0 || !strings.Contains(out, line) || !strings.Contains(out, "up") {
+			t.Errorf("%s: exit %d, want a line of %q\n%s%s", cmd, code, line, out, errOut)
+		}
 	}
 }

@@ -94,10 +94,11 @@ func writeStatus(io *IOStreams, s *session.Status) error {
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "\ncalls by\tcalls\tfailed\tprompt\tcompletion\tcached\tlatency (per call)")
 	eps := slices.Clone(s.ByEndpoint)
+	failures := make([]int, len(eps))
 	for i := range eps {
-		eps[i].Key = "endpoint " + eps[i].Key
+		eps[i].Key, failures[i] = "endpoint "+endpointKey(eps[i].Key, eps[i].EndpointFailures), eps[i].EndpointFailures
 	}
-	if len(eps) < 2 { // one endpoint answered every call: the phases say it all
+	if !showEndpoints(failures) {
 		eps = nil
 	}
 	for _, u := range slices.Concat(s.ByPhase, s.ByEntity, eps) {
@@ -200,4 +201,20 @@ func runReset(opts *ResetOptions) error {
 		fmt.Fprintf(opts.IO.Out, "%s: no run state to delete\n", opts.Dir)
 	}
 	return nil
+}
+
+// showEndpoints reports whether the lines per endpoint, of the attempts
+// each failed, say more than the lines per phase: there are several, or
+// one failed attempts.
+func showEndpoints(failures []int) bool {
+	return len(failures) > 1 || slices.ContainsFunc(failures, func(n int) bool { return n > 0 })
+}
+
+// endpointKey is an endpoint's name as its line shows it, with the
+// attempts it failed.
+func endpointKey(name string, failures int) string {
+	if failures == 0 {
+		return name
+	}
+	return fmt.Sprintf("%s (%s failed)", name, plural(failures, "attempt"))
 }

@@ -120,8 +120,12 @@ func writeUsage(io *IOStreams, rep *session.UsageReport) error {
 	section("phase (model)", rep.ByPhase, func(l session.UsageLine) string { return l.Key + " (" + l.Model + ")" })
 	section("entity", rep.ByEntity, func(l session.UsageLine) string { return l.Key })
 	section("tick", rep.ByTick, func(l session.UsageLine) string { return strconv.Itoa(l.Tick) })
-	if len(rep.ByEndpoint) > 1 { // one endpoint answered every call: the lines above say it all
-		section("endpoint", rep.ByEndpoint, func(l session.UsageLine) string { return l.Key })
+	failures := make([]int, len(rep.ByEndpoint))
+	for i, l := range rep.ByEndpoint {
+		failures[i] = l.EndpointFailures
+	}
+	if showEndpoints(failures) {
+		section("endpoint", rep.ByEndpoint, func(l session.UsageLine) string { return endpointKey(l.Key, l.EndpointFailures) })
 	}
 	return tw.Flush()
 }

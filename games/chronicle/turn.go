@@ -108,7 +108,7 @@ func (g *Game) ask(ctx context.Context, t *runner.Tick, s *State) error {
 				Request:  llm.Request{EntityKey: res.Request.EntityKey, Phase: PhaseChat, Tick: t.N, Params: res.Request.Params},
 				Messages: res.Request.Messages, Raw: res.Content,
 				Attempts: res.Attempts, Latency: res.Latency, Usage: res.Usage, Err: res.Err,
-				Recoveries: res.Recoveries, Endpoint: res.Endpoint,
+				Recoveries: res.Recoveries, Endpoint: res.Endpoint, EndpointFailures: res.EndpointFailures,
 			}}
 			call.Recovered = cutWithText(res)
 			return []runner.Call{call}, nil

@@ -97,7 +97,7 @@ func (g *Game) agentTurn(ctx context.Context, tick int, s *State, player string)
 		call := runner.Call{Result: llm.Result{
 			Request:  llm.Request{EntityKey: key, Phase: PhaseOrders, Tick: tick, Params: g.Params},
 			Messages: sent, Raw: string(raw), Attempts: res.Attempts, Latency: res.Latency, Usage: res.Usage, Err: res.Err,
-			Recoveries: res.Recoveries, Endpoint: res.Endpoint,
+			Recoveries: res.Recoveries, Endpoint: res.Endpoint, EndpointFailures: res.EndpointFailures,
 		}}
 		if res.Err != nil {
 			call.Fallback = true
