@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 )
@@ -281,5 +282,71 @@ func TestFaultSuite(t *testing.T) {
 	if injected["unknown id"] == 0 || injected["unreachable destination"] == 0 || skipped < injected["unknown id"]+injected["unreachable destination"] {
 		t.Errorf("world-rule faults: %d unknown ids and %d unreachable destinations sent, %d apply errors stored; want each skipped with an apply error",
 			injected["unknown id"], injected["unreachable destination"], skipped)
+	}
+}
+
+// garbage200 are answers of HTTP 200 that are not what a model wrote: a
+// web page, a body cut or broken, JSON of another shape, a chat completion
+// without choices, bytes; and, once in a while, a chat completion whose
+// content is broken JSON (a broken model behind the server).
+var garbage200 = []openaitest.Reply{
+	openaitest.Raw(200, "text/html", "<html><body>It works!</body></html>"),
+	openaitest.Raw(200, "application/json", `{"choices": [}`),
+	openaitest.Raw(200, "application/json", `[{"message": "hello"}]`),
+	openaitest.Raw(200, "application/json", `{"id": "x", "object": "chat.completion", "choices": []}`),
+	openaitest.Raw(200, "application/octet-stream", "\x00\x01\x02\xff"),
+	openaitest.Content("I think {the answer"),
+}
+
+// TestFaultGarbage200Endpoint runs worlds for many ticks on two endpoints,
+// one answering HTTP 200 with garbage (garbage200, in turn) and faster, so
+// that it has the more free slots, beside a healthy one: no call falls
+// back or fails. An answer that is not an OpenAI-compatible response is
+// the endpoint's failure (the call goes to the other at once, the breaker
+// takes it out, and its short cooldown lets it fail again and again); a
+// broken answer is repaired by the other endpoint. The garbage endpoint
+// kept about 70 % of the calls, and 250 of 360 calls fell back.
+func TestFaultGarbage200Endpoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: not in -short")
+	}
+	cleanEnv(t)
+	for k, v := range map[string]string{
+		"ARBITER_LLM_MODEL": "test-model", "ARBITER_LLM_TIMEOUT": "5s", "ARBITER_LLM_BACKOFF_BASE": "1ms",
+		"ARBITER_LLM_BACKOFF_MAX": "20ms", "ARBITER_LLM_BREAKER_COOLDOWN": "20ms",
+	} {
+		t.Setenv(k, v)
+	}
+	const ticks = 10
+	worlds := []struct {
+		sim       string
+		locations int
+	}{{demoCopy(t), 5}, {ringWorld(t, 12, 30), 12}}
+	for _, w := range worlds {
+		var mu sync.Mutex
+		sent := 0
+		garbage := openaitest.New(t, func(*openaitest.Call) openaitest.Reply {
+			mu.Lock()
+			defer mu.Unlock()
+			sent++
+			return garbage200[sent%len(garbage200)]
+		})
+		healthy := openaitest.New(t, func(c *openaitest.Call) openaitest.Reply {
+			return openaitest.FromSchema(nil)(c).WithDelay(2 * time.Millisecond)
+		})
+		t.Setenv("ARBITER_CONFIG", writeConfig(t, fmt.Sprintf("llm:\n  endpoints:\n    - {name: garbage, base_url: %q, concurrency: 8}\n    - {name: healthy, base_url: %q, concurrency: 4}\n", garbage.URL, healthy.URL)))
+		if code, out, errOut := arbiter(t, "run", w.sim, "--ticks", fmt.Sprint(ticks)); code != 0 {
+			t.Fatalf("%s: run: exit %d\n%s%s", w.sim, code, out, errOut)
+		}
+		db := readFaultDB(t, w.sim, w.locations)
+		if db.last != ticks || db.badTicks != 0 || db.fallbacks != 0 || db.failed != 0 {
+			t.Errorf("%s: %d ticks committed, %d without an output per location, %d fallbacks, %d failed calls of %d; want %d ticks, no fallback, no failed call",
+				w.sim, db.last, db.badTicks, db.fallbacks, db.failed, db.calls, ticks)
+		}
+		if garbage.CallCount() < 2*len(garbage200) {
+			t.Errorf("%s: the garbage endpoint was sent %d calls: the test shows nothing", w.sim, garbage.CallCount())
+		}
+		t.Logf("%s: %d calls stored, %d fallbacks; the garbage endpoint was sent %d attempts, the healthy one %d",
+			filepath.Base(w.sim), db.calls, db.fallbacks, garbage.CallCount(), healthy.CallCount())
 	}
 }
