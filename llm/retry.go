@@ -83,7 +83,7 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, 
 		}
 		e.Attempts = n
 		if down {
-			rt.failed, tried = append(rt.failed, ep.name), append(tried, ep)
+			rt.failed, tried, avoid = append(rt.failed, ep.name), append(tried, ep), ep.name // later tries prefer another
 			if len(pool) > 1 && another(pool, tried, time.Now()) {
 				log.Info("endpoint failed, sending the call to another", "endpoint", ep.name, "kind", e.Kind.String(), "error", e.Error())
 				continue
@@ -122,9 +122,6 @@ func (c *Client) retry(ctx context.Context, log *slog.Logger, recs *[]Recovery, 
 			return rt, we
 		}
 		tried = tried[:0] // every endpoint may take the next try
-		if down {
-			avoid = ep.name // but another than the one that just failed, while one is in
-		}
 	}
 	e := c.class.classify(ctx, ctx.Err())
 	e.Attempts = rt.attempts
