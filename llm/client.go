@@ -289,6 +289,9 @@ func (c *Client) checkRequest(req Request) *Error {
 
 // messages builds system, history and user messages.
 func (c *Client) messages(req Request) []Message {
+	if req.Past != nil {
+		return Messages(req, req.Past, len(req.Past))
+	}
 	return Messages(req, c.history.Get(req.EntityKey), c.cfg.Depth)
 }
 

@@ -55,6 +55,11 @@ type Request struct {
 	// RecordAnswer, when set, is what the entity's history keeps of the
 	// validated answer (a compact account of it); nil keeps the answer whole.
 	RecordAnswer func(json.RawMessage) string `json:"-"`
+	// Past, when not nil, are the entity's past exchanges this call sends
+	// back (oldest first, already cut to the depth wanted), in place of the
+	// client's history of EntityKey: a call made outside a run (`prompts
+	// try`, `eval`) as the run made it at a tick of its own.
+	Past []Exchange `json:"-"`
 }
 
 // Usage counts tokens as the server reported them.

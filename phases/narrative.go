@@ -58,6 +58,8 @@ type Narrative struct {
 	batchOnce sync.Once
 
 	stateSize atomic.Int64 // bytes of the last state encoded, to size the next
+
+	tried tried // what calls made outside a run read of each tick (try.go)
 }
 
 // Kind is world.KindNarrative.

@@ -81,10 +81,12 @@ type Override struct {
 
 // New parses the default templates and, when simDir is not "", the overrides
 // in simDir/prompts/: each file there replaces the default of the same name.
-// A file there that names no template, or a template that does not parse,
-// is an error naming the file; every such problem is in the error (Check).
-func New(simDir string) (*Renderer, error) {
-	r, problems := Check(simDir)
+// Each folder of layers then overrides in turn (an eval variant's templates
+// over the simulation's). A file there that names no template, or a
+// template that does not parse, is an error naming the file; every such
+// problem is in the error (Check).
+func New(simDir string, layers ...string) (*Renderer, error) {
+	r, problems := Check(simDir, layers...)
 	if len(problems) > 0 {
 		return nil, errors.Join(problems...)
 	}
@@ -98,7 +100,7 @@ func New(simDir string) (*Renderer, error) {
 // lists a simulation's problems in one pass: a stray file does not hide a
 // typo in a template). The renderer is nil only when the defaults
 // themselves do not load.
-func Check(simDir string) (*Renderer, []error) {
+func Check(simDir string, layers ...string) (*Renderer, []error) {
 	r := &Renderer{templates: map[string]*template.Template{}, sources: map[string]string{},
 		digests: map[string]string{}, sizes: map[string]*atomic.Int64{}, halted: map[string]*atomic.Pointer[TemplateError]{}}
 	names, err := fs.Glob(defaults, "*.md")
@@ -114,16 +116,27 @@ func Check(simDir string) (*Renderer, []error) {
 			return nil, []error{err}
 		}
 	}
-	if simDir == "" {
-		return r, nil
+	var problems []error
+	if simDir != "" {
+		problems = r.overrideFolder(simDir, filepath.Join(simDir, OverrideDir), false, true)
 	}
-	dir := filepath.Join(simDir, OverrideDir)
+	for _, dir := range layers {
+		problems = append(problems, r.overrideFolder(dir, dir, true, false)...)
+	}
+	return r, problems
+}
+
+// overrideFolder parses each file of dir (read inside root) over the
+// template of its name, recording it among the overrides when record is
+// set (the simulation's own). A missing dir overrides nothing, unless must
+// is set (a folder of templates asked for by name).
+func (r *Renderer) overrideFolder(root, dir string, must, record bool) []error {
 	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return r, nil
+	if errors.Is(err, fs.ErrNotExist) && !must {
+		return nil
 	}
 	if err != nil {
-		return r, []error{fmt.Errorf("prompt overrides: %w", err)}
+		return []error{fmt.Errorf("prompt overrides: %w", err)}
 	}
 	var problems []error
 	for _, e := range entries {
@@ -136,18 +149,20 @@ func Check(simDir string) (*Renderer, []error) {
 				path, strings.Join(r.Names(), ", ")))
 			continue
 		}
-		r.overrides = append(r.overrides, Override{Template: name, Path: path})
-		if err := r.override(simDir, name, path); err != nil {
+		if record {
+			r.overrides = append(r.overrides, Override{Template: name, Path: path})
+		}
+		if err := r.override(root, name, path); err != nil {
 			problems = append(problems, err)
 		}
 	}
-	return r, problems
+	return problems
 }
 
-// override reads the file at path and parses it as template name; on a
-// problem, the default stays.
-func (r *Renderer) override(simDir, name, path string) error {
-	text, err := world.ReadFile(simDir, path)
+// override reads the file at path (inside root) and parses it as template
+// name; on a problem, the template stays as it was.
+func (r *Renderer) override(root, name, path string) error {
+	text, err := world.ReadFile(root, path)
 	if errors.Is(err, world.ErrFile) {
 		return fmt.Errorf("prompt override %s: not read: %w", path, err)
 	}

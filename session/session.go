@@ -82,6 +82,10 @@ type Settings struct {
 	// job (phases.<name>.mode: batch), the others live; with any, ticks
 	// run in lockstep. Other kinds have no such phases and ignore it.
 	BatchPhases []string
+	// Templates are folders of prompt templates laid over the
+	// simulation's own (prompts/), in order: an eval variant's, or `prompts
+	// try --templates`. Each file replaces the template of its name.
+	Templates []string
 	// People are the seats people take at the terminal (arbiter play) over
 	// their configured seats; a model client is built for a game only when
 	// another seat is a model.
@@ -139,7 +143,7 @@ func Load(dir string, set Settings) (*Session, error) {
 			set.Logger.Warn(w.Error())
 		}
 	}
-	pr, err := prompts.New(dir)
+	pr, err := prompts.New(dir, set.Templates...)
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}

@@ -82,7 +82,7 @@ all (the default) prints every message and the schema.`,
 	f.Int("depth", 0, "past exchanges of the entity sent back (llm.depth)")
 	f.String("model", "", "model for every phase without its own (llm.model), as `arbiter run --model` sets it")
 	_ = render.MarkFlagRequired("phase")
-	cmd.AddCommand(render)
+	cmd.AddCommand(render, newTryCmd(io, g, nil))
 	cmd.AddCommand(newPromptsInitCmd(io, g, nil))
 	return cmd
 }

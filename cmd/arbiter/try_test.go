@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
+)
+
+// tryDemo runs two ticks of a copy of demo-sim against the test server and
+// returns it.
+func tryDemo(t *testing.T) string {
+	t.Helper()
+	sim := demoCopy(t)
+	if code, out, errOut := arbiter(t, "run", sim, "--ticks", "2"); code != 0 {
+		t.Fatalf("run exit %d\n%s\n%s", code, out, errOut)
+	}
+	return sim
+}
+
+func TestPromptsTryCommitsNothing(t *testing.T) {
+	cleanEnv(t)
+	srv := fakeModel(t, nil)
+	sim := tryDemo(t)
+	before := srv.CallCount()
+	_, status, _ := arbiter(t, "status", sim)
+	code, out, errOut := arbiter(t, "prompts", "try", sim, "--phase", "resolution", "--entity", "common", "--tick", "2", "--repeat", "2")
+	if code != 0 {
+		t.Fatalf("try exit %d\n%s\n%s", code, out, errOut)
+	}
+	if got := srv.CallCount() - before; got != 2 {
+		t.Errorf("try made %d calls, want 2 (--repeat 2)", got)
+	}
+	for _, want := range []string{"# resolution call resolution:common at tick 2 (model test-model)", "answer 2 of 2", "schema: valid", "kind checks: passed", "would change:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("try output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, after, _ := arbiter(t, "status", sim); after != status {
+		t.Errorf("status changed after try:\n%s\nthen\n%s", status, after)
+	}
+}
+
+func TestPromptsTrySendsWhatTheRunSent(t *testing.T) {
+	cleanEnv(t)
+	srv := fakeModel(t, nil)
+	sim := tryDemo(t)
+	// The run's own call of tick 2 for ada, then try's of the same.
+	var runUser string
+	for _, c := range srv.Calls() {
+		if strings.Contains(c.SystemMessage(), "Ida") && c.SchemaName() == "IntentionResponse" {
+			runUser = c.LastUserMessage() // the last is tick 2's
+		}
+	}
+	code, out, errOut := arbiter(t, "--json", "prompts", "try", sim, "--phase", "intention", "--entity", "ida", "--tick", "2")
+	if code != 0 {
+		t.Fatalf("try exit %d\n%s\n%s", code, out, errOut)
+	}
+	calls := srv.Calls()
+	last := calls[len(calls)-1]
+	if last.LastUserMessage() != runUser {
+		t.Errorf("try sent a user prompt other than the run's at tick 2:\n%s\nrun:\n%s", last.LastUserMessage(), runUser)
+	}
+	var rep tryReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("try --json: %v\n%s", err, out)
+	}
+	if rep.Tick != 2 || len(rep.Answers) != 1 || rep.Answers[0].Output == nil || len(rep.Messages) != len(last.Messages()) {
+		t.Errorf("try --json = %+v", rep)
+	}
+}
+
+func TestPromptsTryBadInput(t *testing.T) {
+	cleanEnv(t)
+	fakeModel(t, nil)
+	sim := tryDemo(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--phase", "chat", "--entity", "ida"}, `phase "chat": a narrative simulation's model calls are intention or resolution`},
+		{[]string{"--phase", "intention", "--entity", "zed"}, `entity "zed": no such character`},
+		{[]string{"--phase", "resolution", "--entity", "zed"}, `entity "zed": no such location`},
+		{[]string{"--phase", "intention", "--entity", "ida", "--tick", "9"}, "tick 9: not a tick a call can be made at (committed ticks: 0..2; a call belongs to ticks 1..3"},
+		{[]string{"--phase", "intention", "--entity", "ida", "--repeat", "0"}, "--repeat must be at least 1"},
+		{[]string{"--phase", "intention", "--entity", "ida", "--templates", "/nonexistent"}, "prompt overrides"},
+	} {
+		code, _, errOut := arbiter(t, append([]string{"prompts", "try", sim}, c.args...)...)
+		if code != ExitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("try %v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+func TestPromptsTryShowsWhatTheAnswerWouldChange(t *testing.T) {
+	cleanEnv(t)
+	fakeModel(t, nil)
+	sim := tryDemo(t)
+	code, out, errOut := arbiter(t, "prompts", "try", sim, "--phase", "resolution", "--entity", "common")
+	if code != 0 {
+		t.Fatalf("try exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"# resolution call resolution:common at tick 3", "hollis remembers: characters/hollis/memory_entry", "common now: location/moment"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("try output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestPromptsTryFailedAnswerExits3(t *testing.T) {
+	cleanEnv(t)
+	var bad atomic.Bool
+	comply := openaitest.FromSchema(nil)
+	fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
+		if bad.Load() {
+			return openaitest.Content(`{"intention": 7}`)
+		}
+		return comply(c)
+	})
+	sim := tryDemo(t)
+	bad.Store(true)
+	code, out, errOut := arbiter(t, "prompts", "try", sim, "--phase", "intention", "--entity", "ida")
+	if code != ExitModel || !strings.Contains(errOut, "1 of 1 answers failed their checks") {
+		t.Errorf("try of a bad answer: exit %d, stderr %q; want 3", code, errOut)
+	}
+	for _, want := range []string{"schema: FAILED (schema)", `raw answer:`, "kind checks: FAILED", "the call failed (schema): a run falls back", "1 repair(s)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("try output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,212 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/arbiter-sim/arbiter/llm"
+)
+
+// Caller is a kind whose model calls can be made one at a time outside a
+// run, as a run makes them at a committed tick: `arbiter prompts try`
+// sends one, `arbiter eval` many. The session finds it by type assertion;
+// a kind without it answers `prompts try` with Plays' sentence.
+type Caller interface {
+	// CallPhases are the phases a model answers.
+	CallPhases() []string
+	// Entities lists whom phase calls at the tick after state, in the
+	// kind's order (a narrative's characters for intention, its
+	// locations for resolution); an unknown phase is an *InputError
+	// naming the known ones.
+	Entities(phase string, state any) ([]string, error)
+	// CallAt is the call phase makes for q.Entity at tick q.Tick+1 from the
+	// committed state q.State, as a run makes it: its prompts, schema and
+	// checks, and the entity's past exchanges as of that tick
+	// (llm.Request.Past, from q.Store; none before the first commit). A
+	// call whose tick is committed uses what that tick stored (a
+	// resolution its characters' intentions). An unknown phase or entity
+	// is an *InputError naming what exists.
+	CallAt(ctx context.Context, q RequestQuery) (llm.Request, error)
+	// Judge is the kind's own reading of res, the answer to the call of q:
+	// the checks a run makes before an answer touches the world, and what
+	// the answer would change, applied to q.State in memory.
+	Judge(q RequestQuery, res llm.Result) Verdict
+	// Assertions are the checks of an answer an eval suite may name that
+	// only this kind knows (a narrative's moves_to), by name.
+	Assertions() map[string]KindAssertion
+}
+
+// Verdict is what a kind makes of one answer.
+type Verdict struct {
+	// Problems are the kind's checks the answer failed: what a run would
+	// skip or reject of it, one sentence each.
+	Problems []string `json:"problems"`
+	// Fallback: a run would not use the answer at all and fall back (the
+	// call failed, or its answer could not be read).
+	Fallback bool `json:"fallback"`
+	// Changes are what the answer would do to the world, one line each
+	// ("ada moves from square to tavern"), in the kind's order.
+	Changes []string `json:"changes"`
+	// Facts are what the kind's assertions read of the answer (who moves
+	// where, who is present); the kind's own, opaque to the session.
+	Facts any `json:"-"`
+}
+
+// KindAssertion is a check of an answer that a kind defines for eval
+// suites: Help says what its argument is, Parse reads the argument as the
+// suite wrote it (decoded YAML) into the check, or says what is wrong.
+type KindAssertion struct {
+	Help  string
+	Parse func(arg any) (func(Answer) (pass bool, detail string), error)
+}
+
+// Answer is one answer as an assertion sees it.
+type Answer struct {
+	Output  json.RawMessage // the schema-valid answer; nil when the call failed
+	Verdict Verdict
+}
+
+// Trial is one call made by `prompts try`: the request as sent and what
+// came back, read by the kind.
+type Trial struct {
+	Request llm.Request
+	Sent    []llm.Message // the messages of the first attempt
+	Result  llm.Result
+	Verdict Verdict
+}
+
+// caller is the session's kind as a Caller, or the input error saying
+// the kind's calls cannot be tried.
+func (s *Session) caller() (Caller, error) {
+	if c, ok := s.Kind.(Caller); ok {
+		return c, nil
+	}
+	_, how := s.Kind.Plays(s.Dir)
+	return nil, inputErrorf("%s is a %s simulation: its calls cannot be tried one at a time (%s)", s.Dir, s.Sim.Kind, how)
+}
+
+// CallPhases are the phases of the session's kind that a model answers.
+func (s *Session) CallPhases() ([]string, error) {
+	c, err := s.caller()
+	if err != nil {
+		return nil, err
+	}
+	return c.CallPhases(), nil
+}
+
+// CallTick checks that a call may be made at tick (the tick it belongs
+// to, from the committed state before it): 1 to the latest committed
+// tick plus one.
+func (s *Session) CallTick(tick int) error {
+	if last := s.LastTick(); tick < 1 || tick > last+1 {
+		return inputErrorf("tick %d: not a tick a call can be made at (committed ticks: 0..%d; a call belongs to ticks 1..%d, the state before it committed)", tick, last, last+1)
+	}
+	return nil
+}
+
+// Call builds the call phase makes for entity at tick (1 .. latest+1) from
+// the committed state before it, as a run makes it, with the session's
+// templates and settings.
+func (s *Session) Call(ctx context.Context, phase, entity string, tick int) (llm.Request, RequestQuery, error) {
+	c, err := s.caller()
+	if err != nil {
+		return llm.Request{}, RequestQuery{}, err
+	}
+	if !slices.Contains(c.CallPhases(), phase) {
+		return llm.Request{}, RequestQuery{}, inputErrorf("phase %q: a %s simulation's model calls are %s", phase, s.Sim.Kind, orList(c.CallPhases()))
+	}
+	if err := s.CallTick(tick); err != nil {
+		return llm.Request{}, RequestQuery{}, err
+	}
+	state, err := s.StateAt(ctx, tick-1, false)
+	if err != nil {
+		return llm.Request{}, RequestQuery{}, err
+	}
+	q := RequestQuery{Phase: phase, Entity: entity, Tick: tick - 1, State: state, Store: s.store, Depth: s.settings.Depth}
+	req, err := c.CallAt(ctx, q)
+	return req, q, err
+}
+
+// Entities lists whom phase calls at tick (1 .. latest+1).
+func (s *Session) Entities(ctx context.Context, phase string, tick int) ([]string, error) {
+	c, err := s.caller()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.CallTick(tick); err != nil {
+		return nil, err
+	}
+	state, err := s.StateAt(ctx, tick-1, false)
+	if err != nil {
+		return nil, err
+	}
+	return c.Entities(phase, state)
+}
+
+// Judge is the kind's reading of res, the answer to the call of q.
+func (s *Session) Judge(q RequestQuery, res llm.Result) Verdict {
+	c, err := s.caller()
+	if err != nil {
+		return Verdict{}
+	}
+	return c.Judge(q, res)
+}
+
+// KindAssertions are the eval assertions the session's kind defines.
+func (s *Session) KindAssertions() map[string]KindAssertion {
+	if c, ok := s.Kind.(Caller); ok {
+		return c.Assertions()
+	}
+	return nil
+}
+
+// TryClient is a model client for calls made outside a run (`prompts
+// try`, `eval`): the session's endpoints and limits, a cassette when one
+// is set, and no history of its own (each call carries its past). It
+// needs Settings.LLM; with no endpoint configured the error says how to
+// configure one. No lock is taken and nothing is written to state.db.
+func (s *Session) TryClient(logger *slog.Logger) (*llm.Client, error) {
+	if s.settings.LLM == nil {
+		return nil, errors.New("session: TryClient needs Settings.LLM")
+	}
+	e, err := s.settings.LLM()
+	if err != nil && !(e.BaseURL == "" && s.settings.Cassette.ReplayOnly()) {
+		return nil, err
+	}
+	e.Depth, e.Logger, e.Cassette = 0, logger, s.settings.Cassette
+	c, err := llm.New(e)
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	return c, nil
+}
+
+// Try makes the call phase makes for entity at tick through client, and
+// has the kind read the answer. It commits nothing.
+func (s *Session) Try(ctx context.Context, client *llm.Client, phase, entity string, tick int) (*Trial, error) {
+	req, q, err := s.Call(ctx, phase, entity, tick)
+	if err != nil {
+		return nil, err
+	}
+	t := &Trial{Request: req, Sent: llm.Messages(req, req.Past, len(req.Past))}
+	t.Result = client.Complete(ctx, req)
+	if ctx.Err() != nil && t.Result.Err != nil {
+		return nil, ctx.Err()
+	}
+	t.Verdict = s.Judge(q, t.Result)
+	return t, nil
+}
+
+// orEntities is the sentence naming the entities a phase calls, for an
+// error about one that is not among them.
+func orEntities(phase string, ids []string) string {
+	if len(ids) == 0 {
+		return fmt.Sprintf("phase %s calls no one at that tick", phase)
+	}
+	return fmt.Sprintf("phase %s calls %s", phase, strings.Join(ids, ", "))
+}
