@@ -3,6 +3,7 @@ module github.com/arbiter-sim/arbiter
 go 1.26.8
 
 require (
+	github.com/fsnotify/fsnotify v1.9.0
 	github.com/invopop/jsonschema v0.14.0
 	github.com/klauspost/compress v1.18.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
@@ -22,7 +23,6 @@ require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.2 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
-	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/go-viper/mapstructure/v2 v2.4.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect

@@ -571,3 +571,7 @@ func parseCassetteLine(line []byte) (*cassetteEntry, error) {
 	}
 	return e, nil
 }
+
+// ParseErrorKind is the ErrorKind whose String is name, for an error read
+// back from a file (an eval's cached answer).
+func ParseErrorKind(name string) (ErrorKind, bool) { return kindNamed(name) }

@@ -14,7 +14,7 @@ import (
 
 func init() {
 	session.Register(world.KindNarrative, session.Opener{
-		Reads:   world.Reads{Folders: []string{"characters", "locations", "prompts"}},
+		Reads:   world.Reads{Folders: []string{"characters", "evals", "locations", "prompts"}},
 		Open:    open,
 		Schemas: Schemas,
 		Batches: true,

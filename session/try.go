@@ -1,11 +1,13 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -113,6 +115,14 @@ func (s *Session) CallTick(tick int) error {
 // the committed state before it, as a run makes it, with the session's
 // templates and settings.
 func (s *Session) Call(ctx context.Context, phase, entity string, tick int) (llm.Request, RequestQuery, error) {
+	return s.CallPatched(ctx, phase, entity, tick, nil)
+}
+
+// CallPatched is Call from the committed state changed by patch, a JSON
+// merge patch (RFC 7386) over the state as JSON: a hand-written eval case
+// that moves a character or rewrites a moment. A patch that does not fit
+// the state is an *InputError.
+func (s *Session) CallPatched(ctx context.Context, phase, entity string, tick int, patch json.RawMessage) (llm.Request, RequestQuery, error) {
 	c, err := s.caller()
 	if err != nil {
 		return llm.Request{}, RequestQuery{}, err
@@ -126,6 +136,11 @@ func (s *Session) Call(ctx context.Context, phase, entity string, tick int) (llm
 	state, err := s.StateAt(ctx, tick-1, false)
 	if err != nil {
 		return llm.Request{}, RequestQuery{}, err
+	}
+	if patch != nil {
+		if state, err = patched(state, patch); err != nil {
+			return llm.Request{}, RequestQuery{}, &InputError{Err: err}
+		}
 	}
 	q := RequestQuery{Phase: phase, Entity: entity, Tick: tick - 1, State: state, Store: s.store, Depth: s.settings.Depth}
 	req, err := c.CallAt(ctx, q)
@@ -200,6 +215,54 @@ func (s *Session) Try(ctx context.Context, client *llm.Client, phase, entity str
 	}
 	t.Verdict = s.Judge(q, t.Result)
 	return t, nil
+}
+
+// patched is state (a pointer to the kind's state) with the merge patch
+// applied, as a new value of the same type.
+func patched(state any, patch json.RawMessage) (any, error) {
+	doc, err := json.Marshal(state)
+	if err != nil {
+		return nil, err
+	}
+	var base, p any
+	if err := json.Unmarshal(doc, &base); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(patch, &p); err != nil {
+		return nil, fmt.Errorf("state patch: %w", err)
+	}
+	merged, err := json.Marshal(mergePatch(base, p))
+	if err != nil {
+		return nil, err
+	}
+	out := reflect.New(reflect.TypeOf(state).Elem())
+	dec := json.NewDecoder(bytes.NewReader(merged))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(out.Interface()); err != nil {
+		return nil, fmt.Errorf("state patch does not fit the state: %w", err)
+	}
+	return out.Interface(), nil
+}
+
+// mergePatch applies patch to doc as RFC 7386 says: objects merge key by
+// key, null removes a key, anything else replaces.
+func mergePatch(doc, patch any) any {
+	p, ok := patch.(map[string]any)
+	if !ok {
+		return patch
+	}
+	d, ok := doc.(map[string]any)
+	if !ok {
+		d = map[string]any{}
+	}
+	for k, v := range p {
+		if v == nil {
+			delete(d, k)
+			continue
+		}
+		d[k] = mergePatch(d[k], v)
+	}
+	return d
 }
 
 // orEntities is the sentence naming the entities a phase calls, for an

@@ -34,7 +34,7 @@ type Kinds map[string]Reads
 // Builtin are the kinds of this module, for the callers that load a
 // simulation without the session layer (tests, tools).
 var Builtin = Kinds{
-	KindNarrative: {Folders: []string{"characters", "locations", "prompts"}},
+	KindNarrative: {Folders: []string{"characters", "evals", "locations", "prompts"}},
 	KindConquest:  {Folders: []string{"prompts"}},
 	KindChronicle: {Folders: []string{"prompts"}},
 	KindDuel:      {Files: []string{"ships.yaml"}, Folders: []string{"prompts"}},

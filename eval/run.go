@@ -1,0 +1,249 @@
+package eval
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/session"
+)
+
+// Arm is one variant as the runner makes its calls: the simulation opened
+// with the variant's templates and settings, and the client its calls go
+// through (variants on the same endpoint share one, and its limits).
+type Arm struct {
+	Name    string
+	Session *session.Session
+	Client  *llm.Client
+	// Endpoint is where the arm's calls go, as the cache key names it.
+	Endpoint string
+	// Templates are the folders laid over the simulation's.
+	Templates []string
+}
+
+// Runner runs a suite.
+type Runner struct {
+	Suite *Suite
+	Arms  []Arm // the baseline first
+	// Judge answers judge assertions, with JudgeParams; nil when the
+	// suite has none.
+	Judge       *llm.Client
+	JudgeParams llm.Params
+	// DB caches answers and keeps results; nil: neither.
+	DB *DB
+	// NoCache asks every call again (the answers are still cached).
+	NoCache bool
+	Prices  map[string]session.Price
+	// Progress, when set, is told of each answer as it arrives.
+	Progress func(done, total, cached int)
+
+	asking singleflight.Group // one call per key in flight: variants with the same request share it
+}
+
+// cachedAnswer is an answer as eval.db keeps it.
+type cachedAnswer struct {
+	Output          json.RawMessage `json:"output,omitempty"`
+	Raw             string          `json:"raw"`
+	ErrorKind       string          `json:"error_kind,omitempty"`
+	Error           string          `json:"error,omitempty"`
+	Prompt          int             `json:"prompt_tokens"`
+	Completion      int             `json:"completion_tokens"`
+	LatencyMS       int64           `json:"latency_ms"`
+	Attempts        int             `json:"attempts"`
+	Repairs         int             `json:"repairs"`
+	Endpoint        string          `json:"endpoint,omitempty"`
+	PromptTruncated bool            `json:"prompt_truncated,omitempty"`
+}
+
+// cacheable: an answer the model gave (valid or not) is kept; a failure
+// of the endpoint or the network is asked again next time.
+func cacheable(res llm.Result) bool {
+	switch llm.ErrorKindOf(res.Err) {
+	case llm.KindUnknown:
+		return res.Err == nil
+	case llm.KindSchema, llm.KindRefusal, llm.KindTruncated:
+		return true
+	}
+	return false
+}
+
+func cached(res llm.Result) cachedAnswer {
+	a := cachedAnswer{Output: res.Output, Raw: res.Raw, Prompt: res.Usage.PromptTokens, Completion: res.Usage.CompletionTokens,
+		LatencyMS: res.Latency.Milliseconds(), Attempts: res.Attempts, Repairs: res.Repairs, Endpoint: res.Endpoint}
+	if res.Err != nil {
+		a.ErrorKind, a.Error = llm.ErrorKindOf(res.Err).String(), res.Err.Error()
+	}
+	return a
+}
+
+// result is a cached answer as the client would have returned it.
+func (a cachedAnswer) result() llm.Result {
+	res := llm.Result{Output: a.Output, Raw: a.Raw, Usage: llm.Usage{PromptTokens: a.Prompt, CompletionTokens: a.Completion},
+		Latency: time.Duration(a.LatencyMS) * time.Millisecond, Attempts: a.Attempts, Repairs: a.Repairs, Endpoint: a.Endpoint}
+	if a.ErrorKind != "" {
+		kind, _ := llm.ParseErrorKind(a.ErrorKind)
+		res.Err, res.Output = &llm.Error{Kind: kind, Message: a.Error, Attempts: a.Attempts}, nil
+	}
+	return res
+}
+
+// job is one call to make: a case, asked of an arm, the repeat-th time.
+type job struct {
+	arm, kase, repeat int
+	req               llm.Request
+	q                 session.RequestQuery
+	key               string
+}
+
+// Run makes every call of the suite, checks every answer and returns the
+// result, its summary and comparison made. Every variant's calls are built
+// before any is sent, so a template that does not render stops the eval
+// before anything is paid for. Interrupted (ctx cancelled), it returns the
+// answers it has with Interrupted set, and ctx's error.
+func (r *Runner) Run(ctx context.Context, cases []Case) (*Result, error) {
+	res := r.newResult(cases)
+	defer func(start time.Time) { res.Elapsed = time.Since(start) }(time.Now())
+	jobs, err := r.build(ctx, cases)
+	if err != nil {
+		return nil, err
+	}
+	res.Answers = make([]Answer, len(jobs))
+	var done, hits atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(r.workers())
+	var mu sync.Mutex // guards the first error of the cache
+	var cacheErr error
+	for i := range jobs {
+		g.Go(func() error {
+			ans, hit, err := r.answer(gctx, jobs[i])
+			if err != nil {
+				mu.Lock()
+				cacheErr = err
+				mu.Unlock()
+				return err
+			}
+			res.Answers[i] = r.check(gctx, jobs[i], ans, hit)
+			n := done.Add(1)
+			if hit {
+				hits.Add(1)
+			}
+			if r.Progress != nil {
+				r.Progress(int(n), len(jobs), int(hits.Load()))
+			}
+			return nil
+		})
+	}
+	err = g.Wait()
+	if ctx.Err() != nil {
+		res.Interrupted = true
+		res.Answers = answered(res.Answers)
+		summarize(res)
+		return res, ctx.Err()
+	}
+	if err != nil {
+		return nil, cmpErr(cacheErr, err)
+	}
+	summarize(res)
+	return res, nil
+}
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// answered keeps the answers that arrived (an interrupted eval).
+func answered(all []Answer) []Answer {
+	var out []Answer
+	for _, a := range all {
+		if a.Variant != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// workers is how many calls are in flight at once: each distinct client's
+// own concurrency, added.
+func (r *Runner) workers() int {
+	seen := map[*llm.Client]bool{}
+	n := 0
+	for _, a := range r.Arms {
+		if !seen[a.Client] {
+			seen[a.Client] = true
+			n += a.Client.Workers()
+		}
+	}
+	if r.Judge != nil {
+		n += r.Judge.Workers()
+	}
+	return max(n, 1)
+}
+
+// build renders every call of every arm.
+func (r *Runner) build(ctx context.Context, cases []Case) ([]job, error) {
+	var jobs []job
+	for ai, arm := range r.Arms {
+		for ci, c := range cases {
+			req, q, err := arm.Session.CallPatched(ctx, c.Phase, c.Entity, c.Tick, c.State)
+			if err != nil {
+				if arm.Name != Baseline {
+					return nil, fmt.Errorf("variant %s: case %s: %w", arm.Name, c.ID(), err)
+				}
+				return nil, fmt.Errorf("case %s: %w", c.ID(), err)
+			}
+			base := requestKey(req, arm.Endpoint)
+			for k := range r.Suite.Repeat {
+				jobs = append(jobs, job{arm: ai, kase: ci, repeat: k, req: req, q: q, key: fmt.Sprintf("%s/%d", base, k)})
+			}
+		}
+	}
+	return jobs, nil
+}
+
+// requestKey is the cache key of req sent to endpoint: the chat completion
+// it sends first (model, parameters, messages, schema), hashed.
+func requestKey(req llm.Request, endpoint string) string {
+	cr := llm.ChatCompletion(req, llm.Messages(req, req.Past, len(req.Past)))
+	b, _ := json.Marshal(struct {
+		Endpoint string
+		Request  any
+	}{endpoint, cr})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// answer is the job's answer: cached, or asked and then cached.
+func (r *Runner) answer(ctx context.Context, j job) (cachedAnswer, bool, error) {
+	if r.DB != nil && !r.NoCache {
+		a, ok, err := r.DB.answer(ctx, j.key)
+		if err != nil || ok {
+			return a, ok, err
+		}
+	}
+	v, err, shared := r.asking.Do(j.key, func() (any, error) {
+		res := r.Arms[j.arm].Client.Complete(ctx, j.req)
+		a := cached(res)
+		if ctx.Err() != nil {
+			return a, ctx.Err()
+		}
+		if r.DB != nil && cacheable(res) {
+			if err := r.DB.putAnswer(ctx, j.key, a); err != nil {
+				return a, err
+			}
+		}
+		return a, nil
+	})
+	return v.(cachedAnswer), shared, err
+}
