@@ -150,9 +150,9 @@ func lineDiff(a, b string) []diffLine {
 }
 
 var pageTemplate = template.Must(template.New("eval").Funcs(template.FuncMap{
-	"pct":    func(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) },
-	"pretty": prettyJSON,
-	"failed": func(o Outcome) bool { return o.Pass != nil && !*o.Pass },
+	"pct":      func(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) },
+	"pretty":   prettyJSON,
+	"failed":   func(o Outcome) bool { return o.Pass != nil && !*o.Pass },
 	"judgeErr": func(o Outcome) bool { return o.Pass == nil },
 }).Parse(pageHTML))
 
