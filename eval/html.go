@@ -138,12 +138,12 @@ func lineDiff(a, b string) []diffLine {
 		case i < len(x) && j < len(y) && x[i] == y[j]:
 			out = append(out, diffLine{"=", x[i]})
 			i, j = i+1, j+1
-		case j < len(y) && (i == len(x) || lcs[i][j+1] >= lcs[i+1][j]):
-			out = append(out, diffLine{"+", y[j]})
-			j++
-		default:
+		case i < len(x) && (j == len(y) || lcs[i+1][j] >= lcs[i][j+1]):
 			out = append(out, diffLine{"-", x[i]})
 			i++
+		default:
+			out = append(out, diffLine{"+", y[j]})
+			j++
 		}
 	}
 	return out

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/sync/singleflight"
 
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/session"
@@ -46,7 +45,15 @@ type Runner struct {
 	// Progress, when set, is told of each answer as it arrives.
 	Progress func(done, total, cached int)
 
-	asking singleflight.Group // one call per key in flight: variants with the same request share it
+	mu     sync.Mutex
+	asking map[string]*asked // by key: variants with the same request share one call
+}
+
+// asked is the answer of one key in this eval, made once.
+type asked struct {
+	once sync.Once
+	a    cachedAnswer
+	err  error
 }
 
 // cachedAnswer is an answer as eval.db keeps it.
@@ -232,18 +239,25 @@ func (r *Runner) answer(ctx context.Context, j job) (cachedAnswer, bool, error) 
 			return a, ok, err
 		}
 	}
-	v, err, shared := r.asking.Do(j.key, func() (any, error) {
+	r.mu.Lock()
+	if r.asking == nil {
+		r.asking = map[string]*asked{}
+	}
+	k, shared := r.asking[j.key]
+	if !shared {
+		k = &asked{}
+		r.asking[j.key] = k
+	}
+	r.mu.Unlock()
+	k.once.Do(func() {
 		res := r.Arms[j.arm].Client.Complete(ctx, j.req)
-		a := cached(res)
-		if ctx.Err() != nil {
-			return a, ctx.Err()
+		k.a = cached(res)
+		if k.err = ctx.Err(); k.err != nil {
+			return
 		}
 		if r.DB != nil && cacheable(res) {
-			if err := r.DB.putAnswer(ctx, j.key, a); err != nil {
-				return a, err
-			}
+			k.err = r.DB.putAnswer(ctx, j.key, k.a)
 		}
-		return a, nil
 	})
-	return v.(cachedAnswer), shared, err
+	return k.a, shared, k.err
 }

@@ -160,6 +160,9 @@ func evalOnce(ctx context.Context, opts *EvalOptions) (*eval.Result, error) {
 	if serr := db.Save(context.WithoutCancel(ctx), res); serr != nil {
 		return res, errors.Join(err, serr)
 	}
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("%w: the %d answers that came are kept in %s; run the eval again to ask the rest", session.ErrInterrupted, len(res.Answers), eval.DBFile)
+	}
 	return res, err
 }
 
