@@ -8,6 +8,7 @@ import (
 
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/schemas"
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 // JudgeVerdict is the judge model's answer: whether the answer meets the
@@ -35,8 +36,12 @@ func (r *Runner) judgeRequest(a *Assertion, j job, res llm.Result) (llm.Request,
 	if res.Output != nil {
 		answer = string(res.Output)
 	}
-	user := fmt.Sprintf("Rubric:\n%s\n\nThe request's prompt:\n%s\n\nThe answer:\n%s\n", a.Rubric, j.req.User, answer)
-	return llm.Request{EntityKey: "judge:" + j.req.EntityKey, Phase: "judge", Tick: j.req.Tick, Params: r.JudgeParams,
+	prompt := ""
+	if n := len(j.call.Messages); n > 0 {
+		prompt = j.call.Messages[n-1].Content
+	}
+	user := fmt.Sprintf("Rubric:\n%s\n\nThe request's prompt:\n%s\n\nThe answer:\n%s\n", a.Rubric, prompt, answer)
+	return llm.Request{EntityKey: "judge:" + j.call.Request.EntityKey, Phase: "judge", Tick: j.call.Request.Tick, Params: r.JudgeParams,
 		System: judgeSystem, User: user, SchemaName: "JudgeVerdict", Schema: schema, Past: []llm.Exchange{}}, nil
 }
 
@@ -54,7 +59,7 @@ func (r *Runner) judge(ctx context.Context, a *Assertion, j job, res llm.Result)
 	if err != nil {
 		return Outcome{Assertion: a.Name, JudgeError: err.Error()}
 	}
-	key := requestKey(req, "judge") + "/" + fmt.Sprint(j.repeat)
+	key := requestKey(session.StructuredCall(req).Wire, "judge") + "/" + fmt.Sprint(j.repeat)
 	var ca cachedAnswer
 	hit := false
 	if r.DB != nil && !r.NoCache {

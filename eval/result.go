@@ -106,15 +106,16 @@ func (r *Runner) newResult(cases []Case) *Result {
 func (r *Runner) check(ctx context.Context, j job, ca cachedAnswer, hit bool) Answer {
 	arm := r.Arms[j.arm]
 	res := ca.result()
-	res.Request = j.req
+	res.Request = j.call.Request
 	v := arm.Session.Judge(j.q, res)
 	a := Answer{Case: j.kase, Variant: arm.Name, Repeat: j.repeat, Raw: ca.Raw, Error: ca.Error, ErrorKind: ca.ErrorKind,
 		PromptTokens: ca.Prompt, CompletionTokens: ca.Completion, LatencyMS: ca.LatencyMS, Repairs: ca.Repairs, Cached: hit,
-		Verdict: v, System: j.req.System, User: j.req.User}
+		Verdict: v}
+	a.System, a.User = prompts(j.call.Messages)
 	if res.Output != nil {
 		a.Output = decoded(res.Output)
 	}
-	if p, ok := r.Prices[j.req.Params.Model]; ok {
+	if p, ok := r.Prices[j.call.Request.Params.Model]; ok {
 		c := p.Cost(ca.Prompt, ca.Completion)
 		a.CostUSD = &c
 	}
@@ -146,4 +147,17 @@ func problemsDetail(v session.Verdict) string {
 		return v.Problems[0]
 	}
 	return v.Problems[0] + " (and more)"
+}
+
+// prompts are the system prompt and the last user prompt of msgs.
+func prompts(msgs []llm.Message) (system, user string) {
+	if len(msgs) > 0 && msgs[0].Role == "system" {
+		system = msgs[0].Content
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" {
+			return system, msgs[i].Content
+		}
+	}
+	return system, ""
 }

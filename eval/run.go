@@ -106,7 +106,7 @@ func (a cachedAnswer) result() llm.Result {
 // job is one call to make: a case, asked of an arm, the repeat-th time.
 type job struct {
 	arm, kase, repeat int
-	req               llm.Request
+	call              *session.Call
 	q                 session.RequestQuery
 	key               string
 }
@@ -203,32 +203,31 @@ func (r *Runner) build(ctx context.Context, cases []Case) ([]job, error) {
 	var jobs []job
 	for ai, arm := range r.Arms {
 		for ci, c := range cases {
-			req, q, err := arm.Session.CallPatched(ctx, c.Phase, c.Entity, c.Tick, c.State)
+			call, q, err := arm.Session.CallPatched(ctx, c.Phase, c.Entity, c.Tick, c.State)
 			if err != nil {
 				if arm.Name != Baseline {
 					return nil, fmt.Errorf("variant %s: case %s: %w", arm.Name, c.ID(), err)
 				}
 				return nil, fmt.Errorf("case %s: %w", c.ID(), err)
 			}
-			base := requestKey(req, arm.Endpoint)
+			base := requestKey(call.Wire, arm.Endpoint)
 			for k := range r.Suite.Repeat {
-				jobs = append(jobs, job{arm: ai, kase: ci, repeat: k, req: req, q: q, key: fmt.Sprintf("%s/%d", base, k)})
+				jobs = append(jobs, job{arm: ai, kase: ci, repeat: k, call: call, q: q, key: fmt.Sprintf("%s/%d", base, k)})
 			}
 		}
 	}
 	return jobs, nil
 }
 
-// requestKey is the cache key of req sent to endpoint: the chat completion
-// it sends first (model, parameters, messages, schema), hashed.
-func requestKey(req llm.Request, endpoint string) string {
-	cr := llm.ChatCompletion(req, llm.Messages(req, req.Past, len(req.Past)))
-	b, _ := json.Marshal(struct {
-		Endpoint string
-		Request  any
-	}{endpoint, cr})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+// requestKey is the cache key of a call sent to endpoint: the chat
+// completion it sends first (model, parameters, messages, schema or tools),
+// hashed.
+func requestKey(wire json.RawMessage, endpoint string) string {
+	h := sha256.New()
+	h.Write([]byte(endpoint))
+	h.Write([]byte{0})
+	h.Write(wire)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // answer is the job's answer: cached, or asked and then cached.
@@ -250,7 +249,7 @@ func (r *Runner) answer(ctx context.Context, j job) (cachedAnswer, bool, error) 
 	}
 	r.mu.Unlock()
 	k.once.Do(func() {
-		res := r.Arms[j.arm].Client.Complete(ctx, j.req)
+		res := j.call.Send(ctx, r.Arms[j.arm].Client)
 		k.a = cached(res)
 		if k.err = ctx.Err(); k.err != nil {
 			return

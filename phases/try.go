@@ -76,12 +76,12 @@ func mapIDs[T any](items []T, id func(T) string) []string {
 // intentions (a character whose intention call failed, its external
 // intent, as the run fell back), one of the next tick the characters'
 // external intents, as `prompts render` shows it.
-func (n *Narrative) CallAt(ctx context.Context, q session.RequestQuery) (llm.Request, error) {
+func (n *Narrative) CallAt(ctx context.Context, q session.RequestQuery) (*session.Call, error) {
 	st := q.State.(*world.State)
 	in := n.tried.at(st.Tick + 1)
 	in.once.Do(func() { in.past, in.intentions, in.err = readTickInputs(ctx, q.Store, q.Depth, st) })
 	if in.err != nil {
-		return llm.Request{}, in.err
+		return nil, in.err
 	}
 	w := prompts.NewSnapshot(n.Sim, st)
 	var req llm.Request
@@ -90,20 +90,20 @@ func (n *Narrative) CallAt(ctx context.Context, q session.RequestQuery) (llm.Req
 		loc := n.Sim.Location(q.Entity)
 		if loc == nil {
 			_, err = n.request(w, q.Phase, q.Entity) // names the locations
-			return llm.Request{}, &session.InputError{Err: err}
+			return nil, &session.InputError{Err: err}
 		}
 		req, err = ResolutionRequest(n.env(n.Resolution), w, loc, in.intentions)
 	} else {
 		req, err = n.request(w, q.Phase, q.Entity)
 	}
 	if err != nil {
-		return llm.Request{}, &session.InputError{Err: err}
+		return nil, &session.InputError{Err: err}
 	}
 	req.Past = []llm.Exchange{}
 	for _, h := range in.past[req.EntityKey] {
 		req.Past = append(req.Past, llm.Exchange{User: h.User, Assistant: h.Assistant})
 	}
-	return req, nil
+	return session.StructuredCall(req), nil
 }
 
 // readTickInputs reads what the calls of the tick after st need of

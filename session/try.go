@@ -28,12 +28,12 @@ type Caller interface {
 	Entities(phase string, state any) ([]string, error)
 	// CallAt is the call phase makes for q.Entity at tick q.Tick+1 from the
 	// committed state q.State, as a run makes it: its prompts, schema and
-	// checks, and the entity's past exchanges as of that tick
-	// (llm.Request.Past, from q.Store; none before the first commit). A
-	// call whose tick is committed uses what that tick stored (a
-	// resolution its characters' intentions). An unknown phase or entity
-	// is an *InputError naming what exists.
-	CallAt(ctx context.Context, q RequestQuery) (llm.Request, error)
+	// checks, and the entity's past exchanges as of that tick (from
+	// q.Store; none before the first commit). A call whose tick is
+	// committed uses what that tick stored (a resolution its characters'
+	// intentions). An unknown phase or entity is an *InputError naming
+	// what exists.
+	CallAt(ctx context.Context, q RequestQuery) (*Call, error)
 	// Judge is the kind's own reading of res, the answer to the call of q:
 	// the checks a run makes before an answer touches the world, and what
 	// the answer would change, applied to q.State in memory.
@@ -41,6 +41,31 @@ type Caller interface {
 	// Assertions are the checks of an answer an eval suite may name that
 	// only this kind knows (a narrative's moves_to), by name.
 	Assertions() map[string]KindAssertion
+}
+
+// Call is one model call of a kind, ready to send outside a run.
+type Call struct {
+	// Request names the call (Phase, EntityKey, Tick, Params) and, for a
+	// structured-output call, is what is sent (its Past set).
+	Request llm.Request
+	// Messages are what the first attempt sends, history included.
+	Messages []llm.Message
+	// Wire is the chat completion the first attempt sends, as JSON: what
+	// decides the answer, so an eval caches answers by it.
+	Wire json.RawMessage
+	// Send makes the call through c. A call whose answer is not a
+	// structured output (a chronicle's reply, a model seat's tool calls)
+	// comes back as one: Raw the text, Output the answer as JSON.
+	Send func(ctx context.Context, c *llm.Client) llm.Result
+}
+
+// StructuredCall is the Call of a structured-output request, sent with
+// Complete: its past exchanges ride on req.Past.
+func StructuredCall(req llm.Request) *Call {
+	msgs := llm.Messages(req, req.Past, len(req.Past))
+	wire, _ := json.Marshal(llm.ChatCompletion(req, msgs))
+	return &Call{Request: req, Messages: msgs, Wire: wire,
+		Send: func(ctx context.Context, c *llm.Client) llm.Result { return c.Complete(ctx, req) }}
 }
 
 // Verdict is what a kind makes of one answer.
@@ -76,8 +101,7 @@ type Answer struct {
 // Trial is one call made by `prompts try`: the request as sent and what
 // came back, read by the kind.
 type Trial struct {
-	Request llm.Request
-	Sent    []llm.Message // the messages of the first attempt
+	Call    *Call
 	Result  llm.Result
 	Verdict Verdict
 }
@@ -114,7 +138,7 @@ func (s *Session) CallTick(tick int) error {
 // Call builds the call phase makes for entity at tick (1 .. latest+1) from
 // the committed state before it, as a run makes it, with the session's
 // templates and settings.
-func (s *Session) Call(ctx context.Context, phase, entity string, tick int) (llm.Request, RequestQuery, error) {
+func (s *Session) Call(ctx context.Context, phase, entity string, tick int) (*Call, RequestQuery, error) {
 	return s.CallPatched(ctx, phase, entity, tick, nil)
 }
 
@@ -122,29 +146,29 @@ func (s *Session) Call(ctx context.Context, phase, entity string, tick int) (llm
 // merge patch (RFC 7386) over the state as JSON: a hand-written eval case
 // that moves a character or rewrites a moment. A patch that does not fit
 // the state is an *InputError.
-func (s *Session) CallPatched(ctx context.Context, phase, entity string, tick int, patch json.RawMessage) (llm.Request, RequestQuery, error) {
+func (s *Session) CallPatched(ctx context.Context, phase, entity string, tick int, patch json.RawMessage) (*Call, RequestQuery, error) {
 	c, err := s.caller()
 	if err != nil {
-		return llm.Request{}, RequestQuery{}, err
+		return nil, RequestQuery{}, err
 	}
 	if !slices.Contains(c.CallPhases(), phase) {
-		return llm.Request{}, RequestQuery{}, inputErrorf("phase %q: a %s simulation's model calls are %s", phase, s.Sim.Kind, orList(c.CallPhases()))
+		return nil, RequestQuery{}, inputErrorf("phase %q: a %s simulation's model calls are %s", phase, s.Sim.Kind, orList(c.CallPhases()))
 	}
 	if err := s.CallTick(tick); err != nil {
-		return llm.Request{}, RequestQuery{}, err
+		return nil, RequestQuery{}, err
 	}
 	state, err := s.StateAt(ctx, tick-1, false)
 	if err != nil {
-		return llm.Request{}, RequestQuery{}, err
+		return nil, RequestQuery{}, err
 	}
 	if patch != nil {
 		if state, err = patched(state, patch); err != nil {
-			return llm.Request{}, RequestQuery{}, &InputError{Err: err}
+			return nil, RequestQuery{}, &InputError{Err: err}
 		}
 	}
 	q := RequestQuery{Phase: phase, Entity: entity, Tick: tick - 1, State: state, Store: s.store, Depth: s.settings.Depth}
-	req, err := c.CallAt(ctx, q)
-	return req, q, err
+	call, err := c.CallAt(ctx, q)
+	return call, q, err
 }
 
 // Entities lists whom phase calls at tick (1 .. latest+1).
@@ -204,12 +228,12 @@ func (s *Session) TryClient(logger *slog.Logger) (*llm.Client, error) {
 // Try makes the call phase makes for entity at tick through client, and
 // has the kind read the answer. It commits nothing.
 func (s *Session) Try(ctx context.Context, client *llm.Client, phase, entity string, tick int) (*Trial, error) {
-	req, q, err := s.Call(ctx, phase, entity, tick)
+	call, q, err := s.Call(ctx, phase, entity, tick)
 	if err != nil {
 		return nil, err
 	}
-	t := &Trial{Request: req, Sent: llm.Messages(req, req.Past, len(req.Past))}
-	t.Result = client.Complete(ctx, req)
+	t := &Trial{Call: call}
+	t.Result = call.Send(ctx, client)
 	if ctx.Err() != nil && t.Result.Err != nil {
 		return nil, ctx.Err()
 	}

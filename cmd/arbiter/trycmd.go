@@ -147,15 +147,16 @@ func runTry(ctx context.Context, opts *TryOptions) error {
 	if tick == 0 {
 		tick = s.LastTick() + 1
 	}
-	req, _, err := s.Call(ctx, opts.Phase, opts.Entity, tick)
+	call, _, err := s.Call(ctx, opts.Phase, opts.Entity, tick)
 	if err != nil {
 		return err
 	}
+	req := call.Request
 	client, err := s.TryClient(opts.Globals.logger(opts.IO))
 	if err != nil {
 		return err
 	}
-	rep := tryReport{Phase: req.Phase, Entity: req.EntityKey, Tick: req.Tick, Model: req.Params.Model, Messages: llm.Messages(req, req.Past, len(req.Past))}
+	rep := tryReport{Phase: req.Phase, Entity: req.EntityKey, Tick: req.Tick, Model: req.Params.Model, Messages: call.Messages}
 	failed := 0
 	for range opts.Repeat {
 		t, err := s.Try(ctx, client, opts.Phase, opts.Entity, tick)
@@ -188,7 +189,7 @@ func tryAnswerOf(t *session.Trial, prices map[string]session.Price) tryAnswerJSO
 	if r.Err != nil {
 		a.Error, a.ErrorKind = r.Err.Error(), llm.ErrorKindOf(r.Err).String()
 	}
-	if p, ok := prices[t.Request.Params.Model]; ok {
+	if p, ok := prices[t.Call.Request.Params.Model]; ok {
 		c := p.Cost(r.Usage.PromptTokens, r.Usage.CompletionTokens)
 		a.CostUSD = &c
 	}
