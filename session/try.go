@@ -166,6 +166,16 @@ func (s *Session) CallPatched(ctx context.Context, phase, entity string, tick in
 			return nil, RequestQuery{}, &InputError{Err: err}
 		}
 	}
+	if entity == "" {
+		ids, err := c.Entities(phase, state)
+		if err != nil {
+			return nil, RequestQuery{}, err
+		}
+		if len(ids) != 1 {
+			return nil, RequestQuery{}, inputErrorf("--entity: whom is the call for? %s", orEntities(phase, ids))
+		}
+		entity = ids[0]
+	}
 	q := RequestQuery{Phase: phase, Entity: entity, Tick: tick - 1, State: state, Store: s.store, Depth: s.settings.Depth}
 	call, err := c.CallAt(ctx, q)
 	return call, q, err

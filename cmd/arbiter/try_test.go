@@ -131,3 +131,43 @@ func TestPromptsTryFailedAnswerExits3(t *testing.T) {
 		}
 	}
 }
+
+func TestPromptsTryConquestSeat(t *testing.T) {
+	cleanEnv(t)
+	dir := gameCopy(t, "conquest-demo")
+	if code, out, errOut := arbiter(t, "run", dir, "--ticks", "2"); code != 0 {
+		t.Fatalf("run exit %d\n%s\n%s", code, out, errOut)
+	}
+	srv := fakeModel(t, openaitest.Always(openaitest.ToolCalls(
+		openaitest.Tool("c1", "propose_orders", map[string]any{"orders": []map[string]any{{"from": "Zz", "to": "A", "ships": 3}}}))))
+	code, out, errOut := arbiter(t, "prompts", "try", dir, "--phase", "orders", "--entity", "p2", "--tick", "3")
+	if code != ExitModel {
+		t.Fatalf("try of an order from a star that does not exist: exit %d, want 3\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"# orders call conquest:p2 at tick 3", `"name": "propose_orders"`, "kind checks: FAILED", "call 1 (propose_orders): ", "p2 proposes 1 orders"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("try output lacks %q:\n%s", want, out)
+		}
+	}
+	if c := srv.Calls(); len(c) != 1 || !strings.Contains(c[0].LastUserMessage(), "Turn 3 of 40. You are p2.") {
+		t.Errorf("the server saw %d calls; want turn 3's opening call of p2", len(c))
+	}
+}
+
+func TestPromptsTryChronicleReply(t *testing.T) {
+	cleanEnv(t)
+	fakeModel(t, openaitest.Always(openaitest.Content("CREATE PERIOD The Drowning TONE dark DESCRIPTION The sea rose.")))
+	dir := chronicleCopy(t)
+	code, out, errOut := arbiter(t, "prompts", "try", dir, "--phase", "chat")
+	if code != 0 && code != ExitModel {
+		t.Fatalf("try exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"# chat call", `"CREATE PERIOD The Drowning TONE dark DESCRIPTION The sea rose."`, "schema: valid"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("try output lacks %q:\n%s", want, out)
+		}
+	}
+	if code, _, errOut := arbiter(t, "prompts", "try", dir, "--phase", "chat", "--entity", "ida"); code != ExitUsage || !strings.Contains(errOut, `entity "ida": a chronicle's calls are the model's`) {
+		t.Errorf("try with an entity a chronicle lacks: exit %d, %q", code, errOut)
+	}
+}

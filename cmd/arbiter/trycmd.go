@@ -33,7 +33,7 @@ type TryOptions struct {
 func newTryCmd(io *IOStreams, g *globals, runF func(context.Context, *TryOptions) error) *cobra.Command {
 	opts := &TryOptions{IO: io, Globals: g}
 	cmd := &cobra.Command{
-		Use:   "try <simulation-dir> --phase P --entity E [--tick N] [--templates DIR] [--model M] [--repeat K]",
+		Use:   "try <simulation-dir> --phase P [--entity E] [--tick N] [--templates DIR] [--model M] [--repeat K]",
 		Short: "Send one call as a run would make it and show the answer, its checks and what it would change",
 		Long: `Render the call that phase P makes for entity E at tick N exactly as ` + "`arbiter run`" + `
 would make it (the committed state before tick N, the entity's past exchanges as
@@ -74,8 +74,8 @@ The exit code is 0 when every answer passed its schema and the kind's checks,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Phase, "phase", "", "the phase of the call (intention or resolution for a narrative)")
-	f.StringVar(&opts.Entity, "entity", "", "whom the call is for: a character (intention) or a location (resolution)")
+	f.StringVar(&opts.Phase, "phase", "", "the phase of the call: intention or resolution (narrative), chat (chronicle), orders (conquest)")
+	f.StringVar(&opts.Entity, "entity", "", "whom the call is for: a character (intention), a location (resolution), a player (orders); none for a chronicle")
 	f.IntVar(&opts.Tick, "tick", 0, "the tick the call belongs to, from the committed state before it (default: the next tick)")
 	f.StringArrayVar(&opts.Templates, "templates", nil, "a folder of templates laid over the simulation's (repeatable)")
 	f.StringVar(&opts.Model, "model", "", "the model the call goes to (default: the phase's configured model)")
@@ -84,7 +84,6 @@ The exit code is 0 when every answer passed its schema and the kind's checks,
 	f.String("base-url", "", "OpenAI-compatible endpoint (llm.base_url)")
 	f.StringVar(&opts.Cassette.Replay, "replay", "", "answer from this cassette instead of the endpoint")
 	_ = cmd.MarkFlagRequired("phase")
-	_ = cmd.MarkFlagRequired("entity")
 	return cmd
 }
 
