@@ -171,3 +171,28 @@ func TestPromptsTryChronicleReply(t *testing.T) {
 		t.Errorf("try with an entity a chronicle lacks: exit %d, %q", code, errOut)
 	}
 }
+
+func TestPromptsTryDuelSeat(t *testing.T) {
+	cleanEnv(t)
+	dir := gameCopy(t, "duel-demo")
+	if code, out, errOut := arbiter(t, "run", dir, "--ticks", "1"); code != 0 {
+		t.Fatalf("run exit %d\n%s\n%s", code, out, errOut)
+	}
+	srv := fakeModel(t, nil)
+	code, out, errOut := arbiter(t, "prompts", "try", dir, "--phase", "build", "--entity", "p1", "--repeat", "2")
+	if code != 0 {
+		t.Fatalf("try exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"# build call duel:p1:build at tick 2", "schema: valid", "kind checks: passed", "p1 builds: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("try output lacks %q:\n%s", want, out)
+		}
+	}
+	calls := srv.Calls()
+	if len(calls) != 2 || calls[0].LastUserMessage() != calls[1].LastUserMessage() || calls[0].SchemaName() != "DuelBuild" {
+		t.Errorf("the server saw %d calls; want the same build call of turn 2 twice", len(calls))
+	}
+	if code, _, errOut := arbiter(t, "prompts", "try", dir, "--phase", "charges", "--entity", "p1"); code != ExitUsage || !strings.Contains(errOut, `phase "charges": a duel simulation's model calls are build`) {
+		t.Errorf("try --phase charges: exit %d, %q", code, errOut)
+	}
+}

@@ -256,6 +256,10 @@ func (g *Game) ChargesRequest(st *State, seat string, tick int, phase engine.Pow
 // and hands its answer to accept; when the call fails, or accept refuses
 // the answer, the refusal is recorded and the seat's fallback is used.
 func (se *seats) ask(ctx context.Context, seat, phase string, req llm.Request, accept func(raw []byte) error, fallback func()) error {
+	if c := se.capture; c != nil {
+		c.req, c.accept = req, accept
+		return errCaptured
+	}
 	if se.t == nil || se.g.Client == nil {
 		return fmt.Errorf("seat %s is a model, and there is no model client", seat)
 	}

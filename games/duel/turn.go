@@ -56,7 +56,7 @@ func (g *Game) play(ctx context.Context, cur *State, se *seats) (*State, error) 
 		return nil, fmt.Errorf("%w after turn %d (%s); `arbiter reset` starts a new one", ErrGameOver, cur.Board.Turn, resultText(cur.Result))
 	}
 	for _, p := range []string{P1, P2} {
-		if g.Seats[p] == SeatPerson && se.people[p] == nil {
+		if g.Seats[p] == SeatPerson && se.people[p] == nil && se.capture == nil {
 			return nil, fmt.Errorf("seat %s: %w (play it with `arbiter play --seat %s`)", p, ErrNeedPerson, p)
 		}
 	}
@@ -158,6 +158,9 @@ type seats struct {
 	eng    *engine.Engine
 	log    *TurnLog
 	narr   *narrator
+	// capture, when set, plays the turn only up to its seat's first model
+	// call (try.go): that seat is a model, every other a bot.
+	capture *capture
 }
 
 func (se *seats) reject(seat, msg string) {
@@ -348,6 +351,12 @@ func botCharges(b *engine.State, opts []engine.ChargeOption) []engine.Declaratio
 // it (arbiter play seats a person over any configured seat), else as
 // configured.
 func (se *seats) seat(seat string) string {
+	if se.capture != nil {
+		if seat == se.capture.seat {
+			return SeatModel
+		}
+		return SeatBot
+	}
 	if se.people[seat] != nil {
 		return SeatPerson
 	}
