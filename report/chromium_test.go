@@ -1,54 +1,20 @@
 package report_test
 
 import (
-	"bytes"
 	"context"
 	"flag"
-	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/arbiter-sim/arbiter/internal/atomicfile"
+	"github.com/arbiter-sim/arbiter/internal/chromiumtest"
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"github.com/arbiter-sim/arbiter/report"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.png from the pages headless Chromium renders")
-
-// chromium is the headless browser the page is checked in: Debian's
-// chromium package (installed by .ci/run). Without it the test skips and
-// says how to install it.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("headless Chromium is not installed (neither chromium nor chromium-browser is on PATH); on Debian: apt-get install -y chromium")
-	return ""
-}
-
-// browse runs headless Chromium on the page with args and returns its
-// standard output.
-func browse(t *testing.T, bin, page string, args ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	args = append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + t.TempDir()}, args...)
-	cmd := exec.CommandContext(ctx, bin, append(args, "file://"+page)...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %v: %v\n%s", bin, args, err, errOut.String())
-	}
-	return out.Bytes()
-}
 
 // writePage builds and renders the report of dir into a file.
 func writePage(t *testing.T, dir string) string {
@@ -76,11 +42,11 @@ func writePage(t *testing.T, dir string) string {
 // charts drawn, an empty one as a line. A screenshot of each must be a page, not a blank;
 // -update keeps them under testdata for people to look at.
 func TestChromium(t *testing.T) {
-	bin := chromium(t)
+	bin := chromiumtest.Find(t)
 	for _, tc := range chromiumCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			page := writePage(t, tc.dir(t))
-			checkDOM(t, string(browse(t, bin, page, "--dump-dom")), tc.want, tc.count)
+			checkDOM(t, string(chromiumtest.Browse(t, bin, page, "--dump-dom")), tc.want, tc.count)
 			checkScreenshot(t, bin, page, tc.shot, tc.height)
 		})
 	}
@@ -177,29 +143,7 @@ func checkDOM(t *testing.T, dom string, want []string, count map[string]int) {
 // it as testdata/shot.
 func checkScreenshot(t *testing.T, bin, page, shot string, height int) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), shot)
-	browse(t, bin, page, "--hide-scrollbars", "--window-size=1280,"+strconv.Itoa(height), "--screenshot="+path)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
-	if sz := img.Bounds().Size(); sz.X != 1280 || sz.Y != height {
-		t.Errorf("screenshot is %v, want 1280x%d", sz, height)
-	}
-	colours := map[uint32]bool{}
-	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y += 7 {
-		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x += 7 {
-			r, g, b, _ := img.At(x, y).RGBA()
-			colours[r>>8<<16|g>>8<<8|b>>8] = true
-		}
-	}
-	if len(colours) < 20 {
-		t.Errorf("the screenshot has %d colours: a blank page?", len(colours))
-	}
+	b := chromiumtest.Screenshot(t, bin, page, height)
 	if *update {
 		if err := atomicfile.Write(filepath.Join("testdata", shot), b); err != nil {
 			t.Fatal(err)

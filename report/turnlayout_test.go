@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/arbiter-sim/arbiter/internal/chromiumtest"
 )
 
 // TestTurnLogColumnStays (issue 25 item 2): in a game's turns the log
@@ -15,7 +17,7 @@ import (
 // turn's log column starts. -update keeps a screenshot in
 // testdata/report-duel.png.
 func TestTurnLogColumnStays(t *testing.T) {
-	bin := chromium(t)
+	bin := chromiumtest.Find(t)
 	page := writePage(t, gameRun(t, "duel-demo", 6))
 	b, err := os.ReadFile(page)
 	if err != nil {
@@ -28,7 +30,7 @@ func TestTurnLogColumnStays(t *testing.T) {
 	if err := os.WriteFile(measured, []byte(html), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dom := string(browse(t, bin, measured, "--window-size=1200,2000", "--dump-dom"))
+	dom := string(chromiumtest.Browse(t, bin, measured, "--window-size=1200,2000", "--dump-dom"))
 	xs := regexp.MustCompile(`data-x="(\d+)"`).FindAllStringSubmatch(dom, -1)
 	if len(xs) != 6 {
 		t.Fatalf("measured %d turns' log columns, want 6", len(xs))
@@ -40,7 +42,7 @@ func TestTurnLogColumnStays(t *testing.T) {
 		}
 	}
 	if *update {
-		browse(t, bin, page, "--hide-scrollbars", "--window-size=1200,2000", "--screenshot="+filepath.Join(mustAbs(t, "testdata"), "report-duel.png"))
+		chromiumtest.Browse(t, bin, page, "--hide-scrollbars", "--window-size=1200,2000", "--screenshot="+filepath.Join(mustAbs(t, "testdata"), "report-duel.png"))
 	}
 }
 
