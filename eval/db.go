@@ -27,6 +27,9 @@ func OpenDB(ctx context.Context, dir string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	// One connection: the eval's workers take turns at the file in Go
+	// rather than in SQLite's busy handler, which sleeps.
+	db.SetMaxOpenConns(1)
 	if _, err := db.ExecContext(ctx, `
 		CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL);
 		CREATE TABLE IF NOT EXISTS evals (id INTEGER PRIMARY KEY AUTOINCREMENT, started TEXT NOT NULL, suite TEXT NOT NULL, result TEXT NOT NULL);`); err != nil {

@@ -112,44 +112,51 @@ type job struct {
 }
 
 // Run makes every call of the suite, checks every answer and returns the
-// result, its summary and comparison made. Every variant's calls are built
-// before any is sent, so a template that does not render stops the eval
-// before anything is paid for. Interrupted (ctx cancelled), it returns the
-// answers it has with Interrupted set, and ctx's error.
+// result, its summary and comparison made. The first call of each phase of
+// every variant is built before any is sent, so a template that does not
+// render stops the eval before anything is paid for; the others are built
+// by the workers that send them, as a run's are. Interrupted (ctx
+// cancelled), it returns the answers it has with Interrupted set, and
+// ctx's error.
 func (r *Runner) Run(ctx context.Context, cases []Case) (*Result, error) {
 	res := r.newResult(cases)
 	defer func(start time.Time) { res.Elapsed = time.Since(start) }(time.Now())
-	jobs, err := r.build(ctx, cases)
-	if err != nil {
+	calls := make([][]built, len(r.Arms))
+	for a := range calls {
+		calls[a] = make([]built, len(cases))
+	}
+	if err := r.precheck(ctx, cases, calls); err != nil {
 		return nil, err
 	}
-	res.Answers = make([]Answer, len(jobs))
+	rep := r.Suite.Repeat
+	res.Answers = make([]Answer, len(r.Arms)*len(cases)*rep)
 	var done, hits atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.workers())
-	var mu sync.Mutex // guards the first error of the cache
-	var cacheErr error
-	for i := range jobs {
+	for i := range res.Answers {
 		g.Go(func() error {
-			ans, hit, err := r.answer(gctx, jobs[i])
+			arm, kase, k := i/(len(cases)*rep), i/rep%len(cases), i%rep
+			b, err := r.built(gctx, &calls[arm][kase], arm, cases[kase])
 			if err != nil {
-				mu.Lock()
-				cacheErr = err
-				mu.Unlock()
 				return err
 			}
-			res.Answers[i] = r.check(gctx, jobs[i], ans, hit)
+			j := job{arm: arm, kase: kase, repeat: k, call: b.call, q: b.q, key: fmt.Sprintf("%s/%d", b.key, k)}
+			ans, hit, err := r.answer(gctx, j)
+			if err != nil {
+				return err
+			}
+			res.Answers[i] = r.check(gctx, j, ans, hit)
 			n := done.Add(1)
 			if hit {
 				hits.Add(1)
 			}
 			if r.Progress != nil {
-				r.Progress(int(n), len(jobs), int(hits.Load()))
+				r.Progress(int(n), len(res.Answers), int(hits.Load()))
 			}
 			return nil
 		})
 	}
-	err = g.Wait()
+	err := g.Wait()
 	if ctx.Err() != nil {
 		res.Interrupted = true
 		res.Answers = answered(res.Answers)
@@ -157,17 +164,53 @@ func (r *Runner) Run(ctx context.Context, cases []Case) (*Result, error) {
 		return res, ctx.Err()
 	}
 	if err != nil {
-		return nil, cmpErr(cacheErr, err)
+		return nil, err
 	}
 	summarize(res)
 	return res, nil
 }
 
-func cmpErr(a, b error) error {
-	if a != nil {
-		return a
+// built is the call of one case by one arm, built once for its repeats.
+type built struct {
+	once sync.Once
+	call *session.Call
+	q    session.RequestQuery
+	key  string
+	err  error
+}
+
+// built builds b, the call of c by arm, once.
+func (r *Runner) built(ctx context.Context, b *built, arm int, c Case) (*built, error) {
+	b.once.Do(func() {
+		a := r.Arms[arm]
+		b.call, b.q, b.err = a.Session.CallPatched(ctx, c.Phase, c.Entity, c.Tick, c.State)
+		switch {
+		case b.err != nil && a.Name != Baseline:
+			b.err = fmt.Errorf("variant %s: case %s: %w", a.Name, c.ID(), b.err)
+		case b.err != nil:
+			b.err = fmt.Errorf("case %s: %w", c.ID(), b.err)
+		default:
+			b.key = requestKey(b.call.Wire, a.Endpoint)
+		}
+	})
+	return b, b.err
+}
+
+// precheck builds the first case of each phase for every arm.
+func (r *Runner) precheck(ctx context.Context, cases []Case, calls [][]built) error {
+	for arm := range r.Arms {
+		seen := map[string]bool{}
+		for i, c := range cases {
+			if seen[c.Phase] && c.File == "" {
+				continue
+			}
+			seen[c.Phase] = true
+			if _, err := r.built(ctx, &calls[arm][i], arm, c); err != nil {
+				return err
+			}
+		}
 	}
-	return b
+	return nil
 }
 
 // answered keeps the answers that arrived (an interrupted eval).
@@ -182,7 +225,7 @@ func answered(all []Answer) []Answer {
 }
 
 // workers is how many calls are in flight at once: each distinct client's
-// own concurrency, added.
+// own workers, added.
 func (r *Runner) workers() int {
 	seen := map[*llm.Client]bool{}
 	n := 0
@@ -196,27 +239,6 @@ func (r *Runner) workers() int {
 		n += r.Judge.Workers()
 	}
 	return max(n, 1)
-}
-
-// build renders every call of every arm.
-func (r *Runner) build(ctx context.Context, cases []Case) ([]job, error) {
-	var jobs []job
-	for ai, arm := range r.Arms {
-		for ci, c := range cases {
-			call, q, err := arm.Session.CallPatched(ctx, c.Phase, c.Entity, c.Tick, c.State)
-			if err != nil {
-				if arm.Name != Baseline {
-					return nil, fmt.Errorf("variant %s: case %s: %w", arm.Name, c.ID(), err)
-				}
-				return nil, fmt.Errorf("case %s: %w", c.ID(), err)
-			}
-			base := requestKey(call.Wire, arm.Endpoint)
-			for k := range r.Suite.Repeat {
-				jobs = append(jobs, job{arm: ai, kase: ci, repeat: k, call: call, q: q, key: fmt.Sprintf("%s/%d", base, k)})
-			}
-		}
-	}
-	return jobs, nil
 }
 
 // requestKey is the cache key of a call sent to endpoint: the chat

@@ -28,10 +28,28 @@ type tickInputs struct {
 	err        error
 }
 
-// tried holds the tickInputs of each tick called so far, by tick.
+// tried holds the tickInputs of each tick called so far, by tick, and
+// the snapshot of each state calls were made from.
 type tried struct {
 	mu    sync.Mutex
 	ticks map[int]*tickInputs
+	snaps map[*world.State]*prompts.Snapshot
+}
+
+// snapshot is the snapshot of st, placed once for the many calls and
+// answers of an eval made from it (st is read, never changed).
+func (t *tried) snapshot(sim *world.Simulation, st *world.State) *prompts.Snapshot {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if w, ok := t.snaps[st]; ok {
+		return w
+	}
+	if t.snaps == nil || len(t.snaps) > 64 {
+		t.snaps = map[*world.State]*prompts.Snapshot{}
+	}
+	w := prompts.NewSnapshot(sim, st)
+	t.snaps[st] = w
+	return w
 }
 
 func (t *tried) at(tick int) *tickInputs {
@@ -83,7 +101,7 @@ func (n *Narrative) CallAt(ctx context.Context, q session.RequestQuery) (*sessio
 	if in.err != nil {
 		return nil, in.err
 	}
-	w := prompts.NewSnapshot(n.Sim, st)
+	w := n.tried.snapshot(n.Sim, st)
 	var req llm.Request
 	var err error
 	if q.Phase == PhaseResolution && in.intentions != nil {
@@ -155,7 +173,7 @@ type facts struct {
 // memory with Apply's checks, and the changes are what Apply made.
 func (n *Narrative) Judge(q session.RequestQuery, res llm.Result) session.Verdict {
 	st := q.State.(*world.State)
-	w := prompts.NewSnapshot(n.Sim, st)
+	w := n.tried.snapshot(n.Sim, st)
 	f := facts{Names: map[string]string{}, Moves: map[string]string{}, Text: answerText(res.Output)}
 	v := session.Verdict{Problems: []string{}, Changes: []string{}}
 	switch q.Phase {

@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/arbiter-sim/arbiter/internal/filelock"
 	"github.com/arbiter-sim/arbiter/llm"
@@ -126,6 +127,13 @@ type Session struct {
 	unlock   func()
 	created  bool   // state.db was created by this session
 	saved    *Saved // a game saved by an earlier version, not imported yet (read-only)
+	// called is the state the last call made outside a run was made
+	// from (try.go).
+	called struct {
+		sync.Mutex
+		tick  int
+		state any
+	}
 }
 
 // Load reads and checks the simulation in dir: its files, its prompt

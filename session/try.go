@@ -157,7 +157,7 @@ func (s *Session) CallPatched(ctx context.Context, phase, entity string, tick in
 	if err := s.CallTick(tick); err != nil {
 		return nil, RequestQuery{}, err
 	}
-	state, err := s.StateAt(ctx, tick-1, false)
+	state, err := s.callState(ctx, tick-1)
 	if err != nil {
 		return nil, RequestQuery{}, err
 	}
@@ -181,6 +181,21 @@ func (s *Session) CallPatched(ctx context.Context, phase, entity string, tick in
 	return call, q, err
 }
 
+// callState is StateAt(tick), the last one read kept: an eval makes many
+// calls from the state of one tick, which kinds read and never change.
+func (s *Session) callState(ctx context.Context, tick int) (any, error) {
+	s.called.Lock()
+	defer s.called.Unlock()
+	if s.called.state != nil && s.called.tick == tick {
+		return s.called.state, nil
+	}
+	state, err := s.StateAt(ctx, tick, false)
+	if err == nil {
+		s.called.tick, s.called.state = tick, state
+	}
+	return state, err
+}
+
 // Entities lists whom phase calls at tick (1 .. latest+1).
 func (s *Session) Entities(ctx context.Context, phase string, tick int) ([]string, error) {
 	c, err := s.caller()
@@ -190,7 +205,7 @@ func (s *Session) Entities(ctx context.Context, phase string, tick int) ([]strin
 	if err := s.CallTick(tick); err != nil {
 		return nil, err
 	}
-	state, err := s.StateAt(ctx, tick-1, false)
+	state, err := s.callState(ctx, tick-1)
 	if err != nil {
 		return nil, err
 	}

@@ -556,7 +556,7 @@ func equalCharacterState(a, b CharacterState) bool {
 func TestLoadIgnoredFolders(t *testing.T) {
 	t.Parallel()
 	const (
-		narrative = "folder ignored: a narrative simulation reads only simulation.yaml, characters/, locations/ and prompts/"
+		narrative = "folder ignored: a narrative simulation reads only simulation.yaml, characters/, evals/, locations/ and prompts/"
 		game      = "folder ignored: a %s simulation reads only simulation.yaml and prompts/"
 	)
 	// A character file a narrative would refuse: a game must not read it.

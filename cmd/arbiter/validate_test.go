@@ -130,7 +130,7 @@ func validateCases() []validateCase {
 				writeFiles(t, dir, map[string]string{"prompt/phase1_intention_system.md": "x\n"})
 			},
 			want: []string{
-				"warning: <sim>/prompt: folder ignored: a narrative simulation reads only simulation.yaml, characters/, locations/ and prompts/",
+				"warning: <sim>/prompt: folder ignored: a narrative simulation reads only simulation.yaml, characters/, evals/, locations/ and prompts/",
 				"ok: demo-sim (6 characters, 5 locations, 1 warning)",
 			},
 		},
