@@ -98,6 +98,34 @@ type Answer struct {
 	Verdict Verdict
 }
 
+// Message is one chat message of a call, as the model client sends it. A
+// type alias: the session hands the client's messages on as they are.
+type Message = llm.Message
+
+// Client is the model client calls made outside a run go through
+// (TryClient, NewClient). A type alias, as ClientConfig is.
+type Client = llm.Client
+
+// NewClient is a model client of c with no history of its own: a judge's,
+// whose calls each carry what they send.
+func NewClient(c ClientConfig) (*Client, error) {
+	c.Depth = 0
+	client, err := llm.New(c)
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	return client, nil
+}
+
+// ErrorKind names the kind of a failed call's error ("schema", "timeout",
+// ...); "" for a call that did not fail.
+func ErrorKind(err error) string {
+	if err == nil {
+		return ""
+	}
+	return llm.ErrorKindOf(err).String()
+}
+
 // Trial is one call made by `prompts try`: the request as sent and what
 // came back, read by the kind.
 type Trial struct {

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/arbiter-sim/arbiter/eval"
-	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -194,7 +193,7 @@ func evalRunner(ctx context.Context, opts *EvalOptions, set session.Settings, su
 			s.Close()
 		}
 	}
-	clients := map[string]*llm.Client{}
+	clients := map[string]*session.Client{}
 	variants := append([]eval.Variant{{Name: eval.Baseline}}, suite.Variants...)
 	for _, v := range variants {
 		arm, err := openArm(ctx, opts, set, v, clients)
@@ -220,7 +219,7 @@ func evalRunner(ctx context.Context, opts *EvalOptions, set session.Settings, su
 
 // openArm opens the simulation as variant v makes its calls; variants on
 // one endpoint share its client.
-func openArm(ctx context.Context, opts *EvalOptions, set session.Settings, v eval.Variant, clients map[string]*llm.Client) (eval.Arm, error) {
+func openArm(ctx context.Context, opts *EvalOptions, set session.Settings, v eval.Variant, clients map[string]*session.Client) (eval.Arm, error) {
 	vs := withModel(set, v.Model)
 	vs.Templates = v.Templates
 	for _, p := range []*session.Params{&vs.Intention, &vs.Resolution, &vs.Chat, &vs.Game} {
@@ -279,9 +278,9 @@ func endpointLLM(cfg *Config, endpoint, keyEnv string) func() (session.ClientCon
 
 // judgeClient is the judge's client: its own endpoint and key when the
 // suite names them, else the simulation's.
-func judgeClient(opts *EvalOptions, suite *eval.Suite) (*llm.Client, llm.Params, error) {
+func judgeClient(opts *EvalOptions, suite *eval.Suite) (*session.Client, session.Params, error) {
 	j := suite.Judge
-	params := llm.Params{Model: j.Model, Temperature: j.Temperature, MaxTokens: j.MaxTokens}
+	params := session.Params{Model: j.Model, Temperature: j.Temperature, MaxTokens: j.MaxTokens}
 	if params.MaxTokens == 0 {
 		params.MaxTokens = 400
 	}
@@ -296,10 +295,9 @@ func judgeClient(opts *EvalOptions, suite *eval.Suite) (*llm.Client, llm.Params,
 	if err != nil {
 		return nil, params, fmt.Errorf("%s: judge: %w (set judge.endpoint, or configure the simulation's endpoint)", suite.Path, err)
 	}
-	c.Depth = 0
-	client, err := llm.New(c)
+	client, err := session.NewClient(c)
 	if err != nil {
-		return nil, params, usageErrorf("%s: judge: %v", suite.Path, err)
+		return nil, params, fmt.Errorf("%s: judge: %w", suite.Path, err)
 	}
 	return client, params, nil
 }

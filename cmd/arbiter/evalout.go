@@ -10,24 +10,19 @@ import (
 	"time"
 
 	"github.com/arbiter-sim/arbiter/eval"
-	"github.com/arbiter-sim/arbiter/internal/atomicfile"
 )
 
 // writeEvalOutputs prints res (a table, or --json) and writes the files
 // asked for.
 func writeEvalOutputs(opts *EvalOptions, res *eval.Result) error {
 	if opts.JUnit != "" {
-		if err := atomicfile.Write(opts.JUnit, eval.JUnit(res)); err != nil {
-			return fmt.Errorf("--junit %s: %w", opts.JUnit, err)
+		if err := eval.WriteJUnit(opts.JUnit, res); err != nil {
+			return err
 		}
 	}
 	if opts.HTML != "" {
-		page, err := eval.Page(res)
-		if err != nil {
+		if err := eval.WritePage(opts.HTML, res); err != nil {
 			return err
-		}
-		if err := atomicfile.Write(opts.HTML, page); err != nil {
-			return fmt.Errorf("--html %s: %w", opts.HTML, err)
 		}
 	}
 	if ex := opts.Globals.exporter(); ex != nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -106,7 +105,7 @@ type tryReport struct {
 	Entity   string          `json:"entity"`
 	Tick     int             `json:"tick"`
 	Model    string          `json:"model"`
-	Messages []llm.Message   `json:"messages"`
+	Messages []session.Message   `json:"messages"`
 	Answers  []tryAnswerJSON `json:"answers"`
 }
 
@@ -186,7 +185,7 @@ func tryAnswerOf(t *session.Trial, prices map[string]session.Price) tryAnswerJSO
 	a := tryAnswerJSON{Output: r.Output, Raw: r.Raw, Verdict: t.Verdict, Attempts: r.Attempts, Repairs: r.Repairs,
 		Prompt: r.Usage.PromptTokens, Completion: r.Usage.CompletionTokens, LatencyMS: r.Latency.Milliseconds(), Endpoint: r.Endpoint}
 	if r.Err != nil {
-		a.Error, a.ErrorKind = r.Err.Error(), llm.ErrorKindOf(r.Err).String()
+		a.Error, a.ErrorKind = r.Err.Error(), session.ErrorKind(r.Err)
 	}
 	if p, ok := prices[t.Call.Request.Params.Model]; ok {
 		c := p.Cost(r.Usage.PromptTokens, r.Usage.CompletionTokens)
