@@ -101,12 +101,12 @@ func withModel(set session.Settings, model string) session.Settings {
 
 // tryReport is what `prompts try --json` writes: one entry per answer.
 type tryReport struct {
-	Phase    string          `json:"phase"`
-	Entity   string          `json:"entity"`
-	Tick     int             `json:"tick"`
-	Model    string          `json:"model"`
-	Messages []session.Message   `json:"messages"`
-	Answers  []tryAnswerJSON `json:"answers"`
+	Phase    string            `json:"phase"`
+	Entity   string            `json:"entity"`
+	Tick     int               `json:"tick"`
+	Model    string            `json:"model"`
+	Messages []session.Message `json:"messages"`
+	Answers  []tryAnswerJSON   `json:"answers"`
 }
 
 type tryAnswerJSON struct {
