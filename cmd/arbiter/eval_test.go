@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/arbiter-sim/arbiter/eval"
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
@@ -237,5 +239,68 @@ func TestEvalInterruptedKeepsWhatWasAnswered(t *testing.T) {
 	}
 	if kept == 0 || kept+again != 12 || kept >= asked+1 {
 		t.Errorf("interrupted after %d calls, the rerun took %d from the cache and asked %d: want the answered ones kept, the rest asked", asked, kept, again)
+	}
+}
+
+// lockedBuffer is a buffer a command writes while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// waitFor waits until out holds n copies of s, or fails after a minute.
+func waitFor(t *testing.T, out *lockedBuffer, s string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for strings.Count(out.String(), s) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %d× %q in a minute:\n%s", n, s, out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestEvalWatchRerunsOnTemplateChange: --watch runs the eval, then again
+// when a variant's template changes, asking only the calls it changed.
+func TestEvalWatchRerunsOnTemplateChange(t *testing.T) {
+	cleanEnv(t)
+	srv := fakeModel(t, nil)
+	sim := tryDemo(t)
+	writeSuite(t, sim, "cases: {ticks: '2', phases: [intention]}\nvariants: [{name: terse, templates: evals/terse}]\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	out, errOut := &lockedBuffer{}, &lockedBuffer{}
+	done := make(chan int)
+	go func() {
+		done <- Execute(ctx, &IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut}, []string{"eval", sim, "--watch"})
+	}()
+	waitFor(t, errOut, "waiting for a template or the suite to change", 1)
+	before := srv.CallCount()
+	tmpl := filepath.Join(sim, "evals", "terse", "phase1_intention_user.md")
+	b, _ := os.ReadFile(tmpl)
+	if err := os.WriteFile(tmpl, append(b, []byte("\nBe brief.\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, errOut, "waiting for a template or the suite to change", 2)
+	cancel()
+	if code := <-done; code != ExitInterrupted {
+		t.Errorf("--watch ended with exit %d, want 130", code)
+	}
+	if got := srv.CallCount() - before; got != 6 {
+		t.Errorf("the rerun asked %d calls, want 6 (terse's intentions; the baseline's from the cache)", got)
+	}
+	if !strings.Contains(out.String(), "eval 2 of demo-sim") || !strings.Contains(out.String(), "12 answers, 6 from the cache") {
+		t.Errorf("the second eval is not shown:\n%s", out.String())
 	}
 }

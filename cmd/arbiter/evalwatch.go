@@ -26,7 +26,7 @@ func watchEval(ctx context.Context, opts *EvalOptions) error {
 	for {
 		res, err := evalOnce(ctx, opts)
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return watchEnded
 		}
 		if res != nil {
 			if werr := writeEvalOutputs(opts, res); werr != nil {
@@ -38,11 +38,16 @@ func watchEval(ctx context.Context, opts *EvalOptions) error {
 		}
 		watchFolders(w, opts)
 		fmt.Fprintln(opts.IO.ErrOut, "eval --watch: waiting for a template or the suite to change (Ctrl-C ends)")
-		if err := nextChange(ctx, w); err != nil {
+		if err := nextChange(ctx, w); ctx.Err() != nil {
+			return watchEnded
+		} else if err != nil {
 			return err
 		}
 	}
 }
+
+// watchEnded is how --watch ends: interrupted (Ctrl-C), exit 130.
+var watchEnded = fmt.Errorf("%w: eval --watch ended; the answers are kept in %s", session.ErrInterrupted, eval.DBFile)
 
 // watchFolders watches the suite's folder, the simulation's prompts/ and
 // every variant's templates.
