@@ -122,6 +122,12 @@ func readCase(path string, phases []string, last int) (Case, error) {
 	if err != nil {
 		return Case{}, &SuiteError{Path: path, Msg: err.Error()}
 	}
+	return parseCase(path, data, phases, last)
+}
+
+// parseCase reads a hand-written case, data, the file at path, for a
+// simulation whose committed ticks are 1..last.
+func parseCase(path string, data []byte, phases []string, last int) (Case, error) {
 	var f caseFile
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	dec.KnownFields(true)
@@ -138,6 +144,7 @@ func readCase(path string, phases []string, last int) (Case, error) {
 	}
 	c := Case{Tick: f.Tick, Phase: f.Phase, Entity: f.Entity, File: path}
 	if f.State != nil {
+		var err error
 		if c.State, err = json.Marshal(f.State); err != nil {
 			return Case{}, &SuiteError{Path: path, Msg: "state: " + err.Error()}
 		}

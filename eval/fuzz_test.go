@@ -1,6 +1,9 @@
 package eval
 
 import (
+	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -34,6 +37,32 @@ func FuzzParseSuite(f *testing.F) {
 					t.Fatalf("assertion without a name or with a bad threshold: %+v", a)
 				}
 			}
+		}
+	})
+}
+
+// FuzzParseCase: whatever a hand-written case file holds, parseCase returns
+// a case on a tick that can be called, of a known phase, with an entity, or
+// an error naming the file.
+func FuzzParseCase(f *testing.F) {
+	for _, seed := range []string{
+		"tick: 2\nphase: resolution\nentity: wharf\nstate: {locations: {wharf: {moment: flood}}}",
+		"tick: 0\nphase: chat",
+		"tick: 9999999999999999999\nentity: x\nphase: intention",
+		"state: [1, 2]",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := parseCase("case.yaml", data, testPhases, 3)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "case.yaml") {
+				t.Fatalf("error without the file: %v", err)
+			}
+			return
+		}
+		if c.Tick < 1 || c.Tick > 4 || c.Entity == "" || !slices.Contains(testPhases, c.Phase) || c.State != nil && !json.Valid(c.State) {
+			t.Fatalf("accepted case out of bounds: %+v", c)
 		}
 	})
 }
