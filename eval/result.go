@@ -31,9 +31,10 @@ type Result struct {
 
 // VariantInfo says what a variant changes.
 type VariantInfo struct {
-	Name      string   `json:"name"`
-	Templates []string `json:"templates,omitempty"`
-	Model     string   `json:"model,omitempty"`
+	Name      string         `json:"name"`
+	Templates []string       `json:"templates,omitempty"`
+	Model     string         `json:"model,omitempty"`
+	Settings  map[string]any `json:"settings,omitempty"`
 }
 
 // AssertionInfo is an assertion of the suite, as a result lists it.
@@ -82,7 +83,7 @@ func (r *Runner) newResult(cases []Case) *Result {
 		info := VariantInfo{Name: a.Name, Templates: a.Templates}
 		for _, v := range r.Suite.Variants {
 			if v.Name == a.Name {
-				info.Model = v.Model
+				info.Model, info.Settings = v.Model, v.Settings
 			}
 		}
 		res.Variants = append(res.Variants, info)

@@ -63,6 +63,10 @@ type Variant struct {
 	MaxTokens   int      `yaml:"max_tokens"`
 	// Endpoint is a base URL, or the name of one of llm.endpoints.
 	Endpoint string `yaml:"endpoint"`
+	// Settings are laid over simulation.yaml's settings: (a JSON merge
+	// patch): a narrative's answer lengths and descriptions, which its
+	// schemas and templates both read.
+	Settings map[string]any `yaml:"settings"`
 	line     int
 }
 
@@ -367,8 +371,8 @@ func (p *parser) variants(nodes []yaml.Node) []Variant {
 		if v.MaxTokens < 0 || v.Temperature != nil && (*v.Temperature < 0 || *v.Temperature > 2) {
 			p.fail(n.Line, "variants: %s: max_tokens must be positive and temperature 0 to 2", v.Name)
 		}
-		if len(v.Templates) == 0 && v.Model == "" && v.Temperature == nil && v.MaxTokens == 0 && v.Endpoint == "" {
-			p.fail(n.Line, "variants: %s changes nothing: give templates, model, temperature, max_tokens or endpoint", v.Name)
+		if len(v.Templates) == 0 && v.Model == "" && v.Temperature == nil && v.MaxTokens == 0 && v.Endpoint == "" && len(v.Settings) == 0 {
+			p.fail(n.Line, "variants: %s changes nothing: give templates, settings, model, temperature, max_tokens or endpoint", v.Name)
 		}
 		out = append(out, v)
 	}

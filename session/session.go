@@ -87,6 +87,10 @@ type Settings struct {
 	// simulation's own (prompts/), in order: an eval variant's, or `prompts
 	// try --templates`. Each file replaces the template of its name.
 	Templates []string
+	// SimSettings, when set, is a JSON merge patch laid over the
+	// simulation's settings (simulation.yaml's settings:) before its kind
+	// reads them: an eval variant's answer lengths, say.
+	SimSettings map[string]any
 	// People are the seats people take at the terminal (arbiter play) over
 	// their configured seats; a model client is built for a game only when
 	// another seat is a model.
@@ -150,6 +154,10 @@ func Load(dir string, set Settings) (*Session, error) {
 		for _, w := range sim.Warnings {
 			set.Logger.Warn(w.Error())
 		}
+	}
+	if set.SimSettings != nil {
+		merged, _ := mergePatch(map[string]any(sim.Settings), map[string]any(set.SimSettings)).(map[string]any)
+		sim.Settings = merged
 	}
 	pr, err := prompts.New(dir, set.Templates...)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -321,17 +322,17 @@ func patched(state any, patch json.RawMessage) (any, error) {
 	return out.Interface(), nil
 }
 
-// mergePatch applies patch to doc as RFC 7386 says: objects merge key by
-// key, null removes a key, anything else replaces.
+// mergePatch is doc with patch applied as RFC 7386 says: objects merge
+// key by key, null removes a key, anything else replaces. doc is not
+// changed.
 func mergePatch(doc, patch any) any {
 	p, ok := patch.(map[string]any)
 	if !ok {
 		return patch
 	}
-	d, ok := doc.(map[string]any)
-	if !ok {
-		d = map[string]any{}
-	}
+	base, _ := doc.(map[string]any)
+	d := make(map[string]any, len(base)+len(p))
+	maps.Copy(d, base)
 	for k, v := range p {
 		if v == nil {
 			delete(d, k)

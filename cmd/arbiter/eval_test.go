@@ -41,6 +41,18 @@ func TestEvalDemoSuite(t *testing.T) {
 	if got := srv.CallCount() - before; got != 44-10 {
 		t.Errorf("eval made %d calls, want 34", got)
 	}
+	// terse caps an intention at 80 characters in its schema and its
+	// prompt alike (settings.answer laid over simulation.yaml's).
+	capped := 0
+	for _, c := range srv.Calls()[before:] {
+		if strings.Contains(string(c.Schema()), `"maxLength":80`) && strings.Contains(c.SystemMessage(), "1 to 80 characters") &&
+			strings.Contains(c.LastUserMessage(), "One short sentence of at most 80 characters") {
+			capped++
+		}
+	}
+	if capped != 12 {
+		t.Errorf("%d calls had terse's 80-character cap in schema and prompt, want 12", capped)
+	}
 	for _, want := range []string{"eval 1 of demo-sim", "22 cases x 2 variants x 1 repeats: 44 answers, 10 from the cache",
 		"baseline: 22 answers", "terse: 22 answers", "intention   short        12/12  100%  [76%, 100%]",
 		"terse vs baseline  intention short", "thresholds: all 14 met"} {

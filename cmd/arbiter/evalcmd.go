@@ -221,7 +221,7 @@ func evalRunner(ctx context.Context, opts *EvalOptions, set session.Settings, su
 // one endpoint share its client.
 func openArm(ctx context.Context, opts *EvalOptions, set session.Settings, v eval.Variant, clients map[string]*session.Client) (eval.Arm, error) {
 	vs := withModel(set, v.Model)
-	vs.Templates = v.Templates
+	vs.Templates, vs.SimSettings = v.Templates, v.Settings
 	for _, p := range []*session.Params{&vs.Intention, &vs.Resolution, &vs.Chat, &vs.Game} {
 		if v.Temperature != nil {
 			p.Temperature = *v.Temperature
