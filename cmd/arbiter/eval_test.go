@@ -316,3 +316,25 @@ func TestEvalWatchRerunsOnTemplateChange(t *testing.T) {
 		t.Errorf("the second eval is not shown:\n%s", out.String())
 	}
 }
+
+// TestEvalProgressOnATerminal: on a terminal the progress line is redrawn
+// in place (a real carriage return, not an escaped one) and cleared at the
+// end; elsewhere there is none.
+func TestEvalProgressOnATerminal(t *testing.T) {
+	cleanEnv(t)
+	fakeModel(t, nil)
+	sim := tryDemo(t)
+	writeSuite(t, sim, "cases: {ticks: '2', phases: [intention]}\n")
+	io, _, errOut := TestStreams("")
+	io.ErrTTY = true
+	if code := Execute(context.Background(), io, []string{"eval", sim}); code != 0 {
+		t.Fatalf("eval exit %d\n%s", code, errOut)
+	}
+	if e := errOut.String(); !strings.Contains(e, "\r\033[Keval: 6/6 answers (0 cached)") || !strings.HasSuffix(e, "\r\033[K") || strings.Contains(e, `\r`) {
+		t.Errorf("progress on a terminal: %q", e)
+	}
+	io, _, errOut = TestStreams("")
+	if code := Execute(context.Background(), io, []string{"eval", sim}); code != 0 || errOut.Len() != 0 {
+		t.Errorf("eval off a terminal wrote to stderr: %q", errOut)
+	}
+}

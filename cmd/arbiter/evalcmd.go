@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -151,7 +152,7 @@ func evalOnce(ctx context.Context, opts *EvalOptions) (*eval.Result, error) {
 	r.Progress = evalProgress(opts.IO)
 	res, err := r.Run(ctx, cases)
 	if opts.IO.ErrTTY {
-		fmt.Fprint(opts.IO.ErrOut, "\r\033[K")
+		writeControl(opts.IO.ErrOut, "\r\033[K")
 	}
 	if res == nil {
 		return nil, err
@@ -177,8 +178,12 @@ func evalProgress(io *IOStreams) func(done, total, cached int) {
 	if !io.ErrTTY {
 		return nil
 	}
+	var mu sync.Mutex // the workers report at once
 	return func(done, total, cached int) {
-		fmt.Fprintf(io.ErrOut, "\r\033[Keval: %d/%d answers (%d cached)", done, total, cached)
+		mu.Lock()
+		defer mu.Unlock()
+		writeControl(io.ErrOut, "\r\033[K")
+		fmt.Fprintf(io.ErrOut, "eval: %d/%d answers (%d cached)", done, total, cached)
 	}
 }
 
