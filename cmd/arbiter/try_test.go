@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/arbiter-sim/arbiter/internal/filelock"
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 )
 
@@ -194,5 +195,25 @@ func TestPromptsTryDuelSeat(t *testing.T) {
 	}
 	if code, _, errOut := arbiter(t, "prompts", "try", dir, "--phase", "charges", "--entity", "p1"); code != ExitUsage || !strings.Contains(errOut, `phase "charges": a duel simulation's model calls are build`) {
 		t.Errorf("try --phase charges: exit %d, %q", code, errOut)
+	}
+}
+
+// TestTryAndEvalWhileARunHoldsTheSimulation: neither takes the lock a run
+// holds, nor writes state.db.
+func TestTryAndEvalWhileARunHoldsTheSimulation(t *testing.T) {
+	cleanEnv(t)
+	fakeModel(t, nil)
+	sim := tryDemo(t)
+	unlock, err := filelock.TryLock(sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if code, out, errOut := arbiter(t, "prompts", "try", sim, "--phase", "intention", "--entity", "ida"); code != 0 {
+		t.Errorf("try while a run holds the simulation: exit %d\n%s\n%s", code, out, errOut)
+	}
+	writeSuite(t, sim, "cases: {ticks: '2', phases: [intention]}\n")
+	if code, out, errOut := arbiter(t, "eval", sim); code != 0 {
+		t.Errorf("eval while a run holds the simulation: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
