@@ -18,7 +18,10 @@ const DBFile = "eval.db"
 
 // DB is a simulation's eval.db: the answers cache, by request, and the
 // results of past evals.
-type DB struct{ db *sql.DB }
+type DB struct {
+	db       *sql.DB
+	get, put *sql.Stmt // the answers' lookup and insert, prepared once
+}
 
 // OpenDB opens (creating) the eval.db of the simulation in dir.
 func OpenDB(ctx context.Context, dir string) (*DB, error) {
@@ -36,7 +39,15 @@ func OpenDB(ctx context.Context, dir string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &DB{db: db}, nil
+	d := &DB{db: db}
+	if d.get, err = db.PrepareContext(ctx, "SELECT answer FROM answers WHERE key = ?"); err == nil {
+		d.put, err = db.PrepareContext(ctx, "INSERT OR REPLACE INTO answers (key, answer) VALUES (?, ?)")
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
 }
 
 // Close closes the file.
@@ -45,7 +56,7 @@ func (d *DB) Close() error { return d.db.Close() }
 // answer is looked up by key; ok is false when none is cached.
 func (d *DB) answer(ctx context.Context, key string) (a cachedAnswer, ok bool, err error) {
 	var text string
-	err = d.db.QueryRowContext(ctx, "SELECT answer FROM answers WHERE key = ?", key).Scan(&text)
+	err = d.get.QueryRowContext(ctx, key).Scan(&text)
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, false, nil
 	}
@@ -65,7 +76,7 @@ func (d *DB) putAnswer(ctx context.Context, key string, a cachedAnswer) error {
 	if err != nil {
 		return err
 	}
-	_, err = d.db.ExecContext(ctx, "INSERT OR REPLACE INTO answers (key, answer) VALUES (?, ?)", key, string(b))
+	_, err = d.put.ExecContext(ctx, key, string(b))
 	if err != nil {
 		return fmt.Errorf("cache answer: %w", err)
 	}

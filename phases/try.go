@@ -228,7 +228,7 @@ func (n *Narrative) judgeResolution(st *world.State, loc string, f facts, out js
 			}
 		}
 	}
-	next, errs := Apply(n.Sim, st, map[string]MasterOutput{loc: mo})
+	next, errs := Apply(n.Sim, around(st, loc, f.Present, mo), map[string]MasterOutput{loc: mo})
 	for _, e := range errs {
 		v.Problems = append(v.Problems, e.Error())
 	}
@@ -252,6 +252,25 @@ func (n *Narrative) judgeResolution(st *world.State, loc string, f facts, out js
 		v.Changes = append(v.Changes, fmt.Sprintf("%s becomes: %s", loc, after.Description))
 	}
 	v.Facts = f
+}
+
+// around is the part of st an answer for location loc reads and changes:
+// the location, the characters present and any other the answer names (so
+// that Apply says where that one is), as applyAt needs it. Apply then
+// clones that much of the world, not all of it, for each answer an eval
+// judges.
+func around(st *world.State, loc string, present []string, mo MasterOutput) *world.State {
+	sub := &world.State{Tick: st.Tick, Characters: make(map[string]world.CharacterState, len(present)+len(mo.Characters)),
+		Locations: map[string]world.LocationState{loc: st.Locations[loc]}}
+	for _, id := range present {
+		sub.Characters[id] = st.Characters[id]
+	}
+	for id := range mo.Characters {
+		if cs, ok := st.Characters[id]; ok {
+			sub.Characters[id] = cs
+		}
+	}
+	return sub
 }
 
 // answerText is every string value of a JSON answer, joined by newlines,
