@@ -1,9 +1,12 @@
 // Package arena plays seeded games of one game kind (conquest, duel)
 // between seat configurations, in parallel, and sums them up: wins and
 // draws per player, invalid orders or choices per turn, model calls (tool
-// iterations) per turn, tokens and calls that failed and fell back. Each
-// game runs through the runner on a run state of its own, as `arbiter run`
-// would play it, so an arena measures exactly what a run does.
+// iterations) per turn, tokens and calls that failed and fell back; and
+// per seat configuration (bot, the simulation's model seat, a model seat
+// with templates and parameters of its own) a win rate with its 95%
+// interval and, with three or more, a Bradley-Terry rating. Each game runs
+// through the runner on a run state of its own, as `arbiter run` would
+// play it, so an arena measures exactly what a run does.
 package arena
 
 import (
@@ -16,6 +19,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"golang.org/x/sync/errgroup"
 
@@ -30,8 +34,9 @@ import (
 type Game interface {
 	runner.Stepper
 	// Reseated returns a copy of the game playing from seed with seats
-	// (checked by Seats) replacing the simulation's.
-	Reseated(seed uint64, seats map[string]string, client *llm.Client) runner.Stepper
+	// (checked by Seats) replacing the simulation's, its model seats asking
+	// client, but those of models, which play as their Model says.
+	Reseated(seed uint64, seats map[string]string, client *llm.Client, models map[string]Model) runner.Stepper
 	Winner(state any) string
 	Players() []string
 	Seat(player string) string
@@ -39,13 +44,27 @@ type Game interface {
 
 // Config is an arena.
 type Config struct {
-	Games    int               // games to play, seeds Seed, Seed+1, ...
-	Seed     uint64            // seed of the first game
-	Seats    map[string]string // player -> model | bot; the rest as the simulation says
-	MaxTurns int               // turns a game may take at most before it counts as unfinished (0: 10,000)
-	Parallel int               // games played at once (0: 4)
-	Client   *llm.Client       // for model seats; nil when every seat is a bot
-	Shard    Shard             // the games Play plays (zero: every game)
+	Games int               // games to play, seeds Seed, Seed+1, ...
+	Seed  uint64            // seed of the first game
+	Seats map[string]string // player -> model | bot; the rest as the simulation says
+	// Models are the model seats that play with a configuration of their
+	// own (a prompt variant, another model), by player; the other model
+	// seats play with the simulation's own settings, asking Client.
+	Models   map[string]Model
+	MaxTurns int         // turns a game may take at most before it counts as unfinished (0: 10,000)
+	Parallel int         // games played at once (0: 4)
+	Client   *llm.Client // for the model seats not in Models; nil when there are none
+	Shard    Shard       // the games Play plays (zero: every game)
+}
+
+// Model is a model seat's own configuration: the templates and model
+// parameters it plays with, as Game (the kind opened with them) holds
+// them, and the client it asks. Name names it: the seat plays as
+// model:<Name> in the table and in results files.
+type Model struct {
+	Name   string
+	Game   Game
+	Client *llm.Client
 }
 
 // GameResult is one game.
@@ -82,14 +101,17 @@ type Row struct {
 
 // Table is an arena's outcome.
 type Table struct {
-	Kind       string       `json:"kind"`
-	Games      int          `json:"games"`
-	Seed       uint64       `json:"seed"`
-	Draws      int          `json:"draws"`
-	Unfinished int          `json:"unfinished"` // stopped by the turn cap or an error
-	Turns      int          `json:"turns"`      // over every game
-	Rows       []Row        `json:"players"`
-	Results    []GameResult `json:"results"`
+	Kind       string `json:"kind"`
+	Games      int    `json:"games"`
+	Seed       uint64 `json:"seed"`
+	Draws      int    `json:"draws"`
+	Unfinished int    `json:"unfinished"` // stopped by the turn cap or an error
+	Turns      int    `json:"turns"`      // over every game
+	Rows       []Row  `json:"players"`
+	// Configurations sum up each seat configuration over the seats it
+	// held, in the order the players first hold them.
+	Configurations []Configuration `json:"configurations"`
+	Results        []GameResult    `json:"results"`
 }
 
 // Run plays the whole arena: cfg.Games games of g in parallel, each on a
@@ -124,16 +146,17 @@ func Play(ctx context.Context, g Game, cfg Config) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	if slices.Contains(slices.Collect(maps.Values(seats)), "model") && cfg.Client == nil {
-		return nil, errors.New("arena: a seat is a model and no model client was given")
+	configs, err := configurations(g, seats, cfg)
+	if err != nil {
+		return nil, err
 	}
 	id := Identity{Kind: g.Kind(), Build: manifest.ReadBuild().String(), Seed: cfg.Seed, Games: cfg.Games, MaxTurns: cfg.MaxTurns}
 	for _, p := range g.Players() {
-		id.Seats = append(id.Seats, Seat{Player: p, Seat: seats[p]})
+		id.Seats = append(id.Seats, Seat{Player: p, Seat: configs[p]})
 	}
 	games := make([]runner.Stepper, shard.size(cfg.Games))
 	for j := range games {
-		games[j] = g.Reseated(cfg.Seed+uint64(shard.game(j)), cfg.Seats, cfg.Client)
+		games[j] = g.Reseated(cfg.Seed+uint64(shard.game(j)), cfg.Seats, cfg.Client, cfg.Models)
 	}
 	tmp, err := os.MkdirTemp("", "arbiter-arena-")
 	if err != nil {
@@ -180,6 +203,42 @@ func Seats(g Game, seats map[string]string) (map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// configurations names each player's seat configuration once seats (from
+// Seats) hold: bot, model (the simulation's own model seat) or
+// model:<name> (a seat of cfg.Models), or says why cfg cannot play: a
+// configuration of a player who is no model seat, one of another kind or
+// without a client, a model seat with no client.
+func configurations(g Game, seats map[string]string, cfg Config) (map[string]string, error) {
+	out := maps.Clone(seats)
+	for _, p := range slices.Sorted(maps.Keys(cfg.Models)) {
+		m := cfg.Models[p]
+		switch {
+		case seats[p] == "":
+			return nil, fmt.Errorf("seat %s: not a player (players: %s)", p, strings.Join(g.Players(), ", "))
+		case seats[p] != "model":
+			return nil, fmt.Errorf("seat %s is a %s: only a model seat plays a configuration (%s)", p, seats[p], m.Name)
+		case !ValidConfigName(m.Name):
+			return nil, fmt.Errorf("seat %s: configuration name %q is empty or holds a control character", p, m.Name)
+		case m.Game == nil || m.Game.Kind() != g.Kind():
+			return nil, fmt.Errorf("arena: seat %s: configuration %s is no %s game", p, m.Name, g.Kind())
+		case m.Client == nil:
+			return nil, fmt.Errorf("arena: seat %s: configuration %s has no model client", p, m.Name)
+		}
+		out[p] = "model:" + m.Name
+	}
+	if slices.Contains(slices.Collect(maps.Values(out)), "model") && cfg.Client == nil {
+		return nil, errors.New("arena: a seat is a model and no model client was given")
+	}
+	return out, nil
+}
+
+// ValidConfigName reports whether name may name a model seat's
+// configuration (model:<name>): not empty, and no control character, so
+// that the table keeps one line per configuration.
+func ValidConfigName(name string) bool {
+	return name != "" && !strings.ContainsFunc(name, unicode.IsControl)
 }
 
 // play runs one game to its end (or the turn cap) on a state.db in dir.
@@ -280,5 +339,6 @@ func summarize(a Identity, results []GameResult) *Table {
 		}
 	}
 	t.Rows = rows
+	t.Configurations = configurationsOf(rows, results, t.Turns, invalid)
 	return t
 }

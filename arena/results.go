@@ -33,7 +33,9 @@ type Identity struct {
 	MaxTurns int    `json:"max_turns"` // 0: 10,000
 }
 
-// Seat is how one player sits: model or bot.
+// Seat is how one player sits: its seat configuration, bot, model (the
+// simulation's own model seat) or model:<name> (a model seat with a
+// configuration of its own).
 type Seat struct {
 	Player string `json:"player"`
 	Seat   string `json:"seat"`
@@ -104,8 +106,8 @@ func (r *Results) check() error {
 		if s.Player == "" || slices.Contains(players, s.Player) {
 			return fmt.Errorf("seats: player %q empty or twice", s.Player)
 		}
-		if s.Seat != "model" && s.Seat != "bot" {
-			return fmt.Errorf("seat %s is %q", s.Player, s.Seat)
+		if name, ok := strings.CutPrefix(s.Seat, "model:"); s.Seat != "model" && s.Seat != "bot" && (!ok || !ValidConfigName(name)) {
+			return fmt.Errorf("seat %s is %q, not bot, model or model:<name>", s.Player, s.Seat)
 		}
 		players = append(players, s.Player)
 	}

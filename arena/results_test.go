@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -99,6 +100,9 @@ func TestMergeRefuses(t *testing.T) {
 	}
 	otherKind := rewrite(1, "kind.json", func(r *arena.Results) { r.Arena.Kind = "duel" })
 	otherSeats := rewrite(1, "seats.json", func(r *arena.Results) { r.Arena.Seats[0].Seat = "model" })
+	otherConfig := rewrite(1, "config.json", func(r *arena.Results) { r.Arena.Seats[0].Seat = "model:terse" })
+	noName := rewrite(1, "noname.json", func(r *arena.Results) { r.Arena.Seats[0].Seat = "model:" })
+	robot := rewrite(1, "robot.json", func(r *arena.Results) { r.Arena.Seats[1].Seat = "robot" })
 	otherBuild := rewrite(1, "build.json", func(r *arena.Results) { r.Arena.Build = "another build" })
 	otherSettings := rewrite(1, "settings.json", func(r *arena.Results) { r.Arena.Settings = "other" })
 	copyOf1 := rewrite(0, "copy.json", func(*arena.Results) {})
@@ -116,6 +120,9 @@ func TestMergeRefuses(t *testing.T) {
 		{"another seed", []string{three[0], otherSeed[1], three[2]}, otherSeed[1] + " is another arena than " + three[0] + ": seed 2, not 1"},
 		{"another kind", []string{three[0], otherKind, three[2]}, otherKind + " is another arena than " + three[0] + ": kind duel, not conquest"},
 		{"other seats", []string{three[0], otherSeats, three[2]}, otherSeats + " is another arena than " + three[0] + ": seats p1=model,p2=bot, not p1=bot,p2=bot"},
+		{"another seat configuration", []string{three[0], otherConfig, three[2]}, otherConfig + " is another arena than " + three[0] + ": seats p1=model:terse,p2=bot, not p1=bot,p2=bot"},
+		{"a configuration without a name", []string{three[0], noName, three[2]}, noName + `: damaged arena results file: seat p1 is "model:", not bot, model or model:<name>`},
+		{"no seat", []string{three[0], robot, three[2]}, robot + `: damaged arena results file: seat p2 is "robot"`},
 		{"another build", []string{three[0], otherBuild, three[2]}, otherBuild + " is another arena than " + three[0] + ": arbiter build another build, not test build"},
 		{"other settings", []string{three[0], otherSettings, three[2]}, otherSettings + " is another arena than " + three[0] + ": settings digest other, not digest"},
 		{"another split", []string{three[0], two[1], three[2]}, two[1] + " is shard 2/2, " + three[0] + " shard 1/3"},
@@ -195,6 +202,7 @@ func FuzzParseResults(f *testing.F) {
 	f.Add(valid[:len(valid)-3])
 	f.Add(bytes.Replace(valid, []byte(`"index": 2`), []byte(`"index": 1`), 1))
 	f.Add([]byte(`{"format":"arbiter arena results 1","arena":{"games":1e3}}`))
+	f.Add(bytes.Replace(valid, []byte(`"seat": "bot"`), []byte(`"seat": "model:terse"`), 1))
 	f.Add([]byte(`{"format":"arbiter arena results 1","arena":{"kind":"k","seats":[{"player":"a","seat":"bot"}],"games":9223372036854775807},"shard":{"index":1,"count":1},"results":[]}`))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -221,6 +229,11 @@ func FuzzParseResults(f *testing.F) {
 			tab, _, err := arena.Merge(path)
 			if err != nil || tab.Games != r.Arena.Games || len(tab.Results) != tab.Games || len(tab.Rows) != len(r.Arena.Seats) {
 				t.Fatalf("one shard of %d games merged: %v %+v", r.Arena.Games, err, tab)
+			}
+			for _, c := range tab.Configurations {
+				if c.WinLow > c.WinRate || c.WinRate > c.WinHigh || c.Rating != nil && (math.IsNaN(*c.Rating) || math.IsInf(*c.Rating, 0)) {
+					t.Fatalf("configuration %+v", c)
+				}
 			}
 		}
 	})

@@ -86,16 +86,17 @@ func Propose(s *State, player string, orders []Order) ProposeResult {
 // out of iterations. Every call is returned for the record.
 func (g *Game) agentTurn(ctx context.Context, tick int, s *State, player string) seatTurn {
 	var out seatTurn
+	own := g.seat(player)
 	req := g.OpeningRequest(s, player, tick)
 	key, msgs := req.EntityKey, req.Messages
 	iterations := g.iterations()
 	for i := 0; i < iterations; i++ {
 		sent := append([]llm.Message(nil), msgs...)
 		req.Messages = sent
-		res := g.Client.CompleteTools(ctx, req)
+		res := own.Client.CompleteTools(ctx, req)
 		raw, _ := json.Marshal(res.Message)
 		call := runner.Call{Result: llm.Result{
-			Request:  llm.Request{EntityKey: key, Phase: PhaseOrders, Tick: tick, Params: g.Params},
+			Request:  llm.Request{EntityKey: key, Phase: PhaseOrders, Tick: tick, Params: own.Params},
 			Messages: sent, Raw: string(raw), Attempts: res.Attempts, Latency: res.Latency, Usage: res.Usage, Err: res.Err,
 			Recoveries: res.Recoveries, Endpoint: res.Endpoint, EndpointFailures: res.EndpointFailures,
 		}}
@@ -192,11 +193,12 @@ func (g *Game) OpeningRequest(s *State, player string, tick int) llm.ToolRequest
 	user += "\nPropose your orders with propose_orders, fix any errors, then call submit_orders."
 	// A system message with no content is refused by some servers (Ollama:
 	// "invalid message content type: <nil>"), so an empty prompt is left out.
+	own := g.seat(player)
 	msgs := []llm.Message{{Role: "user", Content: user}}
-	if sys := g.prompts[player]; strings.TrimSpace(sys) != "" {
+	if sys := own.prompts[player]; strings.TrimSpace(sys) != "" {
 		msgs = append([]llm.Message{{Role: "system", Content: sys}}, msgs...)
 	}
-	return llm.ToolRequest{EntityKey: "conquest:" + player, Phase: PhaseOrders, Tick: tick, Params: g.Params,
+	return llm.ToolRequest{EntityKey: "conquest:" + player, Phase: PhaseOrders, Tick: tick, Params: own.Params,
 		Messages: msgs,
-		Tools:    tools(s), Choice: "auto", ForceShape: g.ForceShape}
+		Tools:    tools(s), Choice: "auto", ForceShape: own.ForceShape}
 }

@@ -53,6 +53,9 @@ type Game struct {
 	MaxIterations int
 
 	prompts map[string]string // rendered system prompt per player
+	// seated are the model seats that play with a configuration of their
+	// own in an arena, by player (Reseated).
+	seated map[string]*Game
 }
 
 // Open checks a conquest simulation's settings and renders each model
@@ -289,8 +292,10 @@ func (g *Game) Step(ctx context.Context, t *runner.Tick, s, in any) (any, error)
 // ...", and RECOVERY_ATTEMPT strategy=pass_turn once the turn's fate is
 // known.
 func (g *Game) modelTurns(ctx context.Context, t *runner.Tick, s *State, players []string) ([]seatTurn, error) {
-	if g.Client == nil {
-		return nil, errors.New("conquest: a model seat needs a model client")
+	for _, p := range players {
+		if g.seat(p).Client == nil {
+			return nil, errors.New("conquest: a model seat needs a model client")
+		}
 	}
 	turns := make([]seatTurn, len(players))
 	_, err := t.Phase(ctx, runner.Phase{Name: PhaseOrders, Calls: len(players), Strategy: StrategyPass, Final: true},

@@ -3,20 +3,39 @@ package duel
 import (
 	"maps"
 
+	"github.com/arbiter-sim/arbiter/arena"
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/runner"
 )
 
 // Reseated returns a copy of g that plays from seed, its model seats asking
 // client, with seats (p1, p2 -> model or bot; arena.Seats checks them)
-// replacing the simulation's: one game of an arena.
-func (g *Game) Reseated(seed uint64, seats map[string]string, client *llm.Client) runner.Stepper {
+// replacing the simulation's: one game of an arena. The model seats of
+// models play with their own configuration: the templates and model
+// parameters of their Game (a duel opened with their templates and
+// settings), asking their client.
+func (g *Game) Reseated(seed uint64, seats map[string]string, client *llm.Client, models map[string]arena.Model) runner.Stepper {
 	c := *g
 	c.Client = client
 	c.Seed = seed
 	c.Seats = maps.Clone(g.Seats)
 	maps.Copy(c.Seats, seats)
+	c.seated = map[string]*Game{}
+	for p, m := range models {
+		own := *m.Game.(*Game)
+		own.Client = m.Client
+		c.seated[p] = &own
+	}
 	return &c
+}
+
+// seat is the game whose client, model parameters and templates play
+// seat's model: g, or the seat's own configuration in an arena.
+func (g *Game) seat(seat string) *Game {
+	if own, ok := g.seated[seat]; ok {
+		return own
+	}
+	return g
 }
 
 // Winner is the winner of the finished duel in state s, "" for a draw or a

@@ -65,6 +65,9 @@ type Game struct {
 
 	cat     *engine.Catalog
 	prompts *prompts.Renderer
+	// seated are the model seats that play with a configuration of their
+	// own in an arena, by seat (Reseated).
+	seated map[string]*Game
 	// observe, when set (tests), sees every engine step.
 	observe engine.Observer
 }

@@ -206,14 +206,15 @@ func (g *Game) requestText(st *State, seat string, phase engine.PowerPhase, buil
 	}
 	var out [2]string
 	var err error
-	if out[0], err = g.prompts.Render(SystemPrompt, d); err != nil {
+	pr := g.seat(seat).prompts
+	if out[0], err = pr.Render(SystemPrompt, d); err != nil {
 		return out, err
 	}
 	user := BuildPrompt
 	if phase == engine.FirstStrike || phase == engine.SimultaneousDeclaration {
 		user = ChargesPrompt
 	}
-	out[1], err = g.prompts.Render(user, d)
+	out[1], err = pr.Render(user, d)
 	return out, err
 }
 
@@ -234,7 +235,7 @@ func (g *Game) BuildRequest(st *State, seat string, tick int, opts []engine.Buil
 	if err != nil {
 		return llm.Request{}, err
 	}
-	return llm.Request{EntityKey: "duel:" + seat + ":build", Phase: PhaseBuild, Tick: tick, Params: g.Params,
+	return llm.Request{EntityKey: "duel:" + seat + ":build", Phase: PhaseBuild, Tick: tick, Params: g.seat(seat).Params,
 		System: text[0], User: text[1], SchemaName: "DuelBuild", Schema: schema}, nil
 }
 
@@ -248,7 +249,7 @@ func (g *Game) ChargesRequest(st *State, seat string, tick int, phase engine.Pow
 	if err != nil {
 		return llm.Request{}, err
 	}
-	return llm.Request{EntityKey: "duel:" + seat + ":charges", Phase: PhaseCharges, Tick: tick, Params: g.Params,
+	return llm.Request{EntityKey: "duel:" + seat + ":charges", Phase: PhaseCharges, Tick: tick, Params: g.seat(seat).Params,
 		System: text[0], User: text[1], SchemaName: "DuelCharges", Schema: schema}, nil
 }
 
@@ -260,12 +261,13 @@ func (se *seats) ask(ctx context.Context, seat, phase string, req llm.Request, a
 		c.req, c.accept = req, accept
 		return errCaptured
 	}
-	if se.t == nil || se.g.Client == nil {
+	client := se.g.seat(seat).Client
+	if se.t == nil || client == nil {
 		return fmt.Errorf("seat %s is a model, and there is no model client", seat)
 	}
 	_, err := se.t.Phase(ctx, runner.Phase{Name: phase, Calls: 1, Strategy: "fallback_bot"},
 		func(ctx context.Context) ([]runner.Call, error) {
-			res := se.g.Client.Complete(ctx, req)
+			res := client.Complete(ctx, req)
 			call := runner.Call{Result: res}
 			var why error
 			switch {
