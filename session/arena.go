@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/arbiter-sim/arbiter/arena"
@@ -31,9 +29,29 @@ func (s *Session) ArenaGame() (arena.Game, error) {
 // beyond its seeds and seats (arena.Identity.Settings): the simulation's
 // settings and, when a seat is a model (models), the model seats'
 // parameters and the prompt templates and schemas they are sent, by
-// content. The same simulation and configuration give the same digest on
-// every machine, whatever folder the simulation sits in.
-func (s *Session) ArenaSettings(models bool) (string, error) {
+// content; and those of each model seat that plays a configuration of its
+// own (seats: the simulation opened with its settings, by player). The
+// same simulation and configuration give the same digest on every
+// machine, whatever folder the simulation sits in.
+func (s *Session) ArenaSettings(models bool, seats map[string]*Session) (string, error) {
+	digest, err := s.arenaSettings(models)
+	if err != nil || len(seats) == 0 {
+		return digest, err
+	}
+	parts := map[string]string{"": digest}
+	for p, seat := range seats {
+		if parts[p], err = seat.arenaSettings(true); err != nil {
+			return "", err
+		}
+	}
+	b, err := json.Marshal(parts)
+	if err != nil {
+		return "", err
+	}
+	return manifest.Hash(b), nil
+}
+
+func (s *Session) arenaSettings(models bool) (string, error) {
 	type file struct{ Name, SHA256 string }
 	what := struct {
 		Settings   map[string]any
@@ -92,9 +110,10 @@ func LoadDemo(kind string, set Settings) (s *Session, done func(), ok bool, err 
 }
 
 // ArenaClient gives cfg the model client its games share when a seat of
-// cfg.Seats is a model (models), built from the session's endpoint without
-// entity history (games in parallel would mix theirs), logging retries to
-// logger. Seats that are no seats of the kind are an *InputError.
+// cfg.Seats is a model that plays with the simulation's own settings (not
+// one of cfg.Models), unless cfg.Client is set already; models says
+// whether any seat is a model. Seats that are no seats of the kind are an
+// *InputError.
 func (s *Session) ArenaClient(cfg *arena.Config, logger *slog.Logger) (models bool, err error) {
 	g, err := s.ArenaGame()
 	if err != nil {
@@ -104,21 +123,36 @@ func (s *Session) ArenaClient(cfg *arena.Config, logger *slog.Logger) (models bo
 	if err != nil {
 		return false, &InputError{Err: err}
 	}
-	if !slices.Contains(slices.Collect(maps.Values(eff)), "model") {
-		return false, nil
+	own := false // a model seat plays with the simulation's settings
+	for p, seat := range eff {
+		if _, configured := cfg.Models[p]; seat == "model" && !configured {
+			own = true
+		}
 	}
+	if !own || cfg.Client != nil {
+		return own || len(cfg.Models) > 0, nil
+	}
+	cfg.Client, err = s.ArenaModelClient(logger)
+	return true, err
+}
+
+// ArenaModelClient is a client for an arena's model seats, built from the
+// session's endpoint without entity history (games in parallel would mix
+// theirs), logging retries to logger.
+func (s *Session) ArenaModelClient(logger *slog.Logger) (*llm.Client, error) {
 	if s.settings.LLM == nil {
-		return true, errors.New("session: ArenaClient of model seats needs Settings.LLM")
+		return nil, errors.New("session: an arena's model seats need Settings.LLM")
 	}
 	e, err := s.settings.LLM()
 	if err != nil {
-		return true, err
+		return nil, err
 	}
 	e.Depth, e.Logger = 0, logger
-	if cfg.Client, err = llm.New(e); err != nil {
-		return true, &InputError{Err: err}
+	c, err := llm.New(e)
+	if err != nil {
+		return nil, &InputError{Err: err}
 	}
-	return true, nil
+	return c, nil
 }
 
 // orList is names as a sentence says them: "a", "a or b", "a, b or c";

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/arbiter-sim/arbiter/arena"
+	"github.com/arbiter-sim/arbiter/eval"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -28,6 +29,13 @@ type ArenaOptions struct {
 	// every game), Out the results file it writes.
 	Shard arena.Shard
 	Out   string
+	// Suite is the eval suite whose variants --seats names (model:terse;
+	// empty: the simulation's evals.yaml). SeatTemplates and SeatModels
+	// give a model seat its own templates folders and model directly
+	// (--seat-templates p1=DIR, --seat-model p1=M).
+	Suite         string
+	SeatTemplates []string
+	SeatModels    []string
 }
 
 func newArenaCmd(io *IOStreams, g *globals, runF func(context.Context, *ArenaOptions) error) *cobra.Command {
@@ -45,6 +53,16 @@ that is removed afterwards; the simulation's own state.db is not touched.
 or by player (p2=model). It prints wins, draws, invalid orders or choices per
 turn, model calls per turn (a conquest seat's tool iterations), failed calls
 (the seat fell back) and tokens per player, and with --json every game.
+
+A model seat may play a configuration of its own, so that two prompt
+versions or models play each other: model:terse plays the variant terse of
+the simulation's eval suite (evals.yaml, or --suite FILE: its templates,
+model, temperature, max tokens, endpoint), and --seat-templates p1=DIR and
+--seat-model p1=M give p1's seat a templates folder and a model directly
+(it plays as model:DIR/@M). Per seat configuration (bot, model, model:terse)
+the table gives the win rate over its finished games with a 95% Wilson
+interval, its invalid orders or choices per turn of a seat, and with three
+or more configurations a Bradley-Terry rating on the Elo scale.
 
 --shard i/n plays only the i-th of n shards of the games (game k, from 0,
 when k mod n is i-1; its seed is --seed+k as in the whole arena) and writes
@@ -78,6 +96,9 @@ same as one run of the whole arena would print.`,
 	f.IntVar(&opts.MaxTurns, "max-turns", 0, "turns after which a game counts as unfinished (0: the game's own limit)")
 	f.StringVar(&shard, "shard", "", "play only shard i of n of the games and write their results file (1/4: the first of 4)")
 	f.StringVarP(&opts.Out, "out", "o", "", "results file of a --shard run (default arena-<i>-of-<n>.json)")
+	f.StringVar(&opts.Suite, "suite", "", "eval suite whose variants --seats names (model:terse; default <simulation>/evals.yaml)")
+	f.StringArrayVar(&opts.SeatTemplates, "seat-templates", nil, "PLAYER=DIR: that model seat's templates laid over the simulation's (repeat it)")
+	f.StringArrayVar(&opts.SeatModels, "seat-model", nil, "PLAYER=MODEL: that model seat's model (repeat it)")
 	addLLMFlags(cmd)
 	cmd.AddCommand(newArenaMergeCmd(io, g, nil))
 	return cmd
@@ -136,17 +157,21 @@ func runArena(ctx context.Context, opts *ArenaOptions) error {
 	if err != nil {
 		return err
 	}
-	seats, err := parseSeats(opts.Seats, kind.Players())
+	seats, variants, err := parseSeats(opts.Seats, kind.Players())
 	if err != nil {
 		return err
 	}
 	cfg := arena.Config{Games: opts.Games, Seed: opts.Seed, Seats: seats, MaxTurns: opts.MaxTurns, Parallel: opts.Parallel, Shard: opts.Shard}
+	own, err := seatConfigs(opts, s, set, &cfg, variants)
+	if err != nil {
+		return err
+	}
 	models, err := s.ArenaClient(&cfg, g.logger(io))
 	if err != nil {
 		return err
 	}
 	if opts.Shard != (arena.Shard{}) {
-		return playShard(ctx, opts, s, kind, cfg, models)
+		return playShard(ctx, opts, s, kind, cfg, models, own)
 	}
 	t, err := arena.Run(ctx, kind, cfg)
 	if err != nil {
@@ -172,13 +197,13 @@ type shardWritten struct {
 // playShard plays opts.Shard's games and writes their results file, named
 // by the simulation and the settings that decide how its games play, so
 // that merge takes only the shards of one arena.
-func playShard(ctx context.Context, opts *ArenaOptions, s *session.Session, kind arena.Game, cfg arena.Config, models bool) error {
+func playShard(ctx context.Context, opts *ArenaOptions, s *session.Session, kind arena.Game, cfg arena.Config, models bool, own map[string]*session.Session) error {
 	r, err := arena.Play(ctx, kind, cfg)
 	if err != nil {
 		return err
 	}
 	r.Arena.Simulation = s.Sim.ID
-	if r.Arena.Settings, err = s.ArenaSettings(models); err != nil {
+	if r.Arena.Settings, err = s.ArenaSettings(models, own); err != nil {
 		return err
 	}
 	size, err := arena.WriteResults(opts.Out, r)
@@ -238,11 +263,15 @@ func runArenaMerge(opts *ArenaMergeOptions) error {
 	return nil
 }
 
-// parseSeats reads --seats: "model,bot" in player order, or "p2=model".
-func parseSeats(spec string, players []string) (map[string]string, error) {
-	seats := map[string]string{}
+// parseSeats reads --seats: "model,bot" in player order, or "p2=model";
+// a model seat may name a variant of the eval suite, "model:terse"
+// ("model:baseline" is "model", the simulation as it is).
+// seats maps players to model or bot, variants players to the variant
+// their model seat plays.
+func parseSeats(spec string, players []string) (seats, variants map[string]string, err error) {
+	seats, variants = map[string]string{}, map[string]string{}
 	if strings.TrimSpace(spec) == "" {
-		return seats, nil
+		return seats, variants, nil
 	}
 	parts := strings.Split(spec, ",")
 	for i, part := range parts {
@@ -252,16 +281,26 @@ func parseSeats(spec string, players []string) (map[string]string, error) {
 			continue
 		}
 		if i >= len(players) {
-			return nil, usageErrorf("--seats %s: %d seats for %d players (%s)", spec, len(parts), len(players), strings.Join(players, ", "))
+			return nil, nil, usageErrorf("--seats %s: %d seats for %d players (%s)", spec, len(parts), len(players), strings.Join(players, ", "))
 		}
 		seats[players[i]] = part
 	}
 	for p, seat := range seats {
+		if model, variant, ok := strings.Cut(seat, ":"); ok && model == "model" {
+			if variant = strings.TrimSpace(variant); variant == "" {
+				return nil, nil, usageErrorf("--seats %s: seat %s is %q: name the variant after model: (model:terse)", spec, p, seat)
+			}
+			seats[p] = "model"
+			if variant != eval.Baseline {
+				variants[p] = variant
+			}
+			continue
+		}
 		if seat != "model" && seat != "bot" {
-			return nil, usageErrorf("--seats %s: seat %s is %q; a seat of an arena is model or bot", spec, p, seat)
+			return nil, nil, usageErrorf("--seats %s: seat %s is %q; a seat of an arena is model, model:<variant> or bot", spec, p, seat)
 		}
 	}
-	return seats, nil
+	return seats, variants, nil
 }
 
 func isDir(path string) bool {
@@ -282,9 +321,32 @@ func writeArena(io *IOStreams, id string, t *arena.Table) {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.3f\t%.2f\t%d\t%d\n", r.Player, r.Seat, r.Wins, r.Losses, r.Draws, r.InvalidByTurn, r.CallsByTurn, r.FailedCalls, r.Tokens)
 	}
 	tw.Flush()
+	writeConfigurations(io, t.Configurations)
 	for _, res := range t.Results {
 		if res.Error != "" {
 			fmt.Fprintf(io.Out, "game with seed %d stopped at turn %d (%s): %s\n", res.Seed, res.Turns, res.Stop, res.Error)
 		}
 	}
+}
+
+// writeConfigurations prints the table of seat configurations: each one's
+// win rate over its finished games with the 95% interval, its invalid
+// orders or choices per turn of a seat, and its rating when there is one.
+func writeConfigurations(io *IOStreams, cs []arena.Configuration) {
+	rated := len(cs) > 0 && cs[0].Rating != nil
+	fmt.Fprintln(io.Out)
+	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
+	head := "seat configuration\tplayers\tfinished\twins\tlosses\tdraws\twin rate\t95% interval\tinvalid/turn"
+	if rated {
+		head += "\trating (Bradley-Terry)"
+	}
+	fmt.Fprintln(tw, head)
+	for _, c := range cs {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.3f\t%.3f-%.3f\t%.3f", c.Seat, strings.Join(c.Players, ","), c.Finished, c.Wins, c.Losses, c.Draws, c.WinRate, c.WinLow, c.WinHigh, c.InvalidByTurn)
+		if rated {
+			fmt.Fprintf(tw, "\t%.0f", *c.Rating)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
 }

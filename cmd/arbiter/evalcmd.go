@@ -225,20 +225,7 @@ func evalRunner(ctx context.Context, opts *EvalOptions, set session.Settings, su
 // openArm opens the simulation as variant v makes its calls; variants on
 // one endpoint share its client.
 func openArm(ctx context.Context, opts *EvalOptions, set session.Settings, v eval.Variant, clients map[string]*session.Client) (eval.Arm, error) {
-	vs := withModel(set, v.Model)
-	vs.Templates, vs.SimSettings = v.Templates, v.Settings
-	for _, p := range []*session.Params{&vs.Intention, &vs.Resolution, &vs.Chat, &vs.Game} {
-		if v.Temperature != nil {
-			p.Temperature = *v.Temperature
-		}
-		if v.MaxTokens > 0 {
-			p.MaxTokens = v.MaxTokens
-		}
-	}
-	if v.Endpoint != "" {
-		vs.LLM = endpointLLM(opts.Config, v.Endpoint, "")
-	}
-	s, err := session.Open(ctx, opts.Dir, vs, session.ReadOnly)
+	s, err := session.Open(ctx, opts.Dir, variantSettings(opts.Config, set, v), session.ReadOnly)
 	if err != nil {
 		if v.Name != eval.Baseline {
 			err = fmt.Errorf("variant %s: %w", v.Name, err)
@@ -253,6 +240,26 @@ func openArm(ctx context.Context, opts *EvalOptions, set session.Settings, v eva
 		clients[v.Endpoint] = arm.Client
 	}
 	return arm, nil
+}
+
+// variantSettings are set as variant v changes them: its templates laid
+// over the simulation's, its settings over simulation.yaml's, its model,
+// temperature and max tokens for every phase, its endpoint.
+func variantSettings(cfg *Config, set session.Settings, v eval.Variant) session.Settings {
+	vs := withModel(set, v.Model)
+	vs.Templates, vs.SimSettings = v.Templates, v.Settings
+	for _, p := range []*session.Params{&vs.Intention, &vs.Resolution, &vs.Chat, &vs.Game} {
+		if v.Temperature != nil {
+			p.Temperature = *v.Temperature
+		}
+		if v.MaxTokens > 0 {
+			p.MaxTokens = v.MaxTokens
+		}
+	}
+	if v.Endpoint != "" {
+		vs.LLM = endpointLLM(cfg, v.Endpoint, "")
+	}
+	return vs
 }
 
 // endpointLLM is the client configuration of the simulation's config with
