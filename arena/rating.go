@@ -3,6 +3,7 @@ package arena
 import (
 	"math"
 
+	"github.com/arbiter-sim/arbiter/internal/stats"
 	"github.com/arbiter-sim/arbiter/runner"
 )
 
@@ -60,7 +61,7 @@ func configurationsOf(rows []Row, results []GameResult, turns int, invalid map[s
 		if c.Finished > 0 {
 			c.WinRate = float64(c.Wins) / float64(c.Finished)
 		}
-		c.WinLow, c.WinHigh = wilson(c.Wins, c.Finished)
+		c.WinLow, c.WinHigh = stats.Wilson(c.Wins, c.Finished)
 		if turns > 0 {
 			c.InvalidByTurn = float64(counted[i]) / float64(turns*len(c.Players))
 		}
@@ -148,19 +149,4 @@ func bradleyTerry(wins [][]float64) []float64 {
 		out[i] = 1500 + 400*math.Log10(s)
 	}
 	return out
-}
-
-// wilson is the 95% Wilson score interval of wins in n games; [0, 1] when
-// n is 0.
-func wilson(wins, n int) (float64, float64) {
-	if n == 0 {
-		return 0, 1
-	}
-	const z = 1.959963984540054
-	p, fn := float64(wins)/float64(n), float64(n)
-	d := 1 + z*z/fn
-	c := (p + z*z/(2*fn)) / d
-	h := z * math.Sqrt(p*(1-p)/fn+z*z/(4*fn*fn)) / d
-	// Rounding may leave p a hair outside at 0 or 1 (14 of 14); it is in.
-	return math.Max(0, math.Min(p, c-h)), math.Min(1, math.Max(p, c+h))
 }

@@ -9,34 +9,6 @@ import (
 	"github.com/arbiter-sim/arbiter/runner"
 )
 
-// TestWilson: the interval of known proportions, as published tables give
-// it, and the edges: no game is [0, 1], all or none won stays in [0, 1].
-func TestWilson(t *testing.T) {
-	for _, tc := range []struct {
-		wins, n   int
-		low, high float64
-	}{
-		{7, 10, 0.3968, 0.8922},
-		{50, 100, 0.4038, 0.5962},
-		{0, 10, 0, 0.2775},
-		{10, 10, 0.7225, 1},
-		{1, 1, 0.2065, 1},
-		{0, 0, 0, 1},
-	} {
-		low, high := wilson(tc.wins, tc.n)
-		if math.Abs(low-tc.low) > 5e-5 || math.Abs(high-tc.high) > 5e-5 {
-			t.Errorf("wilson(%d, %d) = [%.4f, %.4f], want [%.4f, %.4f]", tc.wins, tc.n, low, high, tc.low, tc.high)
-		}
-	}
-	for n := 1; n <= 300; n++ {
-		for wins := 0; wins <= n; wins++ {
-			if low, high := wilson(wins, n); !(0 <= low && low <= float64(wins)/float64(n) && float64(wins)/float64(n) <= high && high <= 1) {
-				t.Fatalf("wilson(%d, %d) = [%v, %v] leaves out the rate", wins, n, low, high)
-			}
-		}
-	}
-}
-
 // TestBradleyTerryFits: the ratings are the maximum-likelihood fit with
 // the prior (one drawn game between every two): each configuration's
 // wins equal the wins the fitted strengths expect of it. They average

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+
+	"github.com/arbiter-sim/arbiter/internal/stats"
 )
 
 // Summary is one variant's figures over every answer.
@@ -174,7 +176,7 @@ func rate(r *Result, variant string, as AssertionInfo) Rate {
 	}
 	if rt.N > 0 {
 		rt.Rate = float64(rt.Pass) / float64(rt.N)
-		rt.Low, rt.High = wilson(rt.Pass, rt.N)
+		rt.Low, rt.High = stats.Wilson(rt.Pass, rt.N)
 	}
 	if len(scores) > 0 {
 		m := mean(scores)
@@ -215,7 +217,7 @@ func Compare(a *Result, variant string, b *Result, against string) []Comparison 
 				c.Ties++
 			}
 		}
-		c.P = signTest(c.Wins, c.Losses)
+		c.P = stats.SignTest(c.Wins, c.Losses)
 		out = append(out, c)
 	}
 	return out
@@ -249,39 +251,6 @@ func perCase(r *Result, variant string, as AssertionInfo) (map[string]float64, b
 		sums[id] /= float64(counts[id])
 	}
 	return sums, scored
-}
-
-// wilson is the 95% Wilson score interval of pass successes in n.
-func wilson(pass, n int) (float64, float64) {
-	const z = 1.959963984540054
-	p, fn := float64(pass)/float64(n), float64(n)
-	d := 1 + z*z/fn
-	c := (p + z*z/(2*fn)) / d
-	h := z * math.Sqrt(p*(1-p)/fn+z*z/(4*fn*fn)) / d
-	return math.Max(0, c-h), math.Min(1, c+h)
-}
-
-// signTest is the two-sided exact sign test's p-value for wins against
-// losses (ties left out); 1 when there are none.
-func signTest(wins, losses int) float64 {
-	n := wins + losses
-	if n == 0 {
-		return 1
-	}
-	k := min(wins, losses)
-	// P(X <= k) for X ~ Binomial(n, 1/2), summed in logs for large n.
-	tail := 0.0
-	for i := 0; i <= k; i++ {
-		tail += math.Exp(logChoose(n, i) - float64(n)*math.Ln2)
-	}
-	return math.Min(1, 2*tail)
-}
-
-func logChoose(n, k int) float64 {
-	a, _ := math.Lgamma(float64(n + 1))
-	b, _ := math.Lgamma(float64(k + 1))
-	c, _ := math.Lgamma(float64(n - k + 1))
-	return a - b - c
 }
 
 // percentile is the p-th percentile of xs (nearest rank).

@@ -5,40 +5,6 @@ import (
 	"testing"
 )
 
-func TestWilson(t *testing.T) {
-	for _, c := range []struct {
-		pass, n   int
-		low, high float64
-	}{
-		{10, 10, 0.7225, 1},
-		{0, 10, 0, 0.2775},
-		{31, 40, 0.6251, 0.8765},
-	} {
-		low, high := wilson(c.pass, c.n)
-		if math.Abs(low-c.low) > 1e-3 || math.Abs(high-c.high) > 1e-3 {
-			t.Errorf("wilson(%d, %d) = [%.4f, %.4f], want [%.4f, %.4f]", c.pass, c.n, low, high, c.low, c.high)
-		}
-	}
-}
-
-func TestSignTest(t *testing.T) {
-	for _, c := range []struct {
-		wins, losses int
-		p            float64
-	}{
-		{0, 0, 1},
-		{5, 5, 1},
-		{9, 1, 0.02148},
-		{31, 9, 0.000737},
-		{10, 0, 0.001953},
-		{600, 400, 2.6e-10},
-	} {
-		if p := signTest(c.wins, c.losses); math.Abs(p-c.p) > 1e-4*math.Max(1, c.p*10) && math.Abs(p-c.p)/c.p > 0.01 {
-			t.Errorf("signTest(%d, %d) = %g, want %g", c.wins, c.losses, p, c.p)
-		}
-	}
-}
-
 func TestPercentile(t *testing.T) {
 	xs := []int64{5, 1, 4, 2, 3, 10, 9, 8, 7, 6}
 	if p50, p95 := percentile(xs, 0.5), percentile(xs, 0.95); p50 != 5 || p95 != 10 {
