@@ -312,8 +312,40 @@ func (s *Server) runBatch(ctx context.Context, j *batchJob, input []byte, expire
 	if fail {
 		return
 	}
-	var out, errs bytes.Buffer
-	counts := openai.BatchRequestCounts{}
+	out, errs, counts := s.answerLines(ctx, input, expire)
+	status := "completed"
+	if expire >= 0 && counts.Total > expire {
+		status = "expired"
+	}
+	var outID, errID *string
+	output := out.Bytes()
+	if edit != nil {
+		output = edit(output)
+	}
+	if len(output) > 0 {
+		id := s.addFile("batch_output.jsonl", "batch_output", output).ID
+		outID = &id
+	}
+	if errs.Len() > 0 {
+		id := s.addFile("batch_errors.jsonl", "batch_output", errs.Bytes()).ID
+		errID = &id
+	}
+	now := int(time.Now().Unix())
+	s.mu.Lock()
+	j.done = true
+	j.batch.Status, j.batch.RequestCounts, j.batch.OutputFileID, j.batch.ErrorFileID = status, counts, outID, errID
+	if status == "expired" {
+		j.batch.ExpiredAt = &now
+	} else {
+		j.batch.CompletedAt = &now
+	}
+	s.mu.Unlock()
+}
+
+// answerLines answers each line of input, the first expire of them when
+// expire is not negative: the output file's lines, the error file's, and
+// the counts.
+func (s *Server) answerLines(ctx context.Context, input []byte, expire int) (out, errs bytes.Buffer, counts openai.BatchRequestCounts) {
 	sc := bufio.NewScanner(bytes.NewReader(input))
 	sc.Buffer(nil, 64<<20)
 	for n := 0; sc.Scan(); n++ {
@@ -346,33 +378,7 @@ func (s *Server) runBatch(ctx context.Context, j *batchJob, input []byte, expire
 			writeLine(&errs, rec)
 		}
 	}
-	status := "completed"
-	if expire >= 0 && counts.Total > expire {
-		status = "expired"
-	}
-	var outID, errID *string
-	output := out.Bytes()
-	if edit != nil {
-		output = edit(output)
-	}
-	if len(output) > 0 {
-		id := s.addFile("batch_output.jsonl", "batch_output", output).ID
-		outID = &id
-	}
-	if errs.Len() > 0 {
-		id := s.addFile("batch_errors.jsonl", "batch_output", errs.Bytes()).ID
-		errID = &id
-	}
-	now := int(time.Now().Unix())
-	s.mu.Lock()
-	j.done = true
-	j.batch.Status, j.batch.RequestCounts, j.batch.OutputFileID, j.batch.ErrorFileID = status, counts, outID, errID
-	if status == "expired" {
-		j.batch.ExpiredAt = &now
-	} else {
-		j.batch.CompletedAt = &now
-	}
-	s.mu.Unlock()
+	return out, errs, counts
 }
 
 // answerLine runs one input line through the handler as a live call and
