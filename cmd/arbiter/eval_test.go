@@ -338,3 +338,28 @@ func TestEvalProgressOnATerminal(t *testing.T) {
 		t.Errorf("eval off a terminal wrote to stderr: %q", errOut)
 	}
 }
+
+func TestEvalRefusesWhatItCannotDo(t *testing.T) {
+	cleanEnv(t)
+	srv := fakeModel(t, nil)
+	fresh := demoCopy(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", fresh}, "has no committed tick: cases are situations of its runs (`arbiter run " + fresh + "` first), or hand-written (cases.files)"},
+		{[]string{"eval", fresh, "--compare", "1"}, "--compare takes two stored evals (ids from --list, or latest), got 1"},
+		{[]string{"eval", filepath.Join(fresh, "nope"), "--list"}, "no such simulation folder"},
+		{[]string{"eval", fresh, "--list"}, "no eval stored yet (`arbiter eval " + fresh + "` runs one)"},
+		{[]string{"eval", fresh, "--compare", "1,2"}, "no eval stored yet"},
+		{[]string{"eval", gameCopy(t, "duel-demo"), "--suite", filepath.Join(fresh, "evals.yaml")}, "assertions: phase \"intention\": the simulation's model calls are build"},
+	} {
+		code, _, errOut := arbiter(t, c.args...)
+		if code != ExitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+	if srv.CallCount() != 0 || exists(filepath.Join(fresh, eval.DBFile)) {
+		t.Errorf("refused evals made %d calls, or left an eval.db", srv.CallCount())
+	}
+}

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -144,6 +147,10 @@ func failedThresholds(res *eval.Result) string {
 func runStoredEvals(ctx context.Context, opts *EvalOptions) error {
 	if _, err := os.Stat(opts.Dir); err != nil {
 		return usageErrorf("%s: no such simulation folder", opts.Dir)
+	}
+	if _, err := os.Stat(filepath.Join(opts.Dir, eval.DBFile)); errors.Is(err, fs.ErrNotExist) {
+		// Nothing stored yet: say so, and leave no empty eval.db behind.
+		return usageErrorf("%s: no eval stored yet (`arbiter eval %s` runs one)", opts.Dir, opts.Dir)
 	}
 	db, err := eval.OpenDB(ctx, opts.Dir)
 	if err != nil {
