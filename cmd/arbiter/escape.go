@@ -1,73 +1,59 @@
 // The terminal shows text that a model, a server or a shared file wrote
-// with every control character other than newline and tab escaped (\x1b,
-// \x00, \r, \u007f, \u009b), never raw, so such text cannot set the
-// clipboard (OSC 52), the window title (OSC 0), clear the screen, move the
-// cursor or hide what follows it. go-gh's pkg/asciisanitizer, which gh
-// applies to API responses, is the model.
-//
-// escaped is the one function that does it; an escapeWriter applies it to
-// everything written through it (the CLI's stdout and stderr, see
-// IOStreams), and writeControl is the one way past it, for the escapes
-// arbiter itself writes (the clipboard of `chat`'s /copy, a cleared screen,
-// a progress line).
+// with every control character other than newline and tab escaped, never
+// raw, so such text cannot set the clipboard (OSC 52), the window title
+// (OSC 0), clear the screen or move the cursor. go-gh's pkg/asciisanitizer,
+// a transform.Transformer that gh applies to API responses, is the model.
+// The CLI's stdout and stderr are escapeWriters (see IOStreams);
+// writeControl is the one way past one, for the escapes arbiter itself
+// writes (chat's /copy, a cleared screen, a progress line).
 
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"golang.org/x/text/transform"
 )
 
-// escaped returns s with every control character other than newline and tab
-// escaped as Go writes it in a quoted string (\x1b, \x00, \a, \r), DEL and
-// the C1 controls as \u007f and \u009b (so that a JSON document stays one),
-// and each byte that is not UTF-8 as \xff. A carriage return right before a
-// newline is kept (a line ending). Text with nothing to escape is returned
-// as it is.
-func escaped(s string) string {
-	if clean(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	appendEscaped(&b, s, true)
-	return b.String()
-}
+// escaper escapes every control character other than newline and tab as Go
+// writes it in a quoted string (\x1b, \x00, \a, \r), DEL and the C1 controls
+// as \u007f and \u009b (so that a JSON document stays one), and each byte
+// that is not UTF-8 as \xff. A carriage return right before a newline is
+// kept (a line ending); one at the end of src waits for what follows, as an
+// incomplete UTF-8 character does.
+type escaper struct{ transform.NopResetter }
 
-// escapedLine is escaped for text shown on one line: newlines and tabs are escaped
-// too (\n, \t).
-func escapedLine(s string) string {
-	if clean(s) && !strings.ContainsAny(s, "\n\t") {
-		return s
-	}
-	var b strings.Builder
-	appendEscaped(&b, strings.ReplaceAll(s, "\r\n", "\n"), true)
-	return strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(b.String())
-}
-
-// clean reports whether s holds nothing escaped escapes.
-func clean(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 && c != '\n' && c != '\t' || c >= 0x7f {
-			return false
+func (escaper) Transform(dst, src []byte, atEOF bool) (nDst, nSrc int, err error) {
+	for nSrc < len(src) {
+		rest := src[nSrc:]
+		r, n := utf8.DecodeRune(rest)
+		out := rest[:n]
+		switch {
+		case !atEOF && (r == utf8.RuneError && !utf8.FullRune(rest) || r == '\r' && len(rest) == 1):
+			return nDst, nSrc, transform.ErrShortSrc
+		case r == '\r' && len(rest) > 1 && rest[1] == '\n':
+			out, n = rest[:2], 2
+		case r == utf8.RuneError && n == 1:
+			out = fmt.Appendf(nil, `\x%02x`, rest[0])
+		case r < 0x20 && isControl(r):
+			q := strconv.QuoteRune(r)
+			out = []byte(q[1 : len(q)-1])
+		case isControl(r):
+			out = fmt.Appendf(nil, `\u%04x`, r)
 		}
+		if nDst+len(out) > len(dst) {
+			return nDst, nSrc, transform.ErrShortDst
+		}
+		nDst += copy(dst[nDst:], out)
+		nSrc += n
 	}
-	return true
-}
-
-// escapeRune is how a control character r is shown.
-func escapeRune(r rune) string {
-	if r < 0x20 {
-		q := strconv.QuoteRune(r)
-		return q[1 : len(q)-1]
-	}
-	return fmt.Sprintf(`\u%04x`, r)
+	return nDst, nSrc, nil
 }
 
 // isControl reports whether r is escaped: C0 but newline and tab, DEL, C1.
@@ -75,140 +61,56 @@ func isControl(r rune) bool {
 	return r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f
 }
 
-// appendEscaped writes s to b escaped. With final false it stops before an
-// ending that could be the start of a longer sequence (an incomplete UTF-8
-// character, a carriage return that a newline may follow) and returns how
-// many bytes it consumed.
-func appendEscaped(b interface {
-	io.StringWriter
-	io.ByteWriter
-}, s string, final bool) int {
-	start := 0 // s[start:i] is clean and not written yet
-	flush := func(i int) {
-		if start < i {
-			b.WriteString(s[start:i])
-		}
-	}
-	i := 0
-	for i < len(s) {
-		c := s[i]
-		switch {
-		case c == '\r':
-			if i+1 == len(s) && !final {
-				flush(i)
-				return i
-			}
-			if i+1 < len(s) && s[i+1] == '\n' {
-				i += 2
-				continue
-			}
-			flush(i)
-			b.WriteString(`\r`)
-			i++
-			start = i
-		case c < 0x80:
-			if isControl(rune(c)) {
-				flush(i)
-				b.WriteString(escapeRune(rune(c)))
-				start = i + 1
-			}
-			i++
-		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			switch {
-			case r == utf8.RuneError && size <= 1 && !final && !utf8.FullRuneInString(s[i:]):
-				flush(i)
-				return i
-			case r == utf8.RuneError && size <= 1:
-				flush(i)
-				fmt.Fprintf(writerOf{b}, `\x%02x`, c)
-				i++
-				start = i
-			case isControl(r):
-				flush(i)
-				b.WriteString(escapeRune(r))
-				i += size
-				start = i
-			default:
-				i += size
-			}
-		}
-	}
-	flush(i)
-	return i
+// escaped returns s escaped by escaper; text with nothing to escape is
+// returned as it is.
+func escaped(s string) string {
+	out, _, _ := transform.String(escaper{}, s)
+	return out
 }
 
-// writerOf makes a string writer an io.Writer for fmt.
-type writerOf struct{ w io.StringWriter }
+// escapedLine is escaped for text shown on one line: newlines and tabs are escaped
+// too (\n, \t).
+func escapedLine(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(escaped(strings.ReplaceAll(s, "\r\n", "\n")))
+}
 
-func (w writerOf) Write(p []byte) (int, error) { return w.w.WriteString(string(p)) }
-
-// escapeWriter writes everything through escaped: bytes written in several calls
-// are escaped as the one text they make (a UTF-8 character or a "\r\n"
+// escapeWriter writes everything through escaper: bytes written in several
+// calls are escaped as the one text they make (a UTF-8 character or a "\r\n"
 // split between two writes is seen whole). It is safe for concurrent use.
 type escapeWriter struct {
-	mu      sync.Mutex
-	w       io.Writer
-	pending []byte // the end of the last write, waiting for what follows
-	buf     bytes.Buffer
+	mu sync.Mutex
+	w  io.Writer
+	t  *transform.Writer
 }
 
 // newEscapeWriter returns an escapeWriter writing to w; an escapeWriter is returned as it is.
 func newEscapeWriter(w io.Writer) *escapeWriter {
-	if pw, ok := w.(*escapeWriter); ok {
-		return pw
+	if ew, ok := w.(*escapeWriter); ok {
+		return ew
 	}
-	return &escapeWriter{w: w}
+	return &escapeWriter{w: w, t: transform.NewWriter(w, escaper{})}
 }
 
-// Write writes p escaped. It reports len(p) written unless the underlying
-// writer fails.
 func (w *escapeWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if err := w.write(p, false); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-func (w *escapeWriter) write(p []byte, final bool) error {
-	s := string(p)
-	if len(w.pending) > 0 {
-		s = string(w.pending) + s
-		w.pending = w.pending[:0]
-	}
-	w.buf.Reset()
-	n := appendEscaped(&w.buf, s, final)
-	w.pending = append(w.pending, s[n:]...)
-	if w.buf.Len() == 0 {
-		return nil
-	}
-	_, err := w.w.Write(w.buf.Bytes())
-	return err
+	return w.t.Write(p)
 }
 
 // Flush writes what a last write left waiting (an incomplete character, a
 // carriage return), escaped.
-func (w *escapeWriter) Flush() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.pending) == 0 {
-		return nil
-	}
-	return w.write(nil, true)
-}
+func (w *escapeWriter) Flush() error { return w.control("") }
 
-// control writes seq as it is, after what is waiting.
+// control writes seq as it is, after what is waiting. A closed
+// transform.Writer keeps what it had waiting: a new one follows it.
 func (w *escapeWriter) control(seq string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.pending) > 0 {
-		if err := w.write(nil, true); err != nil {
-			return err
-		}
+	err := w.t.Close()
+	w.t = transform.NewWriter(w.w, escaper{})
+	if err == nil {
+		_, err = io.WriteString(w.w, seq)
 	}
-	_, err := io.WriteString(w.w, seq)
 	return err
 }
 
@@ -223,33 +125,26 @@ func writeControl(w io.Writer, seq string) error {
 	return err
 }
 
-// writeStyled writes s to w with its colour sequences (SGR: ESC [ digits and
-// semicolons m, as a kind paints a screen for a colour terminal) as they
-// are, and everything else through w. The text s carries is the painter's
-// to escape: writeStyled only lets colour through.
+// sgr is a colour sequence (SGR: ESC [ digits and semicolons m), at most 16
+// parameter bytes.
+var sgr = regexp.MustCompile("\x1b\\[[0-9;]{0,16}m")
+
+// writeStyled writes s to w with its colour sequences (as a kind paints a
+// screen for a colour terminal) as they are, and everything else through w.
+// The text s carries is the painter's to escape: writeStyled only lets
+// colour through.
 func writeStyled(w io.Writer, s string) error {
-	for s != "" {
-		i := strings.Index(s, "\x1b[")
-		if i < 0 {
-			break
-		}
-		end := sgrEnd(s[i:])
-		if end == 0 {
-			if _, err := io.WriteString(w, s[:i+1]); err != nil {
-				return err
-			}
-			s = s[i+1:]
-			continue
-		}
-		if _, err := io.WriteString(w, s[:i]); err != nil {
+	last := 0
+	for _, m := range sgr.FindAllStringIndex(s, -1) {
+		if _, err := io.WriteString(w, s[last:m[0]]); err != nil {
 			return err
 		}
-		if err := writeControl(w, s[i:i+end]); err != nil {
+		if err := writeControl(w, s[m[0]:m[1]]); err != nil {
 			return err
 		}
-		s = s[i+end:]
+		last = m[1]
 	}
-	_, err := io.WriteString(w, s)
+	_, err := io.WriteString(w, s[last:])
 	return err
 }
 
@@ -267,18 +162,3 @@ func (c colourWriter) Write(p []byte) (int, error) {
 }
 
 func (c colourWriter) control(seq string) error { return writeControl(c.w, seq) }
-
-// sgrEnd is the length of the SGR sequence s starts with, 0 if it starts
-// with none (at most 16 parameter bytes).
-func sgrEnd(s string) int {
-	for i := 2; i < len(s) && i < 18; i++ {
-		switch c := s[i]; {
-		case c == 'm':
-			return i + 1
-		case c >= '0' && c <= '9' || c == ';':
-		default:
-			return 0
-		}
-	}
-	return 0
-}
