@@ -11,11 +11,14 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"golang.org/x/time/rate"
 )
 
@@ -159,21 +162,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// chatRequest is what the server reads of a chat completion request.
-type chatRequest struct {
-	Model    string `json:"model"`
-	Messages []struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
-	} `json:"messages"`
-	ResponseFormat *struct {
-		JSONSchema *struct {
-			Name   string          `json:"name"`
-			Schema json.RawMessage `json:"schema"`
-		} `json:"json_schema"`
-	} `json:"response_format"`
-}
-
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	s.requests.Add(1)
 	if s.limiter != nil {
@@ -206,20 +194,20 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // the client went away
 	}
-	var req chatRequest
-	if err := json.Unmarshal(body, &req); err != nil {
+	c := &openaitest.Call{N: int(s.requests.Load()), Body: body, Header: r.Header}
+	if err := json.Unmarshal(body, &c.Request); err != nil {
 		s.badRequests.Add(1)
 		writeError(w, http.StatusBadRequest, nil, "invalid_request_error", "", "We could not parse the JSON body of your request: "+err.Error())
 		return
 	}
-	content, err := answer(&req, s.cfg.Seed)
+	content, err := answer(c, s.cfg.Seed)
 	if err != nil {
 		s.badRequests.Add(1)
 		writeError(w, http.StatusBadRequest, nil, "invalid_request_error", "", "stand-in server: "+err.Error())
 		return
 	}
 	promptBytes := 0
-	for _, m := range req.Messages {
+	for _, m := range c.Messages() {
 		promptBytes += len(m.Content)
 	}
 	prompt, completion := tokens(promptBytes), tokens(len(content))
@@ -240,7 +228,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		"id":      "chatcmpl-bench",
 		"object":  "chat.completion",
 		"created": time.Now().Unix(),
-		"model":   req.Model,
+		"model":   c.Request.Model,
 		"choices": []any{map[string]any{
 			"index":         0,
 			"message":       map[string]any{"role": "assistant", "content": content},
@@ -283,151 +271,51 @@ func (s *Server) latency() time.Duration {
 	return time.Duration(min(d, tailCap*l))
 }
 
-// answer builds the content of a valid answer to req, from its schema.
-func answer(req *chatRequest, seed uint64) (string, error) {
-	rf := req.ResponseFormat
-	if rf == nil || rf.JSONSchema == nil {
+// answer builds the content of a valid answer to c with openaitest's
+// generator, from the request's own schema: an intention, or a MasterOutput
+// with the tick and location of the schema's enums and an update for every
+// character it lists, each staying or moving to one of its location enum's
+// values (half of them move).
+func answer(c *openaitest.Call, seed uint64) (string, error) {
+	name := c.SchemaName()
+	switch {
+	case c.Schema() == nil:
 		return "", errors.New("no response_format json_schema: this server answers structured-output calls only")
+	case name != "IntentionResponse" && name != "MasterOutput":
+		return "", fmt.Errorf("json_schema %q: this server answers IntentionResponse and MasterOutput only", name)
 	}
-	user := ""
-	for _, m := range req.Messages {
-		if m.Role == "user" {
-			user = m.Content
-		}
+	tick, loc := c.SchemaConst("tick"), c.SchemaConst("location_id")
+	if name == "MasterOutput" && (tick == "" || loc == "") {
+		return "", errors.New("MasterOutput schema: properties.tick and properties.location_id need a single enum value each")
 	}
-	var v any
-	switch rf.JSONSchema.Name {
-	case "IntentionResponse":
-		h := hash(seed, user)
-		v = map[string]string{"intention": fmt.Sprintf(intentions[h%uint64(len(intentions))], placeNouns[(h>>8)%uint64(len(placeNouns))])}
-	case "MasterOutput":
-		mo, err := masterOutput(rf.JSONSchema.Schema, seed)
-		if err != nil {
-			return "", err
+	placed := map[string]bool{}
+	v, err := openaitest.Instance(c, func(pointer string, enum []any) any {
+		id, ok := strings.CutPrefix(pointer, "/characters/")
+		if id, ok = strings.CutSuffix(id, "/location"); !ok || strings.Contains(id, "/") {
+			return nil
 		}
-		v = mo
-	default:
-		return "", fmt.Errorf("json_schema %q: this server answers IntentionResponse and MasterOutput only", rf.JSONSchema.Name)
+		placed[id] = true
+		h := hash(seed, tick, id)
+		if h%2 == 0 && slices.ContainsFunc(enum, func(v any) bool { return fmt.Sprint(v) == loc }) {
+			return loc
+		}
+		return enum[(h>>1)%uint64(len(enum))]
+	})
+	if err != nil {
+		return "", err
+	}
+	root, _ := v.(map[string]any)
+	if chars, ok := root["characters"].(map[string]any); ok {
+		for id := range chars {
+			if !placed[id] {
+				return "", fmt.Errorf("MasterOutput schema: characters.%s has no location enum", id)
+			}
+		}
+	} else if name == "MasterOutput" {
+		return "", errors.New("MasterOutput schema: no properties.characters")
 	}
 	b, err := json.Marshal(v)
 	return string(b), err
-}
-
-var intentions = []string{
-	"I ask everyone near the %s what they saw tonight, and I watch who looks away first.",
-	"I slip toward the %s to look for the keeper's ledger before anyone else finds it.",
-	"I stay where I am, buy a round, and listen for anyone who mentions the %s.",
-	"I go to the %s to settle my debt before the tide turns and the roads close.",
-}
-
-// schemaNode is the part of a JSON Schema the server reads.
-type schemaNode struct {
-	Ref        string                 `json:"$ref"`
-	Const      any                    `json:"const"`
-	Enum       []any                  `json:"enum"`
-	Properties map[string]*schemaNode `json:"properties"`
-	Defs       map[string]*schemaNode `json:"$defs"`
-}
-
-type characterUpdate struct {
-	MemoryEntry    string `json:"memory_entry"`
-	Location       string `json:"location"`
-	InternalState  string `json:"internal_state"`
-	ExternalIntent string `json:"external_intent"`
-}
-
-type masterAnswer struct {
-	Tick       any                        `json:"tick"`
-	LocationID string                     `json:"location_id"`
-	Characters map[string]characterUpdate `json:"characters"`
-	Location   struct {
-		Moment      *string `json:"moment"`
-		Description *string `json:"description"`
-	} `json:"location"`
-}
-
-// masterOutput answers an arbiter call: the tick and location of the
-// schema's enums, an update for every character the schema lists, each
-// staying or moving to one of its location enum's values (half of them
-// move), and a new moment for the location.
-func masterOutput(raw json.RawMessage, seed uint64) (*masterAnswer, error) {
-	var root schemaNode
-	if err := json.Unmarshal(raw, &root); err != nil {
-		return nil, fmt.Errorf("MasterOutput schema: %w", err)
-	}
-	tick, ok := single(root.prop("tick"))
-	if !ok {
-		return nil, errors.New("MasterOutput schema: properties.tick has no single enum value")
-	}
-	locID, ok := single(root.prop("location_id"))
-	if !ok {
-		return nil, errors.New("MasterOutput schema: properties.location_id has no single enum value")
-	}
-	loc := fmt.Sprint(locID)
-	chars := root.prop("characters")
-	if chars == nil {
-		return nil, errors.New("MasterOutput schema: no properties.characters")
-	}
-	out := &masterAnswer{Tick: tick, LocationID: loc, Characters: make(map[string]characterUpdate, len(chars.Properties))}
-	for id, p := range chars.Properties {
-		where := root.resolve(p).prop("location")
-		if where == nil || len(where.Enum) == 0 {
-			return nil, fmt.Errorf("MasterOutput schema: characters.%s has no location enum", id)
-		}
-		h := hash(seed, fmt.Sprint(tick), id)
-		dest := loc
-		if h%2 == 1 || !containsValue(where.Enum, loc) {
-			dest = fmt.Sprint(where.Enum[(h>>1)%uint64(len(where.Enum))])
-		}
-		out.Characters[id] = characterUpdate{
-			MemoryEntry: fmt.Sprintf("At tick %v in %s I traded what I knew about the ledger for a rumour about the %s, and I am not sure it was a fair trade.",
-				tick, loc, placeNouns[(h>>9)%uint64(len(placeNouns))]),
-			Location:       dest,
-			InternalState:  fmt.Sprintf("Wary, and surer than at tick %v that someone here is lying about the keeper.", tick),
-			ExternalIntent: fmt.Sprintf("Heading for %s, asking quietly after the keeper's ledger.", dest),
-		}
-	}
-	moment := fmt.Sprintf("Tick %v: voices rise over the rain in %s as the tide starts to turn.", tick, loc)
-	out.Location.Moment = &moment
-	return out, nil
-}
-
-func (n *schemaNode) prop(name string) *schemaNode {
-	if n == nil {
-		return nil
-	}
-	return n.Properties[name]
-}
-
-// resolve follows a local "#/$defs/Name" reference from the root n.
-func (n *schemaNode) resolve(p *schemaNode) *schemaNode {
-	const prefix = "#/$defs/"
-	if p == nil || p.Ref == "" || len(p.Ref) <= len(prefix) || p.Ref[:len(prefix)] != prefix {
-		return p
-	}
-	return n.Defs[p.Ref[len(prefix):]]
-}
-
-// single returns the one value a property allows: its const or one-value enum.
-func single(n *schemaNode) (any, bool) {
-	switch {
-	case n == nil:
-		return nil, false
-	case n.Const != nil:
-		return n.Const, true
-	case len(n.Enum) == 1:
-		return n.Enum[0], true
-	}
-	return nil, false
-}
-
-func containsValue(vs []any, s string) bool {
-	for _, v := range vs {
-		if fmt.Sprint(v) == s {
-			return true
-		}
-	}
-	return false
 }
 
 func hash(seed uint64, parts ...string) uint64 {
