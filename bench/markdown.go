@@ -35,7 +35,7 @@ func (b *page) p(format string, args ...any) { fmt.Fprintf(&b.Buffer, format, ar
 // header is the title, how the run was started, the machine and the settings.
 func (b *page) header(r *Report) {
 	b.p("# Benchmarks\n\n")
-	b.p("What a narrative tick costs at scale (issue 12), measured %s", r.Date.Format("2006-01-02 15:04 MST"))
+	b.p("What a narrative tick costs at scale, measured %s", r.Date.Format("2006-01-02 15:04 MST"))
 	if r.Command != "" {
 		b.p(" by\n\n```sh\n%s\n```\n\n", r.Command)
 	} else {
@@ -75,7 +75,7 @@ func (b *page) header(r *Report) {
 	b.p(", seed %d.\n\n", s.Seed)
 }
 
-// targets is issue 12's targets, each with pass or FAIL.
+// targets is the scale targets, each with pass or FAIL.
 func (b *page) targets(r *Report) {
 	b.p("## Targets\n\n| target | goal | measured | result |\n| --- | --- | --- | --- |\n")
 	for _, t := range r.Targets {

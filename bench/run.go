@@ -106,7 +106,7 @@ func (o *Options) Check() error {
 }
 
 // Run measures the main world, the sequential loop and the sizes, in that
-// order, and sums them up against issue 12's targets. A world that fails or
+// order, and sums them up against the scale targets. A world that fails or
 // times out is reported with its error; Run itself fails only when nothing
 // could be measured (bad options, no stand-in server).
 func Run(ctx context.Context, o Options) (*Report, error) {

@@ -14,7 +14,7 @@ const (
 	NotMeasured = "not measured"
 )
 
-// Target is one of issue 12's targets and how this run fared.
+// Target is one of the scale targets and how this run fared.
 type Target struct {
 	Name   string `json:"name"`
 	Goal   string `json:"goal"`
@@ -22,9 +22,9 @@ type Target struct {
 	Status string `json:"status"` // pass | FAIL | not measured
 }
 
-// The targets of issue 12, T/T* and engine CPU per call as issue 23 set them
-// again, so that the engine's own work stays small beside the model calls
-// it waits for.
+// The scale targets: a tick of a large world close to the ideal T*, and
+// engine CPU per call small, so that the engine's own work stays small
+// beside the model calls it waits for.
 var (
 	targetShape   = Shape{Characters: 10_000, Locations: 1_000}
 	largestShape  = Shape{Characters: 100_000, Locations: 10_000}
@@ -36,7 +36,7 @@ var (
 	maxDBGrowth   = int64(1e6)
 	maxExponent   = 1.1 // "goal: 1.0", with room for noise on a shared machine
 
-	// Issue 27's: several endpoints, stated for two of 32 slots each
+	// Several endpoints, stated for two of 32 slots each
 	// (C=64 summed), 1,000 characters, L=50 ms.
 	endpointsShape    = Shape{Characters: 1_000, Locations: 100}
 	maxEndpointsRatio = 1.15
@@ -109,9 +109,9 @@ func targets(r *Report) []Target {
 	return append(out, t)
 }
 
-// endpointTargets are issue 27's, judged when the calls went to several
-// stand-in endpoints: T/T* against their summed capacity when none was
-// killed, and no fallback when one was.
+// endpointTargets are the targets of several stand-in endpoints, judged
+// when the calls went to them: T/T* against their summed capacity when none
+// was killed, and no fallback when one was.
 func endpointTargets(r *Report) []Target {
 	m := r.Main
 	if r.Settings.Endpoints < 2 {

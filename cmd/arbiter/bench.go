@@ -60,7 +60,7 @@ limit given), and reports T against the ideal T* of two waves of calls, engine C
 and allocations per call, peak RSS, commit time, state.db bytes per tick, prompt
 tokens per call at tick 1 and tick 20, 429s, the speed-up over a sequential loop
 (client concurrency 1, same invocation) and the cost exponent over --sizes, with
-issue 12's targets marked pass or FAIL. It prints the report as Markdown (--json:
+the scale targets (bench/targets.go) marked pass or FAIL. It prints the report as Markdown (--json:
 JSON) and writes it to -o. Worlds are written in a temporary folder and removed.`,
 		Example: `  arbiter bench --characters 1000 --locations 100 --ticks 5
   arbiter bench --sizes 100,1000,10000,100000 --size-ticks 2 -o BENCHMARKS.md`,
