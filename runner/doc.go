@@ -1,6 +1,6 @@
-// Package runner is the tick machine of seed 002, shared by every kind of
-// simulation: it loads the last committed state, plays ticks (or turns) one
-// at a time through a Game, and commits each whole in one storage
+// Package runner is the tick machine shared by every kind of simulation, as
+// seed 002 has it: it loads the last committed state, plays ticks (or turns)
+// one at a time through a Game, and commits each whole in one storage
 // transaction.
 //
 // A Game (narrative, chronicle, ...) says what one tick does; the runner owns
@@ -8,11 +8,11 @@
 // every failure is emitted before its recovery, as it happens (TOOL_FAILURE
 // with the model error's kind as detail, told by the client through an
 // llm.Watch before the retry or repair begins, then RECOVERY_ATTEMPT
-// strategy=retry|repair|fallback success=...), and the ERROR states are seed
-// 002's handlers
-// (STATE_ENTRY state=ERROR error_type=...): a phase deadline uses the
-// partial results (timeout); a tick in which no model call succeeded, or
-// any phase of which found the endpoint unusable on every call, stops with
+// strategy=retry|repair|fallback success=...), and each ERROR state
+// (STATE_ENTRY state=ERROR error_type=...) is handled as seed 002 says: a
+// phase deadline uses the partial results (timeout); a tick in which no
+// model call succeeded, or any phase of which found the endpoint unusable on
+// every call, stops with
 // the last committed tick kept (quorum_failure); a request schema that
 // cannot be built or is refused stops the run (schema_invalid); a token
 // budget that the next phase would pass stops cleanly before it

@@ -8,7 +8,8 @@ import (
 	"github.com/arbiter-sim/arbiter/command"
 )
 
-// ErrorPrefix starts the system message of a rejected message (seed 001).
+// ErrorPrefix starts the system message that tells the model which of its
+// messages was rejected and why, in seed 001's words.
 const ErrorPrefix = "⚠️ Command parsing error: "
 
 // Interpret reads the commands of a message and checks them in order against

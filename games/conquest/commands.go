@@ -11,7 +11,7 @@ import (
 
 // commands are `arbiter conquest check-orders`.
 var commands = session.Tools{
-	Short: "Tools for conquest games (seed 000)",
+	Short: "Tools for conquest games: orders checked as the game checks them",
 	List: []session.Tool{{
 		Name: "check-orders", Usage: "--game FILE.json --player p1 < orders.json",
 		Short: "Validate an order list (JSON array of {from,to,ships} on stdin) as propose_orders does",

@@ -346,7 +346,7 @@ func (g *Game) Status(_ context.Context, _ *store.Store, s any) ([]runner.Field,
 			g.seatIn(st, sc.Player), count(sc.Stars, "star"), count(sc.Ships, "ship"), count(sc.Errors, "order error"), count(passed, "turn")+" passed")})
 	}
 	if st.Over() {
-		// The end of game summary's error statistics (seed 000).
+		// The end of game summary counts each player's order errors by kind (seed 000).
 		for _, p := range st.Players {
 			fields = append(fields, runner.Field{Key: p + " errors", Value: ErrorStatsOf(st, p).String()})
 		}
