@@ -167,7 +167,9 @@ func (b *page) method(r *Report) {
 - The stand-in server runs in a child process (the arbiter binary re-executed with its hidden
   `+"`bench serve`"+` command), on 127.0.0.1. It answers every call from the request's own json_schema:
   an intention, or a MasterOutput with the tick and location of the schema's enums and an update
-  for every character listed, half of them moving to another location of their enum. It holds
+  for every character listed, half of them moving to another location of their enum; its free text
+  is internal/openaitest's "<field> #<call>", shorter than a model writes (so prompts grow more
+  slowly over ticks than in figures measured before it answered so). It holds
   one of C slots for the latency (requests over C queue), and reports usage: prompt tokens are the
   request's message bytes / 4, completion tokens the answer's bytes / 4. Its own CPU time (%s
   over this run) is not in the engine's figures.
