@@ -343,8 +343,11 @@ func TestFaultGarbage200Endpoint(t *testing.T) {
 			t.Errorf("%s: %d ticks committed, %d without an output per location, %d fallbacks, %d failed calls of %d; want %d ticks, no fallback, no failed call",
 				w.sim, db.last, db.badTicks, db.fallbacks, db.failed, db.calls, ticks)
 		}
-		if garbage.CallCount() < 2*len(garbage200) {
-			t.Errorf("%s: the garbage endpoint was sent %d calls: the test shows nothing", w.sim, garbage.CallCount())
+		// Each kind of garbage answered at least once (the breaker may take
+		// the endpoint out sooner on a loaded machine: its cooldowns are
+		// shorter than a tick there).
+		if garbage.CallCount() < len(garbage200) {
+			t.Errorf("%s: the garbage endpoint was sent %d calls, fewer than its %d kinds of garbage: the test shows little", w.sim, garbage.CallCount(), len(garbage200))
 		}
 		t.Logf("%s: %d calls stored, %d fallbacks; the garbage endpoint was sent %d attempts, the healthy one %d",
 			filepath.Base(w.sim), db.calls, db.fallbacks, garbage.CallCount(), healthy.CallCount())
