@@ -18,11 +18,11 @@ import (
 // BenchmarkEval: an eval of 1,000 cases (500 characters' intentions, 500
 // locations' resolutions of a committed tick) by 2 variants, 2,000 calls
 // against the stand-in server, beside a tick of the same world run in the
-// same process: both as T/T*, the wall time over the ideal time of their
+// same process (L=50 ms, C=64, as `arbiter bench`): both as T/T*, the wall time over the ideal time of their
 // calls at the server's concurrency and latency. Then the same eval again,
 // every answer from eval.db: its CPU seconds.
 func BenchmarkEval(b *testing.B) {
-	const chars, locs, conc, latency = 500, 500, 64, 20 * time.Millisecond
+	const chars, locs, conc, latency = 500, 500, 64, 50 * time.Millisecond
 	dir := filepath.Join(b.TempDir(), "world")
 	if err := bench.Generate(dir, bench.Shape{Characters: chars, Locations: locs}, 1); err != nil {
 		b.Fatal(err)

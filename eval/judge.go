@@ -59,7 +59,7 @@ func (r *Runner) judge(ctx context.Context, a *Assertion, j job, res llm.Result)
 	if err != nil {
 		return Outcome{Assertion: a.Name, JudgeError: err.Error()}
 	}
-	key := requestKey(session.StructuredCall(req).Wire, "judge") + "/" + fmt.Sprint(j.repeat)
+	key := requestKey(session.StructuredCall(req).Key, "judge") + "/" + fmt.Sprint(j.repeat)
 	var ca cachedAnswer
 	hit := false
 	if r.DB != nil && !r.NoCache {

@@ -190,7 +190,7 @@ func (r *Runner) built(ctx context.Context, b *built, arm int, c Case) (*built, 
 		case b.err != nil:
 			b.err = fmt.Errorf("case %s: %w", c.ID(), b.err)
 		default:
-			b.key = requestKey(b.call.Wire, a.Endpoint)
+			b.key = requestKey(b.call.Key, a.Endpoint)
 		}
 	})
 	return b, b.err
@@ -241,15 +241,11 @@ func (r *Runner) workers() int {
 	return max(n, 1)
 }
 
-// requestKey is the cache key of a call sent to endpoint: the chat
-// completion it sends first (model, parameters, messages, schema or tools),
-// hashed.
-func requestKey(wire json.RawMessage, endpoint string) string {
-	h := sha256.New()
-	h.Write([]byte(endpoint))
-	h.Write([]byte{0})
-	h.Write(wire)
-	return hex.EncodeToString(h.Sum(nil))
+// requestKey is the cache key of a call (its session.Call.Key: what
+// decides its answer) sent to endpoint.
+func requestKey(call, endpoint string) string {
+	sum := sha256.Sum256([]byte(endpoint + "\x00" + call))
+	return hex.EncodeToString(sum[:])
 }
 
 // answer is the job's answer: cached, or asked and then cached.

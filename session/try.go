@@ -3,9 +3,12 @@ package session
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"reflect"
@@ -51,9 +54,10 @@ type Call struct {
 	Request llm.Request
 	// Messages are what the first attempt sends, history included.
 	Messages []llm.Message
-	// Wire is the chat completion the first attempt sends, as JSON: what
-	// decides the answer, so an eval caches answers by it.
-	Wire json.RawMessage
+	// Key is a digest of what decides the answer (the model, its
+	// parameters, the messages, the schema or tools the first attempt
+	// sends): an eval caches answers by it.
+	Key string
 	// Send makes the call through c. A call whose answer is not a
 	// structured output (a chronicle's reply, a model seat's tool calls)
 	// comes back as one: Raw the text, Output the answer as JSON.
@@ -64,9 +68,26 @@ type Call struct {
 // Complete: its past exchanges ride on req.Past.
 func StructuredCall(req llm.Request) *Call {
 	msgs := llm.Messages(req, req.Past, len(req.Past))
-	wire, _ := json.Marshal(llm.ChatCompletion(req, msgs))
-	return &Call{Request: req, Messages: msgs, Wire: wire,
+	h := sha256.New()
+	fmt.Fprintf(h, "structured\x00%s\x00%g\x00%d\x00%s\x00%d:", req.Params.Model, req.Params.Temperature, req.Params.MaxTokens, req.SchemaName, len(req.Schema))
+	h.Write(req.Schema)
+	for _, m := range msgs {
+		fmt.Fprintf(h, "\x00%s\x00%d:", m.Role, len(m.Content))
+		io.WriteString(h, m.Content)
+	}
+	return &Call{Request: req, Messages: msgs, Key: hex.EncodeToString(h.Sum(nil)),
 		Send: func(ctx context.Context, c *llm.Client) llm.Result { return c.Complete(ctx, req) }}
+}
+
+// KeyOf is the Key of a call whose request is v (a chat or tool request):
+// a digest of its JSON.
+func KeyOf(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // Verdict is what a kind makes of one answer.

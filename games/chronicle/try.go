@@ -31,12 +31,12 @@ func (g *Game) CallAt(_ context.Context, q session.RequestQuery) (*session.Call,
 		return nil, &session.InputError{Err: fmt.Errorf("entity %q: a chronicle's calls are the model's (--entity %s, or none)", q.Entity, Model)}
 	}
 	cr := g.chatRequest(q.State.(*State))
-	wire, err := json.Marshal(cr)
+	key, err := session.KeyOf(cr)
 	if err != nil {
 		return nil, err
 	}
 	req := llm.Request{EntityKey: cr.EntityKey, Phase: PhaseChat, Tick: q.Tick + 1, Params: cr.Params}
-	return &session.Call{Request: req, Messages: cr.Messages, Wire: wire, Send: func(ctx context.Context, c *llm.Client) llm.Result {
+	return &session.Call{Request: req, Messages: cr.Messages, Key: key, Send: func(ctx context.Context, c *llm.Client) llm.Result {
 		res := c.Chat(ctx, cr)
 		out := llm.Result{Request: req, Messages: cr.Messages, Raw: res.Content, Attempts: res.Attempts, Latency: res.Latency,
 			Usage: res.Usage, Err: res.Err, Endpoint: res.Endpoint, Recoveries: res.Recoveries}

@@ -33,12 +33,12 @@ func (g *Game) CallAt(_ context.Context, q session.RequestQuery) (*session.Call,
 		return nil, &session.InputError{Err: fmt.Errorf("entity %q: not a player (players: %s)", q.Entity, strings.Join(st.Players, ", "))}
 	}
 	tr := g.OpeningRequest(st, q.Entity, q.Tick+1)
-	wire, err := json.Marshal(tr)
+	key, err := session.KeyOf(tr)
 	if err != nil {
 		return nil, err
 	}
 	req := llm.Request{EntityKey: tr.EntityKey, Phase: PhaseOrders, Tick: tr.Tick, Params: tr.Params}
-	return &session.Call{Request: req, Messages: tr.Messages, Wire: wire, Send: func(ctx context.Context, c *llm.Client) llm.Result {
+	return &session.Call{Request: req, Messages: tr.Messages, Key: key, Send: func(ctx context.Context, c *llm.Client) llm.Result {
 		res := c.CompleteTools(ctx, tr)
 		out := llm.Result{Request: req, Messages: tr.Messages, Attempts: res.Attempts, Latency: res.Latency,
 			Usage: res.Usage, Err: res.Err, Endpoint: res.Endpoint, Recoveries: res.Recoveries}
