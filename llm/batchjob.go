@@ -297,7 +297,8 @@ func (c *Client) batchAnswer(ctx context.Context, ep *endpoint, req Request, l b
 			u := usageOf(resp.Usage)
 			c.usage.add(u)
 			ep.usage.add(u)
-			a := answer{maxTokens: req.Params.MaxTokens, endpoint: ep.name}
+			a := answer{maxTokens: req.Params.MaxTokens, endpoint: ep.name, window: ep.windows.set}
+			a.truncated = a.window.Reached(u)
 			if len(resp.Choices) > 0 {
 				ch := resp.Choices[0]
 				a.content, a.refusal, a.finish = ch.Message.Content, ch.Message.Refusal, ch.FinishReason

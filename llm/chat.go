@@ -32,6 +32,9 @@ type ChatResult struct {
 	// EndpointFailures the endpoints that failed an attempt, as Result's.
 	Endpoint         string
 	EndpointFailures []string
+	// PromptTruncated and ContextTokens are Result's.
+	PromptTruncated bool
+	ContextTokens   int
 	// Recoveries are the transient failures the call was retried past or
 	// tried to, in order, as Result's are (seed 002: each is emitted).
 	Recoveries []Recovery
@@ -64,6 +67,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (res ChatResult) {
 	}
 	resp, rt, usage, callErr := c.create(ctx, c.log.With("entity", req.EntityKey, "phase", req.Phase), &res.Recoveries, callSite{Entity: req.EntityKey, Phase: req.Phase}, "", cr)
 	res.Usage, res.Endpoint, res.EndpointFailures = usage, rt.endpoint(), rt.failed
+	res.PromptTruncated, res.ContextTokens = rt.truncated, rt.window.Tokens
 	n := rt.attempts
 	res.Attempts = n
 	if callErr != nil {

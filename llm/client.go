@@ -216,6 +216,10 @@ func (c *Client) complete(ctx context.Context, req Request, first *given) (res R
 			res.Endpoint = ans.endpoint
 		}
 		res.EndpointFailures = append(res.EndpointFailures, rt.failed...)
+		if ans.window.Tokens > 0 {
+			res.ContextTokens = ans.window.Tokens
+		}
+		res.PromptTruncated = res.PromptTruncated || ans.truncated
 		res.Usage = res.Usage.Add(usage)
 		if callErr != nil {
 			if repair >= 0 { // the repair asked for got no answer
@@ -346,7 +350,7 @@ func (c *Client) send(ctx context.Context, log *slog.Logger, recs *[]Recovery, r
 	if err != nil {
 		return answer{endpoint: rt.endpoint()}, rt, usage, err
 	}
-	a := answer{maxTokens: req.Params.MaxTokens, endpoint: rt.endpoint()}
+	a := answer{maxTokens: req.Params.MaxTokens, endpoint: rt.endpoint(), window: rt.window, truncated: rt.truncated}
 	if len(resp.Choices) > 0 {
 		ch := resp.Choices[0]
 		a.content, a.refusal, a.finish = ch.Message.Content, ch.Message.Refusal, ch.FinishReason

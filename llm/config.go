@@ -39,6 +39,11 @@ type Config struct {
 	// answer fails its call (KindOversized). 0: a few times the largest
 	// answer the request's max_tokens allows (see responseLimit).
 	MaxResponseBytes int64
+	// ContextTokens is the model's context in tokens (llm.context_tokens;
+	// 0: what an Ollama server says, else unknown). An answer whose
+	// prompt_tokens reach it had its prompt cut by the server
+	// (Result.PromptTruncated).
+	ContextTokens int
 
 	// Endpoints, when set, are the servers calls go to instead of BaseURL
 	// and APIKey: each call to the one with the most free capacity, each
@@ -126,6 +131,7 @@ func (c Config) Validate() error {
 		{"llm.max_response_bytes", c.MaxResponseBytes},
 		{"llm.rpm", int64(c.RPM)},
 		{"llm.tpm", int64(c.TPM)},
+		{"llm.context_tokens", int64(c.ContextTokens)},
 	} {
 		if f.v < 0 {
 			errs = append(errs, fmt.Errorf("%s must not be negative", f.key))
@@ -145,8 +151,8 @@ func (c Config) Validate() error {
 			} else if u, err := url.Parse(ep.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				errs = append(errs, fmt.Errorf("%s.base_url %q must be an http:// or https:// URL", at, RedactURL(ep.BaseURL)))
 			}
-			if ep.Concurrency < 0 || ep.RPM < 0 || ep.TPM < 0 {
-				errs = append(errs, fmt.Errorf("%s: concurrency, rpm and tpm must not be negative", at))
+			if ep.Concurrency < 0 || ep.RPM < 0 || ep.TPM < 0 || ep.ContextTokens < 0 {
+				errs = append(errs, fmt.Errorf("%s: concurrency, rpm, tpm and context_tokens must not be negative", at))
 			}
 			if ep.Concurrency > MaxConcurrency {
 				errs = append(errs, fmt.Errorf("%s.concurrency must be at most %d, got %d", at, MaxConcurrency, ep.Concurrency))

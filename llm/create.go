@@ -15,14 +15,21 @@ import (
 // and through the cassette when the client has one (who names the call
 // there). An attempt goes to another endpoint than the one named avoid
 // while one is in (a repair is asked of another than the endpoint whose
-// answer it repairs). It returns the response, where its attempts went, the
-// usage of every answer received, and the classified error.
+// answer it repairs). It returns the response, where its attempts went
+// (and whether the prompt filled the model's context there), the usage of
+// every answer received, and the classified error.
 func (c *Client) create(ctx context.Context, log *slog.Logger, recs *[]Recovery, who callSite, avoid string, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, route, Usage, *Error) {
 	cr = fitMaxTokens(cr)
-	if c.cfg.Cassette != nil {
-		return c.taped(ctx, log, recs, who, avoid, cr)
+	if c.cfg.Cassette == nil {
+		return c.live(ctx, log, recs, who.Phase, avoid, cr)
 	}
-	return c.live(ctx, log, recs, who.Phase, avoid, cr)
+	resp, rt, usage, err := c.taped(ctx, log, recs, who, avoid, cr)
+	if err == nil && rt.last == nil {
+		// Replayed: only the configuration knows the context.
+		rt.window = c.poolOf(who.Phase)[0].windows.set
+		rt.truncated = rt.window.Reached(usageOf(resp.Usage))
+	}
+	return resp, rt, usage, err
 }
 
 // live sends cr to an endpoint of phase, as create says; an endpoint's
@@ -39,11 +46,10 @@ func (c *Client) live(ctx context.Context, log *slog.Logger, recs *[]Recovery, p
 	if slices.ContainsFunc(pool, func(ep *endpoint) bool { return ep.pacer.countsTokens() }) {
 		cost = estimateTokens(cr)
 	}
-	rt, err := c.retry(withLimit(ctx, limit), log, recs, pool, cost, avoid, func(ctx context.Context, ep *endpoint) error {
+	note := new(serverNote)
+	rt, err := c.retry(withNote(withLimit(ctx, limit), note), log, recs, pool, cost, avoid, func(ctx context.Context, ep *endpoint) error {
 		sent := cr
-		if ep.model != "" {
-			sent.Model = ep.model
-		}
+		sent.Model = servedModel(ep, cr.Model)
 		r, err := ep.oa.CreateChatCompletion(ctx, sent)
 		if err != nil {
 			return err
@@ -58,6 +64,10 @@ func (c *Client) live(ctx context.Context, log *slog.Logger, recs *[]Recovery, p
 		resp = r
 		return nil
 	})
+	if err == nil {
+		rt.window = rt.last.window(ctx, servedModel(rt.last, cr.Model), resp.SystemFingerprint)
+		rt.truncated = note.truncated.Load() || rt.window.Reached(usageOf(resp.Usage))
+	}
 	return resp, rt, usage, err
 }
 

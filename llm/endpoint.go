@@ -27,6 +27,9 @@ type Endpoint struct {
 	Concurrency int
 	RPM         int
 	TPM         int
+	// ContextTokens is the model's context on this server (0: the
+	// client's Config.ContextTokens, else what the server says).
+	ContextTokens int
 }
 
 // Circuit breaker of an endpoint: BreakerFailures endpoint failures in a
@@ -56,6 +59,12 @@ type endpoint struct {
 	answered atomic.Int64 // attempts answered (any HTTP answer that was not a failure of the endpoint)
 	failed   atomic.Int64 // endpoint failures
 	usage    usageTally
+
+	// What askShow needs to reach the server's native API.
+	baseURL string
+	apiKey  string
+	http    *http.Client
+	windows windows
 }
 
 // name is how the endpoint is named: its Name, else its base URL without
@@ -78,7 +87,12 @@ func newEndpoint(cfg Config, ep Endpoint, secrets Secrets) *endpoint {
 	shown := RedactURL(ep.BaseURL)
 	oc := openai.DefaultConfig(ep.APIKey)
 	oc.BaseURL = ep.BaseURL
-	oc.HTTPClient = &http.Client{Transport: transport{next: tr, secrets: secrets, limit: cfg.responseLimit(0), baseURL: shown}}
+	hc := &http.Client{Transport: transport{next: tr, secrets: secrets, limit: cfg.responseLimit(0), baseURL: shown}}
+	oc.HTTPClient = hc
+	set := Window{Tokens: ep.ContextTokens, Source: "context_tokens of endpoint " + ep.name()}
+	if set.Tokens == 0 && cfg.ContextTokens > 0 {
+		set = Window{Tokens: cfg.ContextTokens, Source: "llm.context_tokens"}
+	}
 	return &endpoint{
 		name:  ep.name(),
 		model: ep.Model,
@@ -87,6 +101,11 @@ func newEndpoint(cfg Config, ep Endpoint, secrets Secrets) *endpoint {
 		pacer: newPacer(cmp.Or(ep.RPM, cfg.RPM), cmp.Or(ep.TPM, cfg.TPM)),
 		gate:  newGate(conc, cfg.Logger),
 		brk:   breaker{cooldown: cfg.BreakerCooldown, base: cfg.BreakerCooldown},
+
+		baseURL: ep.BaseURL,
+		apiKey:  ep.APIKey,
+		http:    hc,
+		windows: windows{set: set},
 	}
 }
 

@@ -113,7 +113,18 @@ type Result struct {
 	// an endpoint that failed every attempt sent to it answered no call,
 	// and is known by these alone.
 	EndpointFailures []string
-	Err              error // *Error when the call failed
+	// PromptTruncated is set when an answer's prompt did not fit the
+	// model's context whole: its prompt_tokens reached ContextTokens (the
+	// server cut the prompt to fit and the model answered what was left),
+	// its prompt and completion tokens together passed it (the server
+	// dropped the prompt's beginning to go on writing), or the server said
+	// it truncated the prompt. The call may still have succeeded.
+	PromptTruncated bool
+	// ContextTokens is the model's context as the client knew it for the
+	// last answer (llm.context_tokens, an endpoint's context_tokens, or
+	// what Ollama's /api/show said); 0: unknown.
+	ContextTokens int
+	Err           error // *Error when the call failed
 	// Recoveries are the failures the call went past or tried to, in order:
 	// transient errors retried, answers sent back for repair. Err, when set,
 	// is the failure after the last of them.

@@ -20,6 +20,12 @@ type route struct {
 	attempts int
 	last     *endpoint
 	failed   []string
+	// window is the model's context at the endpoint that answered (or
+	// the configuration's, for a replayed answer), and truncated whether
+	// the answer's prompt filled it (see Window.Reached) or the server
+	// said it truncated the prompt.
+	window    Window
+	truncated bool
 }
 
 // endpoint names the endpoint of the last attempt, "" when none was made.

@@ -61,6 +61,9 @@ type ToolResult struct {
 	// EndpointFailures the endpoints that failed an attempt, as Result's.
 	Endpoint         string
 	EndpointFailures []string
+	// PromptTruncated and ContextTokens are Result's.
+	PromptTruncated bool
+	ContextTokens   int
 	// Recoveries are the transient failures the call was retried past or
 	// tried to, in order, as Result's are (seed 002: each is emitted).
 	Recoveries []Recovery
@@ -90,6 +93,7 @@ func (c *Client) CompleteTools(ctx context.Context, req ToolRequest) (res ToolRe
 	log := c.log.With("entity", req.EntityKey, "phase", req.Phase, "tick", req.Tick)
 	resp, rt, usage, callErr := c.create(ctx, log, &res.Recoveries, callSite{req.EntityKey, req.Phase, req.Tick}, "", cr)
 	res.Usage, res.Endpoint, res.EndpointFailures = usage, rt.endpoint(), rt.failed
+	res.PromptTruncated, res.ContextTokens = rt.truncated, rt.window.Tokens
 	n := rt.attempts
 	res.Attempts = n
 	if callErr != nil {

@@ -59,7 +59,8 @@ func withStream(ctx context.Context) context.Context {
 // the body, so that nothing a server echoes (an Authorization header in an
 // error) reaches an error, a log line or a stored row. The one exception
 // is a successful answer read as a stream (withStream), which its reader
-// bounds and scrubs.
+// bounds and scrubs. It notes in the call's serverNote an answer that says
+// the server truncated the prompt.
 type transport struct {
 	next    http.RoundTripper
 	secrets Secrets
@@ -104,6 +105,9 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	body = t.secrets.scrubBytes(body)
+	if resp.StatusCode == http.StatusOK {
+		readNote(req.Context(), body)
+	}
 	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	return resp, nil
 }

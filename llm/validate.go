@@ -29,6 +29,8 @@ type answer struct {
 	toolCalls int
 	maxTokens int    // of the request, to say which limit cut the answer
 	endpoint  string // the endpoint that answered (Endpoint's name)
+	window    Window // the model's context there
+	truncated bool   // the prompt filled it (see served)
 }
 
 // acceptSchema compiles the schema req's answers are checked against: its

@@ -33,6 +33,9 @@ type Reply struct {
 	disconnect bool
 	delay      time.Duration
 	done       <-chan struct{} // set by the server: closed when it shuts down
+	// fingerprint is the answer's system_fingerprint, set by the server
+	// (see Ollama).
+	fingerprint string
 }
 
 // Content answers with an assistant message holding s, finish_reason "stop".
@@ -187,6 +190,8 @@ func (r Reply) write(w http.ResponseWriter, req *http.Request, model string) {
 			Model:   model,
 			Choices: []openai.ChatCompletionChoice{{Message: r.message, FinishReason: r.finish}},
 			Usage:   r.usage,
+
+			SystemFingerprint: r.fingerprint,
 		})
 	}
 }

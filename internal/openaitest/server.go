@@ -45,6 +45,8 @@ type Server struct {
 	models  []string
 	apiKey  string
 	done    chan struct{}
+	show    any      // see Ollama; nil: /api/show is not found
+	shows   []string // the model of each POST /api/show received
 
 	mu          sync.Mutex
 	calls       []*Call
@@ -80,6 +82,23 @@ func WithModels(ids ...string) Option {
 	return func(s *Server) { s.models = ids }
 }
 
+// Ollama makes the server answer as Ollama does: every chat completion
+// carries system_fingerprint "fp_ollama", and POST /api/show (Ollama's
+// native API, beside /v1) answers show, encoded as JSON, for any model:
+// e.g. {"parameters": "num_ctx 2048", "model_info":
+// {"general.architecture": "llama", "llama.context_length": 2048}}.
+func Ollama(show any) Option {
+	return func(s *Server) { s.show = show }
+}
+
+// Shows returns the model each POST /api/show asked for so far, in
+// arrival order.
+func (s *Server) Shows() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.shows...)
+}
+
 // WithAPIKey makes every endpoint answer 401 unless the request carries
 // "Authorization: Bearer key".
 func WithAPIKey(key string) Option {
@@ -105,6 +124,9 @@ func New(t testing.TB, h Handler, opts ...Option) *Server {
 	mux.HandleFunc("POST /v1/batches", s.createBatch)
 	mux.HandleFunc("GET /v1/batches/{id}", s.retrieveBatch)
 	mux.HandleFunc("GET /v1/batches", s.listBatches)
+	if s.show != nil {
+		mux.HandleFunc("POST /api/show", s.showModel)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		Status(http.StatusNotFound, "invalid_request_error", "unknown_url",
 			fmt.Sprintf("Unknown request URL: %s %s", r.Method, r.URL.Path)).write(w, r, "")
@@ -178,6 +200,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 
 	reply := s.handler(c)
 	reply.done = s.done
+	if s.show != nil {
+		reply.fingerprint = "fp_ollama"
+	}
 	reply.write(w, r, req.Model)
 }
 
@@ -193,6 +218,20 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 		Object string         `json:"object"`
 		Data   []openai.Model `json:"data"`
 	}{"list", list.Models})
+}
+
+func (s *Server) showModel(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Model string `json:"model"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model == "" {
+		writeJSON(w, http.StatusBadRequest, nil, map[string]string{"error": "model is required"})
+		return
+	}
+	s.mu.Lock()
+	s.shows = append(s.shows, req.Model)
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, nil, s.show)
 }
 
 func writeJSON(w http.ResponseWriter, status int, header http.Header, v any) {
