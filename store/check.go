@@ -77,7 +77,7 @@ func (s *Store) openedReadOnly(ctx context.Context) error {
 	case version < readableVersion:
 		return fmt.Errorf("run state written by an older arbiter (schema version %d); a run upgrades it", version)
 	}
-	s.live = version < 7
+	s.live, s.untruncated = version < 7, version < 9
 	if err := s.quickCheck(ctx); err != nil {
 		return err
 	}

@@ -150,11 +150,11 @@ func (s *Store) writeCalls(w *tickWriter, calls []CallRecord, used map[string]st
 		}
 		w.exec("calls", `INSERT INTO calls (tick, phase, entity_key, model, endpoint, request_json, raw_response, parsed_output,
 			latency_ms, prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback,
-			batch_prompt_tokens, batch_completion_tokens)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			batch_prompt_tokens, batch_completion_tokens, prompt_truncated)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			w.tick, c.Phase, c.EntityKey, c.Model, c.Endpoint, request, bounded(s.clean(c.Raw), MaxStoredRaw), c.Output,
 			c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.Attempts, c.Repairs, c.ErrorKind, s.clean(c.Error), c.Fallback,
-			c.BatchPromptTokens, c.BatchCompletionTokens)
+			c.BatchPromptTokens, c.BatchCompletionTokens, c.PromptTruncated)
 	}
 }
 
@@ -255,7 +255,7 @@ func (w *tickWriter) exec(table, query string, args ...any) {
 }
 
 // writeTotals adds the tick's calls to the running totals and its
-// fallbacks and apply errors to the running counts.
+// fallbacks, apply errors and truncated prompts to the running counts.
 func writeTotals(w *tickWriter, rec *TickRecord) {
 	type key struct{ phase, entity, model string }
 	sums := map[key]*Usage{}
@@ -300,10 +300,16 @@ func writeTotals(w *tickWriter, rec *TickRecord) {
 			fallbacks++
 		}
 	}
+	truncated := 0
+	for _, c := range rec.Calls {
+		if c.PromptTruncated {
+			truncated++
+		}
+	}
 	for _, c := range []struct {
 		name string
 		n    int
-	}{{"fallbacks", fallbacks}, {"apply_errors", len(rec.ApplyErrors)}} {
+	}{{"fallbacks", fallbacks}, {"apply_errors", len(rec.ApplyErrors)}, {"truncated_prompts", truncated}} {
 		w.exec("counts", "INSERT INTO counts (name, n) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET n = n + excluded.n", c.name, c.n)
 	}
 }

@@ -255,7 +255,7 @@ func (s *Store) Calls(ctx context.Context, tick int) (_ []CallRecord, err error)
 	defer markDamaged(&err)
 	rows, err := s.db.QueryContext(ctx, `
 		SELECT id, tick, phase, entity_key, model, request_json, raw_response, parsed_output, latency_ms,
-			prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback
+			prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback, `+s.truncatedColumn()+`
 		FROM calls WHERE tick = ? ORDER BY id`, tick)
 	if err != nil {
 		return nil, fmt.Errorf("read calls of tick %d: %w", tick, err)
@@ -265,7 +265,7 @@ func (s *Store) Calls(ctx context.Context, tick int) (_ []CallRecord, err error)
 	for rows.Next() {
 		var c CallRecord
 		if err := rows.Scan(&c.ID, &c.Tick, &c.Phase, &c.EntityKey, &c.Model, &c.Request, &c.Raw, &c.Output, &c.LatencyMS,
-			&c.PromptTokens, &c.CompletionTokens, &c.CachedTokens, &c.Attempts, &c.Repairs, &c.ErrorKind, &c.Error, &c.Fallback); err != nil {
+			&c.PromptTokens, &c.CompletionTokens, &c.CachedTokens, &c.Attempts, &c.Repairs, &c.ErrorKind, &c.Error, &c.Fallback, &c.PromptTruncated); err != nil {
 			return nil, fmt.Errorf("read calls of tick %d: %w", tick, err)
 		}
 		calls = append(calls, c)

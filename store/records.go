@@ -95,6 +95,10 @@ type CallRecord struct {
 	ErrorKind             string // "" on success
 	Error                 string // "" on success
 	Fallback              bool
+	// PromptTruncated is set when the prompt filled the model's context:
+	// the server cut it to fit (llm.Result.PromptTruncated). Read as false
+	// from a database older than version 9.
+	PromptTruncated bool
 }
 
 // Failed reports whether the call ended in an error.
@@ -148,13 +152,16 @@ type GroupUsage struct {
 
 // Summary is the state of a run at a glance, for `arbiter status`.
 type Summary struct {
-	LastTick        int          `json:"last_tick"` // 0 before the first commit
-	LastCommittedAt time.Time    `json:"last_committed_at,omitzero"`
-	Total           Usage        `json:"total"`
-	Fallbacks       int          `json:"fallbacks"` // intentions and outputs that fell back
-	ApplyErrors     int          `json:"apply_errors"`
-	ByPhase         []GroupUsage `json:"by_phase"`  // sorted by phase
-	ByEntity        []GroupUsage `json:"by_entity"` // sorted by entity key
+	LastTick        int       `json:"last_tick"` // 0 before the first commit
+	LastCommittedAt time.Time `json:"last_committed_at,omitzero"`
+	Total           Usage     `json:"total"`
+	Fallbacks       int       `json:"fallbacks"` // intentions and outputs that fell back
+	ApplyErrors     int       `json:"apply_errors"`
+	// TruncatedPrompts counts the calls whose prompt filled the model's
+	// context (the server cut it); 0 before schema version 9.
+	TruncatedPrompts int          `json:"truncated_prompts"`
+	ByPhase          []GroupUsage `json:"by_phase"`  // sorted by phase
+	ByEntity         []GroupUsage `json:"by_entity"` // sorted by entity key
 	// ByEndpoint sums the calls per endpoint that answered them, and the
 	// attempts each failed, sorted by name; empty before schema version 6.
 	ByEndpoint []GroupUsage `json:"by_endpoint,omitempty"`

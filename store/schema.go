@@ -2,12 +2,13 @@ package store
 
 // schemaVersion is stored in PRAGMA user_version. Raise it, and add a step
 // to upgrades, whenever the schema below changes.
-const schemaVersion = 8
+const schemaVersion = 9
 
 // readableVersion is the oldest version read-only commands read as it is:
 // version 5 changed only how new texts are compressed, which the reader
-// of either knows; versions 6 to 8 added tables and columns the reader
-// does without (its sums read a missing batch or failure column as 0).
+// of either knows; versions 6 to 9 added tables and columns the reader
+// does without (its sums read a missing batch or failure column as 0, a
+// missing prompt_truncated as 0).
 const readableVersion = 4
 
 // schema creates every table; it is safe to run on an existing database.
@@ -23,8 +24,9 @@ const readableVersion = 4
 // answered through a Batch API job, in calls and both running totals, so
 // that they are priced at the batch discount; version 8 the attempts each
 // endpoint failed, so that one that failed every attempt (and so answered
-// no call) still has its row. An older database gets what it lacks when
-// opened (see upgrades).
+// no call) still has its row; version 9 whether each call's prompt filled
+// the model's context (the server cut it), and their running count. An
+// older database gets what it lacks when opened (see upgrades).
 const schema = `
 CREATE TABLE IF NOT EXISTS ticks (
 	tick         INTEGER PRIMARY KEY CHECK (tick > 0),
@@ -84,7 +86,10 @@ CREATE TABLE IF NOT EXISTS calls (
 	-- answered (the rest was live: repairs, lines the job left); 0 before
 	-- version 7
 	batch_prompt_tokens     INTEGER NOT NULL DEFAULT 0,
-	batch_completion_tokens INTEGER NOT NULL DEFAULT 0
+	batch_completion_tokens INTEGER NOT NULL DEFAULT 0,
+	-- 1 when the prompt filled the model's context: the server cut it to
+	-- fit (llm.Result.PromptTruncated); 0 before version 9
+	prompt_truncated        INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS calls_tick ON calls (tick);
 
@@ -219,7 +224,8 @@ CREATE TABLE IF NOT EXISTS batch_jobs (
 ) WITHOUT ROWID;
 
 -- counts: running counts of rows that status shows ('fallbacks':
--- intentions and outputs that fell back; 'apply_errors').
+-- intentions and outputs that fell back; 'apply_errors';
+-- 'truncated_prompts': calls whose prompt filled the model's context).
 CREATE TABLE IF NOT EXISTS counts (
 	name TEXT PRIMARY KEY,
 	n    INTEGER NOT NULL
@@ -264,6 +270,9 @@ var columns = map[int][]column{
 	// Version 8: the running totals per endpoint count the attempts it
 	// failed; those of earlier runs were not kept, so 0.
 	7: {{"endpoint_totals", "endpoint_failures"}},
+	// Version 9: calls say whether their prompt filled the model's
+	// context; no call stored earlier was checked, so 0 (and no count).
+	8: {{"calls", "prompt_truncated"}},
 }
 
 // column is a count column added to table, 0 in the rows it finds.

@@ -57,6 +57,9 @@ type Store struct {
 	// is (OpenReadOnly): it has no batch token columns, every call was
 	// priced live.
 	live bool
+	// untruncated is set when the database predates version 9 and is read
+	// as it is: its calls have no prompt_truncated.
+	untruncated bool
 	// pin holds one connection open for the store's life: SQLite deletes
 	// the WAL when its last connection closes, which the WAL check would
 	// take for a deletion by someone else.

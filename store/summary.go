@@ -29,6 +29,15 @@ func (s *Store) batchSums() string {
 	return "COALESCE(SUM(batch_prompt_tokens), 0), COALESCE(SUM(batch_completion_tokens), 0)"
 }
 
+// truncatedColumn is calls' prompt_truncated: 0 in a database older than
+// version 9 read as it is, which has none.
+func (s *Store) truncatedColumn() string {
+	if s.untruncated {
+		return "0"
+	}
+	return "prompt_truncated"
+}
+
 // add counts call c in u.
 func (u *Usage) add(c CallRecord) {
 	u.Calls++
@@ -126,7 +135,8 @@ func (s *Store) summary(ctx context.Context) (Summary, error) {
 	}
 	err = s.db.QueryRowContext(ctx, `SELECT
 		COALESCE((SELECT n FROM counts WHERE name = 'fallbacks'), 0),
-		COALESCE((SELECT n FROM counts WHERE name = 'apply_errors'), 0)`).Scan(&sum.Fallbacks, &sum.ApplyErrors)
+		COALESCE((SELECT n FROM counts WHERE name = 'apply_errors'), 0),
+		COALESCE((SELECT n FROM counts WHERE name = 'truncated_prompts'), 0)`).Scan(&sum.Fallbacks, &sum.ApplyErrors, &sum.TruncatedPrompts)
 	if err != nil {
 		return sum, err
 	}

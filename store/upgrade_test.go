@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -72,8 +73,8 @@ func TestUpgradeV2(t *testing.T) {
 		t.Fatalf("Open of a version 2 database: %v", err)
 	}
 	defer s.Close()
-	if v := userVersion(t, s); v != schemaVersion || schemaVersion != 8 {
-		t.Fatalf("user_version after the upgrade = %d, want 8", v)
+	if v := userVersion(t, s); v != schemaVersion || schemaVersion != 9 {
+		t.Fatalf("user_version after the upgrade = %d, want 9", v)
 	}
 	if sum, err := s.Summary(t.Context()); err != nil || sum.Total.Calls != 2 || sum.Total.PromptTokens != 200 || len(sum.ByEntity) != 1 {
 		t.Fatalf("summary after the upgrade = %+v, %v; want the 2 old calls in the totals", sum, err)
@@ -168,7 +169,7 @@ func TestNewDatabaseMatchesUpgraded(t *testing.T) {
 		}
 		return strings.Join(cols, ", ")
 	}
-	if a, b := columns(fresh), columns(up); a != b || !strings.HasSuffix(a, "model TEXT 1, endpoint TEXT 1, batch_prompt_tokens INTEGER 1, batch_completion_tokens INTEGER 1") {
+	if a, b := columns(fresh), columns(up); a != b || !strings.HasSuffix(a, "model TEXT 1, endpoint TEXT 1, batch_prompt_tokens INTEGER 1, batch_completion_tokens INTEGER 1, prompt_truncated INTEGER 1") {
 		t.Errorf("calls columns differ:\n new      %s\n upgraded %s", a, b)
 	}
 }
@@ -241,9 +242,13 @@ func TestVersion4TextsRead(t *testing.T) {
 	}
 }
 
-// dropV7 takes from a database what version 7 added: the batch token
-// columns.
-const dropV7 = `ALTER TABLE calls DROP COLUMN batch_prompt_tokens; ALTER TABLE calls DROP COLUMN batch_completion_tokens;
+// dropV9 takes from a database what version 9 added: calls'
+// prompt_truncated, and its count.
+const dropV9 = `ALTER TABLE calls DROP COLUMN prompt_truncated; DELETE FROM counts WHERE name = 'truncated_prompts';`
+
+// dropV7 takes from a database what versions 7 and 9 added: the batch
+// token columns and prompt_truncated.
+const dropV7 = dropV9 + `ALTER TABLE calls DROP COLUMN batch_prompt_tokens; ALTER TABLE calls DROP COLUMN batch_completion_tokens;
 	ALTER TABLE totals DROP COLUMN batch_prompt_tokens; ALTER TABLE totals DROP COLUMN batch_completion_tokens;
 	ALTER TABLE endpoint_totals DROP COLUMN batch_prompt_tokens; ALTER TABLE endpoint_totals DROP COLUMN batch_completion_tokens;`
 
@@ -332,7 +337,7 @@ func TestUpgradeV7(t *testing.T) {
 	old := record(1)
 	old.Calls[0].Endpoint = "east"
 	commit(t, s, old)
-	if _, err := s.db.ExecContext(t.Context(), "ALTER TABLE endpoint_totals DROP COLUMN endpoint_failures; PRAGMA user_version = 7"); err != nil {
+	if _, err := s.db.ExecContext(t.Context(), dropV9+"ALTER TABLE endpoint_totals DROP COLUMN endpoint_failures; PRAGMA user_version = 7"); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -369,5 +374,62 @@ func TestUpgradeV7(t *testing.T) {
 	}
 	if !reflect.DeepEqual(sum.ByEndpoint, want) {
 		t.Errorf("endpoints after the upgrade = %+v, want %+v", sum.ByEndpoint, want)
+	}
+}
+
+// TestUpgradeV8: a version 8 database (calls without prompt_truncated)
+// reads as it is, no prompt truncated; opened for a run it becomes
+// version 9, and the ticks after it store and count theirs.
+func TestUpgradeV8(t *testing.T) {
+	s, path := openTemp(t)
+	commit(t, s, record(1))
+	if _, err := s.db.ExecContext(t.Context(), dropV9+"PRAGMA user_version = 8"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	ro, err := OpenReadOnly(t.Context(), path)
+	if err != nil {
+		t.Fatalf("OpenReadOnly of a version 8 database: %v", err)
+	}
+	sum, err := ro.Summary(t.Context())
+	calls, cerr := ro.Calls(t.Context(), 1)
+	ro.Close()
+	if err != nil || sum.TruncatedPrompts != 0 || sum.Total.Calls != 3 {
+		t.Fatalf("read-only, the summary of a version 8 database = %+v, %v", sum, err)
+	}
+	if cerr != nil || len(calls) != 3 || calls[0].PromptTruncated {
+		t.Fatalf("read-only, the calls of a version 8 database = %+v, %v", calls, cerr)
+	}
+
+	s, err = Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("Open of a version 8 database: %v", err)
+	}
+	defer s.Close()
+	if v := userVersion(t, s); v != 9 {
+		t.Fatalf("user_version after the upgrade = %d, want 9", v)
+	}
+	rec := record(2)
+	rec.Calls[0].PromptTruncated, rec.Calls[2].PromptTruncated = true, true
+	commit(t, s, rec)
+	rec = record(3)
+	rec.Calls[2].PromptTruncated = true
+	commit(t, s, rec)
+	if sum, err := s.Summary(t.Context()); err != nil || sum.TruncatedPrompts != 3 {
+		t.Fatalf("summary after two ticks with 2 and 1 truncated prompts = %d, %v; want 3", sum.TruncatedPrompts, err)
+	}
+	for tick, want := range map[int][]bool{1: {false, false, false}, 2: {true, false, true}, 3: {false, false, true}} {
+		calls, err := s.Calls(t.Context(), tick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []bool
+		for _, c := range calls {
+			got = append(got, c.PromptTruncated)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("tick %d: calls' PromptTruncated %v, want %v", tick, got, want)
+		}
 	}
 }
