@@ -669,6 +669,7 @@ func callRecord(c Call) store.CallRecord {
 		Attempts:              res.Attempts,
 		Repairs:               res.Repairs,
 		Fallback:              c.Fallback,
+		PromptTruncated:       res.PromptTruncated,
 	}
 	if p, ok := res.Kept.(*store.PreparedRequest); ok {
 		rec.Prepared = p

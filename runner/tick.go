@@ -251,6 +251,7 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 		}
 	}
 	failed := t.failures(calls, deadline)
+	t.truncated(p.Name, calls)
 	r.phase(PhaseProgress{Tick: t.N, LastTick: t.target, Phase: p.Name, Calls: len(calls), Failed: failed, Done: true, Elapsed: time.Since(start)})
 	t.calls = append(t.calls, calls...)
 	for _, c := range calls {
@@ -485,6 +486,33 @@ func (t *Tick) failures(calls []Call, deadline bool) int {
 		t.emit(message(t.N, fmt.Sprintf("Phase deadline reached, using partial results (%d of %d calls answered)", len(calls)-failed, len(calls))))
 	}
 	return failed
+}
+
+// truncated warns, once for the phase, when the prompt of any of its calls
+// filled the model's context: the server cut it to fit and the model
+// answered what was left, which nothing else would show. It names the
+// first such call; status counts them all.
+func (t *Tick) truncated(phase string, calls []Call) {
+	n, first := 0, -1
+	for i, c := range calls {
+		if c.Result.PromptTruncated {
+			n++
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	if n == 0 {
+		return
+	}
+	res := calls[first].Result
+	window := "a context the server did not give (it said it truncated the prompt)"
+	if res.ContextTokens > 0 {
+		window = fmt.Sprintf("the model's context of %d", res.ContextTokens)
+	}
+	t.r.logger().Warn(fmt.Sprintf("tick %d %s: the prompt of %s filled %s (%d prompt tokens): the server cut it and the model answered the rest; %d of %d calls of the phase; shorten the prompts (llm.depth, the world's texts, lower max_tokens) or give the model a larger context",
+		t.N, phase, res.Request.EntityKey, window, res.Usage.PromptTokens, n, len(calls)),
+		"phase", phase, "tick", t.N)
 }
 
 // quorum runs the quorum_failure handler: the tick is dropped and the run
