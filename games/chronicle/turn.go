@@ -109,6 +109,7 @@ func (g *Game) ask(ctx context.Context, t *runner.Tick, s *State) error {
 				Messages: res.Request.Messages, Raw: res.Content,
 				Attempts: res.Attempts, Latency: res.Latency, Usage: res.Usage, Err: res.Err,
 				Recoveries: res.Recoveries, Endpoint: res.Endpoint, EndpointFailures: res.EndpointFailures,
+				PromptTruncated: res.PromptTruncated, ContextTokens: res.ContextTokens,
 			}}
 			call.Recovered = cutWithText(res)
 			return []runner.Call{call}, nil

@@ -99,6 +99,7 @@ func (g *Game) agentTurn(ctx context.Context, tick int, s *State, player string)
 			Request:  llm.Request{EntityKey: key, Phase: PhaseOrders, Tick: tick, Params: own.Params},
 			Messages: sent, Raw: string(raw), Attempts: res.Attempts, Latency: res.Latency, Usage: res.Usage, Err: res.Err,
 			Recoveries: res.Recoveries, Endpoint: res.Endpoint, EndpointFailures: res.EndpointFailures,
+			PromptTruncated: res.PromptTruncated, ContextTokens: res.ContextTokens,
 		}}
 		if res.Err != nil {
 			call.Fallback = true

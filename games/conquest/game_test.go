@@ -19,6 +19,7 @@ import (
 	"github.com/arbiter-sim/arbiter/session"
 	"github.com/arbiter-sim/arbiter/store"
 	"github.com/arbiter-sim/arbiter/world"
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // simulation is a conquest simulation.yaml's content in memory.
@@ -776,5 +777,36 @@ func TestPersonSeatReadsPerson(t *testing.T) {
 	}
 	if b, _ := json.Marshal(bots.State()); strings.Contains(string(b), `"people"`) {
 		t.Errorf("a game of bots stores people: %s", b)
+	}
+}
+
+// TestModelSeatTruncatedPromptsCounted: a model seat's turns whose prompt
+// filled the model's context (llm.context_tokens 1000, prompt_tokens 1000)
+// are stored as truncated and counted, the turn played as answered.
+func TestModelSeatTruncatedPromptsCounted(t *testing.T) {
+	t.Parallel()
+	full := openai.Usage{PromptTokens: 1000, CompletionTokens: 10, TotalTokens: 1010}
+	srv := openaitest.New(t, openaitest.Sequence(
+		openaitest.Content("I will attack B.").WithUsage(full),
+		openaitest.ToolCalls(openaitest.Tool("c", ToolSubmit, orderArgs(ord("A", "B", 3)))),
+	))
+	cfg := llm.DefaultConfig()
+	cfg.BaseURL, cfg.APIKey, cfg.ContextTokens = srv.URL, "k", 1000
+	client, err := llm.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newGame(t, map[string]any{"seats": map[string]any{"p1": SeatModel, "p2": SeatBot}})
+	g.Client, g.Params = client, llm.Params{Model: "test-model", MaxTokens: 300}
+	r, st := openRunner(t, t.TempDir(), fixedStart{g, board()}, client)
+	if _, err := r.Run(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := st.Summary(context.Background())
+	if err != nil || sum.TruncatedPrompts != 1 || sum.Total.Calls != 2 {
+		t.Fatalf("summary: %d truncated prompts of %d calls, %v; want the first of 2", sum.TruncatedPrompts, sum.Total.Calls, err)
+	}
+	if f := fleetsOf(r.State().(*State), "p1"); len(f) != 1 || f[0].Ships != 3 {
+		t.Errorf("fleets %+v: the turn was not played", f)
 	}
 }
