@@ -30,6 +30,8 @@ func TestConfigIntegersReadAsIntegers(t *testing.T) {
 		{"below its bound", "llm:\n  max_attempts: 0\n", "", "", "config llm.max_attempts: must be a whole number from 1 to 100, got 0"},
 		{"an endpoint's", "llm:\n  endpoints:\n    - {base_url: \"http://a/v1\", rpm: 2.5}\n", "", "",
 			"config llm.endpoints[0].rpm: must be a whole number from 0 to 1000000000, got 2.5"},
+		{"an endpoint's context", "llm:\n  endpoints:\n    - {base_url: \"http://a/v1\", context_tokens: -1}\n", "", "",
+			"config llm.endpoints[0].context_tokens: must be a whole number from 0 to 100000000, got -1"},
 		{"a whole float", "phases:\n  resolution:\n    max_characters: 12.0\n", "", "", ""},
 		{"at its bound", "phases:\n  resolution:\n    max_characters: 5000\n", "", "", ""},
 	} {

@@ -121,10 +121,13 @@ type EndpointConfig struct {
 	Concurrency int    `mapstructure:"concurrency" yaml:"concurrency,omitempty" json:"concurrency,omitempty"`
 	RPM         int    `mapstructure:"rpm" yaml:"rpm,omitempty" json:"rpm,omitempty"`
 	TPM         int    `mapstructure:"tpm" yaml:"tpm,omitempty" json:"tpm,omitempty"`
+	// ContextTokens is the model's context on this server (0:
+	// llm.context_tokens, else what the server says).
+	ContextTokens int `mapstructure:"context_tokens" yaml:"context_tokens,omitempty" json:"context_tokens,omitempty"`
 }
 
 // endpointKeys are the keys of one entry of an endpoints list.
-var endpointKeys = []string{"name", "base_url", "api_key", "api_key_env", "model", "concurrency", "rpm", "tpm"}
+var endpointKeys = []string{"name", "base_url", "api_key", "api_key_env", "model", "concurrency", "rpm", "tpm", "context_tokens"}
 
 // key is the endpoint's API key: api_key, else the variable api_key_env
 // names.
@@ -542,6 +545,7 @@ func (c *Config) llmConfig(url string) session.ClientConfig {
 		TPM:            c.LLM.TPM,
 
 		MaxResponseBytes: c.LLM.MaxResponseBytes,
+		ContextTokens:    c.LLM.ContextTokens,
 		Endpoints:        clientEndpoints(c.LLM.Endpoints),
 		PhaseEndpoints:   c.phaseEndpoints(),
 		BreakerCooldown:  c.LLM.BreakerCooldown,
@@ -568,7 +572,7 @@ func clientEndpoints(list []EndpointConfig) []session.Endpoint {
 	var out []session.Endpoint
 	for _, e := range list {
 		out = append(out, session.Endpoint{Name: e.Name, BaseURL: strings.TrimRight(e.BaseURL, "/"), APIKey: e.key(), Model: e.Model,
-			Concurrency: e.Concurrency, RPM: e.RPM, TPM: e.TPM})
+			Concurrency: e.Concurrency, RPM: e.RPM, TPM: e.TPM, ContextTokens: e.ContextTokens})
 	}
 	return out
 }

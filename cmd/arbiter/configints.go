@@ -26,6 +26,7 @@ const (
 	maxTokensBound = 1_000_000         // a model's output, in tokens
 	maxRPM         = 1_000_000_000     // requests per minute
 	maxTPM         = 1_000_000_000_000 // tokens per minute
+	maxContext     = 100_000_000       // a model's context, in tokens
 )
 
 // intSettings are the integer keys of the configuration with their
@@ -41,7 +42,7 @@ var intSettings = []intSetting{
 	{"llm.rpm", 0, maxRPM},
 	{"llm.tpm", 0, maxTPM},
 	{"llm.max_response_bytes", 0, 1 << 30},
-	{"llm.context_tokens", 0, 100_000_000},
+	{"llm.context_tokens", 0, maxContext},
 	{"llm.max_output_tokens", 1, maxTokensBound},
 	{"phases.intention.max_tokens", 1, maxTokensBound},
 	{"phases.resolution.max_tokens", 1, maxTokensBound},
@@ -54,7 +55,7 @@ var intSettings = []intSetting{
 
 // endpointInts are the integer keys of an entry of an endpoints list (0:
 // the llm.* value).
-var endpointInts = []intSetting{{"concurrency", 0, session.MaxConcurrency}, {"rpm", 0, maxRPM}, {"tpm", 0, maxTPM}}
+var endpointInts = []intSetting{{"concurrency", 0, session.MaxConcurrency}, {"rpm", 0, maxRPM}, {"tpm", 0, maxTPM}, {"context_tokens", 0, maxContext}}
 
 // checkIntegers checks every integer setting of v before it is decoded,
 // which would read 1.5 as 1 and 2^63 as -2^63 without a word: each must be
