@@ -20,7 +20,12 @@ type DoctorReport struct {
 	ModelServed bool     `json:"model_served"`
 	JSONSchema  Probe    `json:"json_schema"`
 	Tools       Probe    `json:"tools"`
-	Error       string   `json:"error,omitempty"`
+	// Context is the model's context as the client knows it (Tokens 0:
+	// unknown, ContextError says why): llm.context_tokens, else what the
+	// server says (Ollama's /api/show).
+	Context      llm.Window `json:"context"`
+	ContextError string     `json:"context_error,omitempty"`
+	Error        string     `json:"error,omitempty"`
 }
 
 // Probe is the outcome of one capability check.
@@ -31,8 +36,9 @@ type Probe struct {
 }
 
 // Doctor checks e the way a run uses it: GET /models (reachable? is
-// params' model among them?), one strict json_schema call (valid without
-// repair?) and one tool call (does the server return tool_calls?). A
+// params' model among them?), the model's context (configured, or asked of
+// Ollama's /api/show), one strict json_schema call (valid without repair?)
+// and one tool call (does the server return tool_calls?). A
 // probe's failure is in the report; the error is an *InputError when e is
 // no valid endpoint.
 func Doctor(ctx context.Context, e ClientConfig, params Params) (*DoctorReport, error) {
@@ -54,6 +60,9 @@ func doctor(ctx context.Context, client *llm.Client, endpoint string, params Par
 	rep.Reachable, rep.Models = true, models
 	// Ollama lists "name:latest" for a model created as "name".
 	rep.ModelServed = slices.Contains(models, params.Model) || slices.Contains(models, params.Model+":latest")
+	if rep.Context, err = client.ContextWindow(ctx, "", params.Model); err != nil {
+		rep.ContextError = err.Error()
+	}
 	rep.JSONSchema = probeJSONSchema(ctx, client, params)
 	rep.Tools = probeTools(ctx, client, params)
 	return rep

@@ -71,3 +71,53 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 }
+
+// TestDoctorContext: doctor reports the model's context: Ollama's num_ctx
+// from /api/show, llm.context_tokens over it without asking, and why it is
+// unknown on a server that does not say.
+func TestDoctorContext(t *testing.T) {
+	capable := func(c *openaitest.Call) openaitest.Reply {
+		if len(c.Request.Tools) > 0 {
+			return openaitest.ToolCalls(openaitest.Tool("c1", "report_weather", map[string]any{"city": "Paris"}))
+		}
+		return openaitest.FromSchema(nil)(c)
+	}
+	show := map[string]any{"parameters": "num_ctx 2048", "model_info": map[string]any{"general.architecture": "llama", "llama.context_length": 4096}}
+	for _, tc := range []struct {
+		name    string
+		ollama  bool
+		setting string
+		want    string
+		shows   int
+	}{
+		{"ollama", true, "", "ok   context: 2048 tokens (the model's num_ctx (Ollama /api/show))", 1},
+		{"configured", true, "8192", "ok   context: 8192 tokens (llm.context_tokens)", 0},
+		{"not ollama", false, "", "info context: unknown (the server does not say (POST /api/show answered 404: not Ollama)); set llm.context_tokens", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cleanEnv(t)
+			var opts []openaitest.Option
+			if tc.ollama {
+				opts = append(opts, openaitest.Ollama(show))
+			}
+			srv := openaitest.New(t, capable, opts...)
+			t.Setenv("OPENAI_BASE_URL", srv.URL)
+			t.Setenv("ARBITER_LLM_MODEL", "test-model")
+			if tc.setting != "" {
+				t.Setenv("ARBITER_LLM_CONTEXT_TOKENS", tc.setting)
+			}
+			code, out, errOut := arbiter(t, "doctor")
+			if code != 0 || !strings.Contains(out, tc.want) {
+				t.Errorf("exit %d, output lacks %q:\n%s%s", code, tc.want, out, errOut)
+			}
+			if n := len(srv.Shows()); n != tc.shows {
+				t.Errorf("/api/show asked %d times, want %d", n, tc.shows)
+			}
+			code, out, _ = arbiter(t, "doctor", "--json")
+			var rep session.DoctorReport
+			if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 || (rep.Context.Tokens > 0) == (rep.ContextError != "") {
+				t.Errorf("--json: exit %d, %v, context %+v, error %q", code, err, rep.Context, rep.ContextError)
+			}
+		})
+	}
+}
