@@ -394,10 +394,52 @@ func (n *Narrative) fits(req llm.Request) []error {
 	if n.Context <= 0 {
 		return nil
 	}
+	if err := fitsWindow(req, llm.Window{Tokens: n.Context, Source: "llm.context_tokens"}); err != nil {
+		return []error{err}
+	}
+	return nil
+}
+
+// fitsWindow checks that req's prompt, as estimated, and its max_tokens fit
+// w; it returns the problem, or nil.
+func fitsWindow(req llm.Request, w llm.Window) error {
 	prompt := (len(req.System) + len(req.User) + len(req.Schema) + bytesPerToken - 1) / bytesPerToken
-	if prompt+req.Params.MaxTokens <= n.Context {
+	if w.Tokens <= 0 || prompt+req.Params.MaxTokens <= w.Tokens {
 		return nil
 	}
-	return []error{fmt.Errorf("%s call of %s at tick 1: its prompt is about %d tokens and it may answer %d (max_tokens), more than llm.context_tokens %d; shorten the prompt templates or the world's texts, lower max_tokens, or use a model with a larger context (later ticks add llm.depth past exchanges)",
-		req.Phase, req.EntityKey, prompt, req.Params.MaxTokens, n.Context)}
+	limit := fmt.Sprintf("the model's context of %d (%s)", w.Tokens, w.Source)
+	if w.Source == "llm.context_tokens" {
+		limit = fmt.Sprintf("llm.context_tokens %d", w.Tokens)
+	}
+	return fmt.Errorf("%s call of %s at tick 1: its prompt is about %d tokens (estimated at %d bytes a token, the server offering no tokenizer: a model with a small vocabulary spends more) and it may answer %d (max_tokens), more than %s; shorten the prompt templates or the world's texts, lower max_tokens, or use a model with a larger context (later ticks add llm.depth past exchanges)",
+		req.Phase, req.EntityKey, prompt, bytesPerToken, req.Params.MaxTokens, limit)
+}
+
+// FitContext checks every call of the first tick against the context of
+// its phase's model as window gives it (its server's, when the
+// configuration sets none: Lint checks llm.context_tokens); a call that
+// would not fit is a warning, the estimate being an estimate. A window of
+// 0 tokens is unknown, and checks nothing.
+func (n *Narrative) FitContext(window func(phase, model string) llm.Window) []error {
+	if n.Context > 0 {
+		return nil
+	}
+	w := prompts.NewSnapshot(n.Sim, n.Sim.InitialState())
+	var out []error
+	check := func(phase, entity string) {
+		req, err := n.request(w, phase, entity)
+		if err != nil {
+			return // Lint reports it
+		}
+		if err := fitsWindow(req, window(phase, req.Params.Model)); err != nil {
+			out = append(out, err)
+		}
+	}
+	for _, c := range n.Sim.Characters {
+		check(PhaseIntention, c.ID)
+	}
+	for _, l := range n.Sim.Locations {
+		check(PhaseResolution, l.ID)
+	}
+	return out
 }

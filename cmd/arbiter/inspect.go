@@ -75,6 +75,11 @@ func writeStatus(io *IOStreams, s *session.Status) error {
 	}
 	fmt.Fprintf(io.Out, "last tick:    %d (committed %s)\n", s.LastTick, s.LastCommittedAt.Local().Format("2006-01-02 15:04:05"))
 	fmt.Fprintf(io.Out, "model calls:  %d (%d failed, %s, %s)\n", s.Total.Calls, s.Total.FailedCalls, plural(s.Fallbacks, "fallback"), plural(s.Total.Repairs, "repair"))
+	if s.TruncatedPrompts > 0 {
+		fmt.Fprintf(io.Out, "truncated prompts: %d (the prompt filled the model's context: the server cut it; see the run's warnings)\n", s.TruncatedPrompts)
+	} else {
+		fmt.Fprintln(io.Out, "truncated prompts: 0")
+	}
 	if st := s.LastStop; st != nil {
 		fmt.Fprintf(io.Out, "last run:     stopped at tick %d, not committed (%s, %s): %s\n",
 			st.Tick, st.Reason, st.StoppedAt.Local().Format("2006-01-02 15:04:05"), st.Error)

@@ -119,7 +119,7 @@ func TestRunStatusExport(t *testing.T) {
 	}
 
 	code, out, _ = arbiter(t, "status", sim)
-	if code != 0 || !strings.Contains(out, "last tick:    2") || !strings.Contains(out, "model calls:  22 (0 failed") {
+	if code != 0 || !strings.Contains(out, "last tick:    2") || !strings.Contains(out, "model calls:  22 (0 failed") || !strings.Contains(out, "truncated prompts: 0\n") {
 		t.Errorf("status exit %d:\n%s", code, out)
 	}
 	code, out, _ = arbiter(t, "status", sim, "--json")

@@ -34,14 +34,14 @@ func newValidateCmd(io *IOStreams, g *globals, runF func(context.Context, *Valid
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return runValidate(opts)
+			return runValidate(cmd.Context(), opts)
 		},
 	}
 }
 
-func runValidate(opts *ValidateOptions) error {
+func runValidate(ctx context.Context, opts *ValidateOptions) error {
 	io, dir := opts.IO, opts.Dir
-	set, err := opts.Config.settings(false, "")
+	set, err := opts.Config.settings(true, "")
 	if err != nil {
 		return err
 	}
@@ -49,6 +49,11 @@ func runValidate(opts *ValidateOptions) error {
 	// problem, then the warnings (folders the kind does not read,
 	// prefixed "warning: "), which do not fail the check.
 	v := session.Validate(dir, set)
+	if len(v.Problems) == 0 {
+		// The first tick's prompts against the model's context as the
+		// server says it, llm.context_tokens being unset.
+		v.Warnings = append(v.Warnings, session.ContextWarnings(ctx, dir, set)...)
+	}
 	// The config file's unknown keys are problems of the check too (a typo
 	// would be ignored by every run); its deprecated keys are warnings.
 	var cfgProblems, cfgWarnings []error
