@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,4 +104,36 @@ func TestIntegrationToolRoundTrip(t *testing.T) {
 		t.Fatalf("submit turn: err %v calls %+v", second.Err, second.Calls)
 	}
 	t.Logf("propose_orders(%s) -> submit_orders(%s)", first.Calls[0].Arguments, second.Calls[0].Arguments)
+}
+
+// TestIntegrationPromptTruncated: a prompt longer than the model's context
+// is cut by the server, which answers anyway; the client marks the call,
+// knowing the context from the server. On the local model (Ollama, num_ctx
+// from /api/show) the prompt reports exactly the context; an endpoint that
+// does not say its context (OpenAI) refuses such a prompt instead, and the
+// test skips.
+func TestIntegrationPromptTruncated(t *testing.T) {
+	url, key, model := localmodel.ForTest(t)
+	cfg := llm.DefaultConfig()
+	// A whole context to read on one thread, on a loaded machine.
+	cfg.BaseURL, cfg.APIKey, cfg.Timeout, cfg.MaxAttempts = url, key, 10*time.Minute, 1
+	c, err := llm.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.ContextWindow(context.Background(), "", model)
+	if err != nil || w.Tokens == 0 || w.Tokens > 32768 {
+		t.Skipf("the endpoint does not give a small context (%+v, %v)", w, err)
+	}
+	long := strings.Repeat("The cat sat on the mat and looked at the door. ", w.Tokens/8) // 6 bytes a token would still pass it
+	res := c.Complete(context.Background(), llm.Request{
+		EntityKey: "it:long", Phase: "it", Params: llm.Params{Model: model, MaxTokens: 40, Temperature: 0.01},
+		System: "You are a judge. Answer in JSON.", User: long + "Verdict?",
+		SchemaName: "Verdict", Schema: verdictSchema,
+	})
+	if !res.PromptTruncated || res.ContextTokens != w.Tokens {
+		t.Fatalf("a prompt of %d bytes: PromptTruncated %v, ContextTokens %d, usage %+v, err %v; want it marked at %d",
+			len(long), res.PromptTruncated, res.ContextTokens, res.Usage, res.Err, w.Tokens)
+	}
+	t.Logf("a prompt of %d bytes: %d prompt tokens reported, context %d (%s), err %v", len(long), res.Usage.PromptTokens, w.Tokens, w.Source, res.Err)
 }

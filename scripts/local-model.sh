@@ -11,7 +11,11 @@
 #
 # start prints
 #   export OPENAI_BASE_URL=...; export ARBITER_LLM_MODEL=...; export ARBITER_LOCAL_MODEL_PID=...
-# (one per line) and nothing else on stdout; messages go to stderr. On failure it
+#   export ARBITER_LLM_DEPTH=0
+# (one per line) and nothing else on stdout; messages go to stderr. The last
+# keeps demo-sim's prompts within the model's window (the Modelfile's num_ctx,
+# internal/localmodel.Depth): past exchanges sent back would pass it by
+# tick 3; a value already set is kept. On failure it
 # prints `false`, so that `eval "$(scripts/local-model.sh start)"` fails too.
 # Run again in a shell where ARBITER_LOCAL_MODEL_PID names a running server,
 # start prints that server's lines again. stop kills the server's process group
@@ -153,6 +157,9 @@ print_exports() {
   printf "export OPENAI_BASE_URL='http://%s/v1'\n" "$addr"
   printf "export ARBITER_LLM_MODEL='%s'\n" "$model"
   printf "export ARBITER_LOCAL_MODEL_PID='%s'\n" "$pid"
+  local depth="${ARBITER_LLM_DEPTH:-0}"
+  case "$depth" in '' | *[!0-9]*) depth=0 ;; esac
+  printf "export ARBITER_LLM_DEPTH='%s'\n" "$depth"
 }
 
 # serve_on_free_port starts ollama serve in its own process group and sets pid

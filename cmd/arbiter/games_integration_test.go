@@ -35,6 +35,7 @@ func TestIntegrationConquestModelSeat(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+	checkNoTruncation(t, sim, errOut)
 	db, err := store.Open(context.Background(), filepath.Join(sim, "state.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,15 +21,37 @@ import (
 func runTests(m *testing.M) int { return localmodel.Main(m) }
 
 // realModel points arbiter at the real endpoint (configured, or the local
-// server) for the rest of the test.
+// server, with the history depth that fits its window, as
+// scripts/local-model.sh sets it) for the rest of the test.
 func realModel(t *testing.T) (baseURL, model string) {
 	t.Helper()
+	_, configured, _ := localmodel.EndpointFromEnv(os.Getenv)
 	url, key, model := localmodel.ForTest(t)
 	cleanEnv(t)
 	t.Setenv("OPENAI_BASE_URL", url)
 	t.Setenv("OPENAI_API_KEY", key)
 	t.Setenv("ARBITER_LLM_MODEL", model)
+	if !configured {
+		t.Setenv("ARBITER_LLM_DEPTH", strconv.Itoa(localmodel.Depth))
+	}
 	return url, model
+}
+
+// checkNoTruncation fails the test when a command warned of a prompt cut
+// to the model's context (its stderr is errOut) or the run state in sim
+// counts one.
+func checkNoTruncation(t *testing.T, sim, errOut string) {
+	t.Helper()
+	if strings.Contains(errOut, "filled the model's context") || strings.Contains(errOut, "filled a context") {
+		t.Errorf("a prompt was cut to the model's context:\n%s", errOut)
+	}
+	code, out, _ := arbiter(t, "status", sim, "--json")
+	var st struct {
+		Truncated *int `json:"truncated_prompts"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); code != 0 || err != nil || st.Truncated == nil || *st.Truncated != 0 {
+		t.Errorf("status: exit %d, %v, truncated_prompts %v; want 0\n%s", code, err, st.Truncated, out)
+	}
 }
 
 // TestIntegrationDemoSim runs demo-sim for 3 ticks on the real model through
@@ -43,6 +67,7 @@ func TestIntegrationDemoSim(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+	checkNoTruncation(t, sim, errOut)
 	var rep struct {
 		LastTick int    `json:"last_tick"`
 		Stop     string `json:"stop"`
@@ -173,6 +198,7 @@ func TestIntegrationChronicleChat(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("chat exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+	checkNoTruncation(t, sim, errOut)
 	turns := strings.Count(out, "model:\n") + strings.Count(out, "Model call failed")
 	if turns < 2 {
 		t.Errorf("%d model turns in the chat, want one per person message that asked the model (2+):\n%s", turns, out)

@@ -17,6 +17,13 @@ const (
 	EnvModel   = "ARBITER_LLM_MODEL"
 )
 
+// Depth is the llm.depth a simulation runs with on the local model, as
+// scripts/local-model.sh exports it (ARBITER_LLM_DEPTH): with past
+// exchanges sent back, demo-sim's resolution prompts pass the model's
+// window (the Modelfile's num_ctx) by tick 3; its memories carry the story
+// on.
+const Depth = 0
+
 const (
 	openAIBaseURL = "https://api.openai.com/v1"
 	openAIModel   = "gpt-4o-mini"
