@@ -48,7 +48,7 @@ func realEnv(t *testing.T, maxTokens int) (Env, *world.State, map[string]string)
 // once for the three tests of seed 004 that read it.
 func realResolution(t *testing.T) (*world.Simulation, *world.State, []Outcome[MasterOutput]) {
 	t.Helper()
-	env, st, intentions := realEnv(t, 1500)
+	env, st, intentions := realEnv(t, 2048) // phases.resolution.max_tokens' default
 	res, err := Resolution(context.Background(), env, st, intentions)
 	if err != nil {
 		t.Fatal(err)
@@ -112,10 +112,13 @@ func TestPhase2aRealLLM(t *testing.T) {
 // TestPhase2aRealLLMCrowdSplit: with max_characters 1, each location of
 // demo-sim holding two characters is resolved in two calls on the real
 // model; every character gets its update from its own call, the location's
-// update comes from call 1, and the tick applies.
+// update comes from call 1, and the tick applies. The budget is what the
+// model writes for one character with its whole prompt: it fills every
+// string to its maxLength, past 1,000 tokens.
 func TestPhase2aRealLLMCrowdSplit(t *testing.T) {
-	env, st, intentions := realEnv(t, 1000)
-	env.MaxCharacters, env.MaxOutputTokens = 1, 1000
+	const budget = 2048
+	env, st, intentions := realEnv(t, budget)
+	env.MaxCharacters, env.MaxOutputTokens = 1, budget
 	sim := env.Sim
 	res, err := Resolution(context.Background(), env, st, intentions)
 	if err != nil {
@@ -138,8 +141,8 @@ func TestPhase2aRealLLMCrowdSplit(t *testing.T) {
 			c := p.Call
 			t.Logf("%s: attempts %d repairs %d err %v usage %+v max_tokens %d latency %s", c.Request.EntityKey, c.Attempts, c.Repairs, c.Err, c.Usage,
 				c.Request.Params.MaxTokens, c.Latency.Round(time.Millisecond))
-			if c.Request.Params.MaxTokens > 1000 {
-				t.Errorf("%s asks for %d output tokens, more than llm.max_output_tokens 1000", c.Request.EntityKey, c.Request.Params.MaxTokens)
+			if c.Request.Params.MaxTokens > budget {
+				t.Errorf("%s asks for %d output tokens, more than llm.max_output_tokens %d", c.Request.EntityKey, c.Request.Params.MaxTokens, budget)
 			}
 			if p.Fallback {
 				t.Errorf("%s fell back: %v", c.Request.EntityKey, c.Err)

@@ -11,11 +11,13 @@
 #
 # start prints
 #   export OPENAI_BASE_URL=...; export ARBITER_LLM_MODEL=...; export ARBITER_LOCAL_MODEL_PID=...
-#   export ARBITER_LLM_DEPTH=0
-# (one per line) and nothing else on stdout; messages go to stderr. The last
+#   export ARBITER_LLM_DEPTH=0; export ARBITER_LLM_TIMEOUT=5m
+# (one per line) and nothing else on stdout; messages go to stderr. The depth
 # keeps demo-sim's prompts within the model's window (the Modelfile's num_ctx,
 # internal/localmodel.Depth): past exchanges sent back would pass it by
-# tick 3; a value already set is kept. On failure it
+# tick 3. The timeout is for one thread reading a prompt of several thousand
+# tokens on a busy machine (config.yaml's 60s is for hosted models). A value
+# already set is kept. On failure it
 # prints `false`, so that `eval "$(scripts/local-model.sh start)"` fails too.
 # Run again in a shell where ARBITER_LOCAL_MODEL_PID names a running server,
 # start prints that server's lines again. stop kills the server's process group
@@ -157,9 +159,11 @@ print_exports() {
   printf "export OPENAI_BASE_URL='http://%s/v1'\n" "$addr"
   printf "export ARBITER_LLM_MODEL='%s'\n" "$model"
   printf "export ARBITER_LOCAL_MODEL_PID='%s'\n" "$pid"
-  local depth="${ARBITER_LLM_DEPTH:-0}"
+  local depth="${ARBITER_LLM_DEPTH:-0}" timeout="${ARBITER_LLM_TIMEOUT:-5m}"
   case "$depth" in '' | *[!0-9]*) depth=0 ;; esac
+  case "$timeout" in '' | *[!0-9a-z.]*) timeout=5m ;; esac
   printf "export ARBITER_LLM_DEPTH='%s'\n" "$depth"
+  printf "export ARBITER_LLM_TIMEOUT='%s'\n" "$timeout"
 }
 
 # serve_on_free_port starts ollama serve in its own process group and sets pid

@@ -21,8 +21,8 @@ import (
 func runTests(m *testing.M) int { return localmodel.Main(m) }
 
 // realModel points arbiter at the real endpoint (configured, or the local
-// server, with the history depth that fits its window, as
-// scripts/local-model.sh sets it) for the rest of the test.
+// server, with the history depth that fits its window and the timeout, as
+// scripts/local-model.sh sets them) for the rest of the test.
 func realModel(t *testing.T) (baseURL, model string) {
 	t.Helper()
 	_, configured, _ := localmodel.EndpointFromEnv(os.Getenv)
@@ -33,6 +33,7 @@ func realModel(t *testing.T) (baseURL, model string) {
 	t.Setenv("ARBITER_LLM_MODEL", model)
 	if !configured {
 		t.Setenv("ARBITER_LLM_DEPTH", strconv.Itoa(localmodel.Depth))
+		t.Setenv("ARBITER_LLM_TIMEOUT", localmodel.Timeout.String())
 	}
 	return url, model
 }

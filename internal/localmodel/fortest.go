@@ -24,6 +24,11 @@ const (
 // on.
 const Depth = 0
 
+// Timeout is the llm.timeout of a call to the local model, as
+// scripts/local-model.sh exports it (ARBITER_LLM_TIMEOUT): one thread reads
+// a prompt of several thousand tokens, slowly on a busy machine.
+const Timeout = 5 * time.Minute
+
 const (
 	openAIBaseURL = "https://api.openai.com/v1"
 	openAIModel   = "gpt-4o-mini"
