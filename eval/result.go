@@ -116,11 +116,19 @@ func (r *Runner) check(ctx context.Context, j job, ca cachedAnswer, hit bool) An
 	if res.Output != nil {
 		a.Output = decoded(res.Output)
 	}
+	truncated := session.Truncated(res)
+	if truncated != "" && a.Error == "" {
+		a.Error, a.ErrorKind = truncated, "prompt_truncated"
+	}
 	if p, ok := r.Prices[j.call.Request.Params.Model]; ok {
 		c := p.Cost(ca.Prompt, ca.Completion)
 		a.CostUSD = &c
 	}
-	a.Outcomes = append(a.Outcomes, outcome(AssertSchema, res.Err == nil, schemaDetail(res)))
+	schema := outcome(AssertSchema, res.Err == nil, schemaDetail(res))
+	if truncated != "" {
+		schema = outcome(AssertSchema, false, truncated)
+	}
+	a.Outcomes = append(a.Outcomes, schema)
 	a.Outcomes = append(a.Outcomes, outcome(AssertChecks, len(v.Problems) == 0, problemsDetail(v)))
 	ans := session.Answer{Output: res.Output, Verdict: v}
 	for _, as := range r.Suite.Assertions[j.q.Phase] {

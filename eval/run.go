@@ -69,6 +69,7 @@ type cachedAnswer struct {
 	Repairs         int             `json:"repairs"`
 	Endpoint        string          `json:"endpoint,omitempty"`
 	PromptTruncated bool            `json:"prompt_truncated,omitempty"`
+	ContextTokens   int             `json:"context_tokens,omitempty"`
 }
 
 // cacheable: an answer the model gave (valid or not) is kept; a failure
@@ -85,7 +86,8 @@ func cacheable(res llm.Result) bool {
 
 func cached(res llm.Result) cachedAnswer {
 	a := cachedAnswer{Output: res.Output, Raw: res.Raw, Prompt: res.Usage.PromptTokens, Completion: res.Usage.CompletionTokens,
-		LatencyMS: res.Latency.Milliseconds(), Attempts: res.Attempts, Repairs: res.Repairs, Endpoint: res.Endpoint}
+		LatencyMS: res.Latency.Milliseconds(), Attempts: res.Attempts, Repairs: res.Repairs, Endpoint: res.Endpoint,
+		PromptTruncated: res.PromptTruncated, ContextTokens: res.ContextTokens}
 	if res.Err != nil {
 		a.ErrorKind, a.Error = llm.ErrorKindOf(res.Err).String(), res.Err.Error()
 	}
@@ -95,7 +97,8 @@ func cached(res llm.Result) cachedAnswer {
 // result is a cached answer as the client would have returned it.
 func (a cachedAnswer) result() llm.Result {
 	res := llm.Result{Output: a.Output, Raw: a.Raw, Usage: llm.Usage{PromptTokens: a.Prompt, CompletionTokens: a.Completion},
-		Latency: time.Duration(a.LatencyMS) * time.Millisecond, Attempts: a.Attempts, Repairs: a.Repairs, Endpoint: a.Endpoint}
+		Latency: time.Duration(a.LatencyMS) * time.Millisecond, Attempts: a.Attempts, Repairs: a.Repairs, Endpoint: a.Endpoint,
+		PromptTruncated: a.PromptTruncated, ContextTokens: a.ContextTokens}
 	if a.ErrorKind != "" {
 		kind, _ := llm.ParseErrorKind(a.ErrorKind)
 		res.Err, res.Output = &llm.Error{Kind: kind, Message: a.Error, Attempts: a.Attempts}, nil

@@ -93,7 +93,7 @@ func summarize(r *Result) {
 		for _, rate := range s.Rates {
 			min := minRate(r, rate.Phase, rate.Assertion)
 			t := Threshold{Variant: s.Variant, Phase: rate.Phase, Assertion: rate.Assertion, Rate: rate.Rate, N: rate.N, Min: min,
-				Passed: rate.N > 0 && rate.Rate >= min-1e-12}
+				Passed: rate.N > 0 && rate.Rate >= min-1e-12 || rate.N == 0 && min == 0}
 			r.Passed = r.Passed && t.Passed
 			r.Thresholds = append(r.Thresholds, t)
 		}

@@ -44,6 +44,12 @@ func TestSummarizeComparesPairedCases(t *testing.T) {
 	if r.Passed || r.Thresholds[0].Passed || !r.Thresholds[1].Passed || r.Thresholds[3].Passed {
 		t.Errorf("thresholds = %+v, passed %v", r.Thresholds, r.Passed)
 	}
+	// A threshold of 0 asks for nothing: met even with nothing judged.
+	r.Assertions[1].MinPassRate = 0
+	summarize(r)
+	if !r.Thresholds[3].Passed {
+		t.Errorf("a 0%% threshold with no answer judged is not met: %+v", r.Thresholds[3])
+	}
 }
 
 func TestLineDiff(t *testing.T) {

@@ -148,6 +148,18 @@ func ErrorKind(err error) string {
 	return llm.ErrorKindOf(err).String()
 }
 
+// Truncated says why res, an answer whose prompt reached the model's
+// context (llm.Result.PromptTruncated), answers a prompt the model did not
+// read whole; "" when it did. `prompts try` and `eval` count such an answer
+// as failed: it judges another prompt than the one written.
+func Truncated(res llm.Result) string {
+	if !res.PromptTruncated {
+		return ""
+	}
+	return fmt.Sprintf("prompt truncated: %d prompt tokens reached the model's context of %d, so the model answered a prompt cut short (shorten the prompt, lower llm.depth, or give the model a larger context)",
+		res.Usage.PromptTokens, res.ContextTokens)
+}
+
 // Trial is one call made by `prompts try`: the request as sent and what
 // came back, read by the kind.
 type Trial struct {

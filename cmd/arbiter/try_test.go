@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/sashabaranov/go-openai"
+
 	"github.com/arbiter-sim/arbiter/internal/filelock"
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 )
@@ -215,5 +217,33 @@ func TestTryAndEvalWhileARunHoldsTheSimulation(t *testing.T) {
 	writeSuite(t, sim, "cases: {ticks: '2', phases: [intention]}\n")
 	if code, out, errOut := arbiter(t, "eval", sim); code != 0 {
 		t.Errorf("eval while a run holds the simulation: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestTryAndEvalFailATruncatedPrompt: an answer whose prompt reached the
+// model's context answers a prompt cut short: try fails it (exit 3) and
+// eval counts it as failed, saying why.
+func TestTryAndEvalFailATruncatedPrompt(t *testing.T) {
+	cleanEnv(t)
+	var cut atomic.Bool
+	comply := openaitest.FromSchema(nil)
+	fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
+		r := comply(c)
+		if cut.Load() {
+			r = r.WithUsage(openai.Usage{PromptTokens: 32768, CompletionTokens: 20, TotalTokens: 32788})
+		}
+		return r
+	})
+	sim := tryDemo(t)
+	cut.Store(true)
+	t.Setenv("ARBITER_LLM_CONTEXT_TOKENS", "32768")
+	code, out, errOut := arbiter(t, "prompts", "try", sim, "--phase", "intention", "--entity", "ida")
+	if code != ExitModel || !strings.Contains(out, "FAILED (prompt_truncated): prompt truncated: 32768 prompt tokens reached the model's context of 32768") {
+		t.Errorf("try of a truncated prompt: exit %d\n%s\n%s", code, out, errOut)
+	}
+	writeSuite(t, sim, "cases: {ticks: '2', phases: [intention]}\n")
+	code, out, errOut = arbiter(t, "eval", sim)
+	if code != ExitEvalFailed || !strings.Contains(out, "intention  schema       0/6") {
+		t.Errorf("eval of truncated prompts: exit %d, want 5 and the schema failed for all 6\n%s\n%s", code, out, errOut)
 	}
 }

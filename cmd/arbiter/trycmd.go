@@ -187,6 +187,9 @@ func tryAnswerOf(t *session.Trial, prices map[string]session.Price) tryAnswerJSO
 	if r.Err != nil {
 		a.Error, a.ErrorKind = r.Err.Error(), session.ErrorKind(r.Err)
 	}
+	if why := session.Truncated(r); why != "" && a.Error == "" {
+		a.Error, a.ErrorKind = why, "prompt_truncated"
+	}
 	if p, ok := prices[t.Call.Request.Params.Model]; ok {
 		c := p.Cost(r.Usage.PromptTokens, r.Usage.CompletionTokens)
 		a.CostUSD = &c
@@ -219,7 +222,7 @@ func writeTryAnswer(w io.Writer, a tryAnswerJSON) {
 		time.Duration(a.LatencyMS)*time.Millisecond, a.Attempts, a.Repairs, a.Prompt, a.Completion, cost)
 	switch {
 	case a.Error != "":
-		fmt.Fprintf(w, "schema: FAILED (%s): %s\n", a.ErrorKind, a.Error)
+		fmt.Fprintf(w, "FAILED (%s): %s\n", a.ErrorKind, a.Error)
 		if a.Raw != "" {
 			fmt.Fprintf(w, "raw answer:\n%s\n", a.Raw)
 		}

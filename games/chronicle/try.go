@@ -39,7 +39,8 @@ func (g *Game) CallAt(_ context.Context, q session.RequestQuery) (*session.Call,
 	return &session.Call{Request: req, Messages: cr.Messages, Key: key, Send: func(ctx context.Context, c *llm.Client) llm.Result {
 		res := c.Chat(ctx, cr)
 		out := llm.Result{Request: req, Messages: cr.Messages, Raw: res.Content, Attempts: res.Attempts, Latency: res.Latency,
-			Usage: res.Usage, Err: res.Err, Endpoint: res.Endpoint, Recoveries: res.Recoveries}
+			Usage: res.Usage, Err: res.Err, Endpoint: res.Endpoint, Recoveries: res.Recoveries,
+			PromptTruncated: res.PromptTruncated, ContextTokens: res.ContextTokens}
 		if res.Err == nil {
 			out.Output, _ = json.Marshal(res.Content)
 		}

@@ -41,7 +41,8 @@ func (g *Game) CallAt(_ context.Context, q session.RequestQuery) (*session.Call,
 	return &session.Call{Request: req, Messages: tr.Messages, Key: key, Send: func(ctx context.Context, c *llm.Client) llm.Result {
 		res := c.CompleteTools(ctx, tr)
 		out := llm.Result{Request: req, Messages: tr.Messages, Attempts: res.Attempts, Latency: res.Latency,
-			Usage: res.Usage, Err: res.Err, Endpoint: res.Endpoint, Recoveries: res.Recoveries}
+			Usage: res.Usage, Err: res.Err, Endpoint: res.Endpoint, Recoveries: res.Recoveries,
+			PromptTruncated: res.PromptTruncated, ContextTokens: res.ContextTokens}
 		raw, _ := json.Marshal(res.Message)
 		out.Raw = string(raw)
 		if res.Err == nil {
