@@ -128,7 +128,7 @@ func TestPromptsTryFailedAnswerExits3(t *testing.T) {
 	if code != ExitModel || !strings.Contains(errOut, "1 of 1 answers failed their checks") {
 		t.Errorf("try of a bad answer: exit %d, stderr %q; want 3", code, errOut)
 	}
-	for _, want := range []string{"schema: FAILED (schema)", `raw answer:`, "kind checks: FAILED", "the call failed (schema): a run falls back", "1 repair(s)"} {
+	for _, want := range []string{"answer: FAILED (schema): ", `raw answer:`, "kind checks: FAILED", "the call failed (schema): a run falls back", "1 repair(s)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("try output lacks %q:\n%s", want, out)
 		}
@@ -238,7 +238,7 @@ func TestTryAndEvalFailATruncatedPrompt(t *testing.T) {
 	cut.Store(true)
 	t.Setenv("ARBITER_LLM_CONTEXT_TOKENS", "32768")
 	code, out, errOut := arbiter(t, "prompts", "try", sim, "--phase", "intention", "--entity", "ida")
-	if code != ExitModel || !strings.Contains(out, "FAILED (prompt_truncated): prompt truncated: 32768 prompt tokens reached the model's context of 32768") {
+	if code != ExitModel || !strings.Contains(out, "answer: FAILED (prompt_truncated): prompt truncated: 32768 prompt tokens reached the model's context of 32768") {
 		t.Errorf("try of a truncated prompt: exit %d\n%s\n%s", code, out, errOut)
 	}
 	writeSuite(t, sim, "cases: {ticks: '2', phases: [intention]}\n")

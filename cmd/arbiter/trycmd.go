@@ -222,7 +222,7 @@ func writeTryAnswer(w io.Writer, a tryAnswerJSON) {
 		time.Duration(a.LatencyMS)*time.Millisecond, a.Attempts, a.Repairs, a.Prompt, a.Completion, cost)
 	switch {
 	case a.Error != "":
-		fmt.Fprintf(w, "FAILED (%s): %s\n", a.ErrorKind, a.Error)
+		fmt.Fprintf(w, "answer: FAILED (%s): %s\n", a.ErrorKind, a.Error)
 		if a.Raw != "" {
 			fmt.Fprintf(w, "raw answer:\n%s\n", a.Raw)
 		}
