@@ -1,35 +1,16 @@
 package runner_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/internal/texttest"
 	. "github.com/arbiter-sim/arbiter/runner"
 	openai "github.com/sashabaranov/go-openai"
 )
-
-// lockedBuffer is a log destination the calls of a phase write to at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestTruncatedPromptsWarnedAndCounted: on a server that says (as Ollama
 // does, through /api/show) that the model's context is 2048 tokens, the
@@ -48,7 +29,7 @@ func TestTruncatedPromptsWarnedAndCounted(t *testing.T) {
 		return reply
 	}, openaitest.Ollama(map[string]any{"parameters": "num_ctx 2048"}))
 	r, st := h.runner(Config{})
-	var logs lockedBuffer
+	var logs texttest.Buffer
 	r.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if _, err := r.Run(context.Background(), 2); err != nil {
 		t.Fatal(err)

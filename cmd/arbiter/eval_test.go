@@ -7,13 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/arbiter-sim/arbiter/eval"
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/internal/texttest"
 )
 
 // writeSuite writes text as the suite of sim and returns its path.
@@ -254,26 +254,8 @@ func TestEvalInterruptedKeepsWhatWasAnswered(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a buffer a command writes while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // waitFor waits until out holds n copies of s, or fails after a minute.
-func waitFor(t *testing.T, out *lockedBuffer, s string, n int) {
+func waitFor(t *testing.T, out *texttest.Buffer, s string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for strings.Count(out.String(), s) < n {
@@ -292,7 +274,7 @@ func TestEvalWatchRerunsOnTemplateChange(t *testing.T) {
 	sim := tryDemo(t)
 	writeSuite(t, sim, "cases: {ticks: '2', phases: [intention]}\nvariants: [{name: terse, templates: evals/terse}]\n")
 	ctx, cancel := context.WithCancel(context.Background())
-	out, errOut := &lockedBuffer{}, &lockedBuffer{}
+	out, errOut := &texttest.Buffer{}, &texttest.Buffer{}
 	done := make(chan int)
 	go func() {
 		done <- Execute(ctx, &IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut}, []string{"eval", sim, "--watch"})

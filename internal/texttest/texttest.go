@@ -3,6 +3,7 @@ package texttest
 
 import (
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -18,4 +19,24 @@ func InOrder(t testing.TB, out string, parts ...string) {
 		}
 		rest = rest[i+len(p):]
 	}
+}
+
+// Buffer collects what a command or a logger writes from several
+// goroutines while a test reads it.
+type Buffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *Buffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String is what was written so far.
+func (l *Buffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
