@@ -187,7 +187,7 @@ ul{margin:.2em 0;padding-left:1.2em}
 <h2>Variants</h2>
 {{range .R.Summaries}}<h3>{{.Variant}}</h3>
 <table class="summary"><tr><th>phase</th><th>assertion</th><th>pass</th><th>rate</th><th>95% interval</th><th>judge errors</th></tr>
-{{range .Rates}}<tr><td>{{.Phase}}</td><td>{{.Assertion}}</td><td>{{.Pass}}/{{.N}}</td><td>{{pct .Rate}}</td><td>{{pct .Low}} to {{pct .High}}</td><td>{{.JudgeErrors}}</td></tr>
+{{range .Rates}}<tr><td>{{.Phase}}</td><td>{{.Assertion}}</td><td>{{.Pass}}/{{.N}}</td>{{if .N}}<td>{{pct .Rate}}</td><td>{{pct .Low}} to {{pct .High}}</td>{{else}}<td>-</td><td>-</td>{{end}}<td>{{.JudgeErrors}}</td></tr>
 {{end}}</table>
 <p>Schema-valid {{pct .SchemaValid}}, {{.Repairs}} repairs, {{.Fallbacks}} fallbacks, mean tokens {{printf "%.0f" .MeanPromptTokens}} prompt / {{printf "%.0f" .MeanCompletionTokens}} completion, latency p50 {{.P50LatencyMS}} ms, p95 {{.P95LatencyMS}} ms{{if .CostUSD}}, cost ${{printf "%.4f" .CostUSD}}{{end}}.</p>
 {{end}}

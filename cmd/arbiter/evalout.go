@@ -63,7 +63,11 @@ func writeSummary(w io.Writer, s eval.Summary) {
 		if r.MeanScore != nil {
 			score = fmt.Sprintf("%.2f", *r.MeanScore)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%d/%d\t%s\t[%s, %s]\t%d\t%s\n", r.Phase, r.Assertion, r.Pass, r.N, pct(r.Rate), pct(r.Low), pct(r.High), r.JudgeErrors, score)
+		rate, interval := pct(r.Rate), fmt.Sprintf("[%s, %s]", pct(r.Low), pct(r.High))
+		if r.N == 0 {
+			rate, interval = "-", "-" // nothing judged: no rate to give
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%d/%d\t%s\t%s\t%d\t%s\n", r.Phase, r.Assertion, r.Pass, r.N, rate, interval, r.JudgeErrors, score)
 	}
 	tw.Flush()
 	cost := "cost unknown (a model has no price)"
