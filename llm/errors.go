@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"syscall"
@@ -238,6 +239,13 @@ func (c classifier) explain(parent context.Context, err error) *Error {
 	_, syntax := errors.AsType[*json.SyntaxError](err)
 	if _, typ := errors.AsType[*json.UnmarshalTypeError](err); syntax || typ {
 		return c.badResponse(err, "")
+	}
+	if _, ok := errors.AsType[*url.Error](err); ok {
+		// What is left of the HTTP client's own failures is the
+		// connection's, whatever its words (net/http's "server closed idle
+		// connection" when a server dies between two requests has no
+		// exported error): the endpoint failed, not the call.
+		return &Error{Kind: KindConnection, Err: err, Message: "connection to " + c.baseURL + " failed before an answer"}
 	}
 	return &Error{Kind: KindUnknown, Err: err, Message: "call to " + c.baseURL + " failed: " + err.Error()}
 }

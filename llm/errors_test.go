@@ -107,6 +107,7 @@ func TestClassify(t *testing.T) {
 		{"content twice", fmt.Errorf("json: %w", openai.ErrContentFieldsMisused), KindBadRequest, "request not sent"},
 		{"not an API response", &json.SyntaxError{}, KindBadResponse, "not an OpenAI-compatible response"},
 		{"not a chat completion", &json.UnmarshalTypeError{Value: "array"}, KindBadResponse, "not an OpenAI-compatible response"},
+		{"server closed idle connection", urlErr(errors.New("http: server closed idle connection")), KindConnection, "connection to http://h:1/v1 failed before an answer"},
 		{"anything else", errors.New("weird"), KindUnknown, "failed: weird"},
 	}
 	for _, tt := range tests {
