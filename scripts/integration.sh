@@ -7,9 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # With pipefail the pipeline's status is go test's (tee and the filter end
-# with 0), so a failing test fails this script.
+# with 0), so a failing test fails this script. The filter keeps the first
+# line of every t.Log/t.Error (file.go:N: ...), so that a failure says why.
 status=0
 go test -tags integration -count=1 -timeout 40m -v ./... 2>&1 |
   tee "${ARBITER_INTEGRATION_LOG:-/dev/null}" |
-  { grep -E '^(=== RUN|--- |\s+--- |ok |FAIL|PASS|panic:)|FIGURES|localmodel:|SKIP|skip' || true; } || status=$?
+  { grep -E '^(=== RUN|--- |\s+--- |ok |FAIL|PASS|panic:)|^\s+[A-Za-z0-9_]+\.go:[0-9]+: |FIGURES|localmodel:|SKIP|skip' || true; } || status=$?
 exit "$status"

@@ -61,7 +61,7 @@ func TestRenderModelfile(t *testing.T) {
 			}
 			for _, want := range []string{
 				"\nFROM \"" + tt.path + "\"\n",
-				"\nPARAMETER num_ctx 8192\n",
+				"\nPARAMETER num_ctx 16384\n",
 				"\nPARAMETER num_thread 1\n",
 				"\nTEMPLATE \"\"\"",
 			} {
