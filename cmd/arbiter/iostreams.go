@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"golang.org/x/term"
@@ -22,6 +23,10 @@ type IOStreams struct {
 	// OutTTY is true when Out is a terminal (screens may be cleared), and
 	// OutColor when it is and NO_COLOR is not set.
 	OutTTY, OutColor bool
+	// Width is the columns of the terminal Out is, where a game's screens
+	// wrap (read when the streams are made); 0 when Out is not a terminal
+	// and COLUMNS is not set: no wrapping.
+	Width int
 }
 
 // printable returns the streams with Out and ErrOut escaping every control
@@ -60,7 +65,21 @@ func SystemStreams() *IOStreams {
 		Color:    tty && !noColor,
 		OutTTY:   outTTY,
 		OutColor: outTTY && !noColor,
+		Width:    columns(outTTY),
 	}
+}
+
+// columns is the width of the terminal on stdout, else COLUMNS, else 0.
+func columns(tty bool) int {
+	if tty {
+		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return 0
 }
 
 // TestStreams are in-memory streams for tests: stdin reads in, and the
