@@ -178,6 +178,7 @@ func TestPlayConquest(t *testing.T) {
 	}
 	input := strings.Join([]string{
 		"SEND 6 FROM " + home + " TO " + other, "SEND 6 FROM " + home + " TO " + other, "", "n", // over-commitment warning, not submitted
+		"/drop 2", "/drop 1", // back to the orders typed: both dropped
 		"SEND 3 FROM " + home, "", // not read: asked again
 		"send 3 from " + strings.ToLower(home) + " to " + strings.ToLower(other), "SEND 2 FROM Z TO " + other, "", "y", // submitted anyway
 		"/pass",
@@ -190,8 +191,8 @@ func TestPlayConquest(t *testing.T) {
 	for _, want := range []string{
 		"WARNINGS:\n  - Over-commitment at " + home + ": 12 ships ordered but only 10 available\n\nSubmit anyway? (y/n): ",
 		"Not read: line 1: Missing required field TO",
-		"  - Order 1: Z -> " + other + " with 2 ships: Origin star Z does not exist",
-		"  Order 0 of p1 executed: 3 ships " + home + " -> " + other + ", arriving turn ",
+		"  - Order 2: Z -> " + other + " with 2 ships: Origin star Z does not exist",
+		"  Order 1 of p1 executed: 3 ships " + home + " -> " + other + ", arriving turn ",
 		"ORDER ERRORS FROM LAST TURN\n" + strings.Repeat("=", 60) + "\n\nOrder skipped: 2 ships from Z to " + other + "\n  Reason: Origin star Z does not exist\n",
 		"Turn 3: your orders, p1?",
 		"Left the game",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -90,7 +91,7 @@ func runPlay(ctx context.Context, opts *PlayOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	k := &keyboard{in: newLines(io.In), out: io.styled(), clear: io.OutTTY, people: at}
+	k := &keyboard{in: newLines(io.In), out: io.styled(), clear: io.OutTTY, width: io.Width, people: at}
 	defer k.in.close()
 	if k.hotSeat() {
 		fmt.Fprintf(k.out, "%s play at this terminal, hot-seat: each turn the keyboard passes from one to the next.\n", strings.Join(at, " and "))
@@ -102,10 +103,10 @@ func runPlay(ctx context.Context, opts *PlayOptions) (err error) {
 // the game ends or they leave. A turn the rules refuse is said and played
 // again from its start.
 func playTurns(ctx context.Context, s *session.Session, t *session.Table, k *keyboard) error {
-	fmt.Fprint(k.out, t.Intro(k.people))
+	k.show(t.Intro(k.people))
 	for {
 		if over, text := t.Over(s.State()); over {
-			fmt.Fprint(k.out, text)
+			k.show(text)
 			return nil
 		}
 		read := k.read
@@ -186,6 +187,7 @@ type keyboard struct {
 	in     *lines
 	out    io.Writer
 	clear  bool     // out is a terminal: clear it between players
+	width  int      // the terminal's columns, where text wraps; 0: no wrapping
 	people []string // the seats played here, in player order
 	at     string   // the seat at the keyboard
 	read   int      // lines read so far
@@ -243,7 +245,7 @@ func (k *keyboard) tell(ctx context.Context, lines []string) error {
 		return nil
 	}
 	for _, l := range lines {
-		fmt.Fprintf(k.out, "  %s\n", l)
+		k.show(fmt.Sprintf("  %s\n", l))
 	}
 	if !k.hotSeat() {
 		return nil
@@ -269,32 +271,41 @@ func (k *keyboard) refused(ctx context.Context, err error, readBefore int) error
 
 // Ask is the keyboard's answer to a kind's question: the keyboard goes to
 // q.Seat, q.Screen is shown, and answers are read until one reads (and,
-// with warnings, is confirmed).
+// with warnings, is confirmed). The lines of a Lines answer that is not
+// confirmed are kept, to be edited (typed lists).
 func (k *keyboard) Ask(ctx context.Context, q session.Question) (any, error) {
 	if err := k.handTo(ctx, q.Seat); err != nil {
 		return nil, err
 	}
-	fmt.Fprint(k.out, q.Screen)
+	k.show(q.Screen)
+	var typed []string
 	for {
-		text, v, done, err := k.answer(ctx, q)
+		text, v, done, err := k.answer(ctx, q, &typed)
 		if err != nil || done {
 			return v, err
 		}
 		v, problem := q.Read(text)
 		if problem != "" {
-			fmt.Fprintln(k.out, problem)
+			k.show(problem + "\n")
+			typed = nil
 			continue
 		}
 		if ok, err := k.confirm(ctx, q, v); err != nil || ok {
 			return v, err
 		}
+		if q.Lines {
+			k.list(typed)
+		}
 	}
 }
 
+// show writes text wrapped at the terminal's width.
+func (k *keyboard) show(text string) { fmt.Fprint(k.out, wrap(text, k.width)) }
+
 // answer reads the text of one answer to q: a line, or with q.Lines the
-// lines typed until an empty one. A shortcut's answer is the answer (done).
-func (k *keyboard) answer(ctx context.Context, q session.Question) (text string, v any, done bool, err error) {
-	var lines []string
+// lines typed until an empty one, added to typed (which /list shows and
+// /drop N edits). A shortcut's answer is the answer (done).
+func (k *keyboard) answer(ctx context.Context, q session.Question, typed *[]string) (text string, v any, done bool, err error) {
 	for {
 		line, err := k.ask(ctx, q.Prompt)
 		if err != nil {
@@ -305,29 +316,67 @@ func (k *keyboard) answer(ctx context.Context, q session.Question) (text string,
 			if sc.Show == "" {
 				return "", sc.Answer, true, nil
 			}
-			fmt.Fprint(k.out, sc.Show)
+			k.show(sc.Show)
 			continue
 		}
 		if !q.Lines {
 			return line, nil, false, nil
 		}
 		if line == "" {
-			return strings.Join(lines, "\n"), nil, false, nil
+			return strings.Join(*typed, "\n"), nil, false, nil
+		}
+		if k.edit(line, typed) {
+			continue
 		}
 		if q.Line != nil {
-			note, keep := q.Line(len(lines)+1, line)
+			note, keep := q.Line(len(*typed)+1, line)
 			if note != "" {
-				fmt.Fprintln(k.out, note)
+				k.show(note + "\n")
 			}
 			if !keep {
 				continue
 			}
 		}
-		lines = append(lines, line)
+		*typed = append(*typed, line)
 	}
 }
 
-// confirm shows the warnings of v, if any, and asks "Submit anyway?".
+// edit does what line asks of the lines typed so far, when it is /list or
+// /drop N, and reports whether it was one of them.
+func (k *keyboard) edit(line string, typed *[]string) bool {
+	f := strings.Fields(line)
+	switch {
+	case strings.EqualFold(f[0], "/list") && len(f) == 1:
+		k.list(*typed)
+	case strings.EqualFold(f[0], "/drop"):
+		n, err := strconv.Atoi(strings.Join(f[1:], " "))
+		if err != nil || n < 1 || n > len(*typed) {
+			fmt.Fprintf(k.out, "/drop takes the number of a line typed, 1 to %d (/list shows them).\n", len(*typed))
+			return true
+		}
+		fmt.Fprintf(k.out, "Dropped %d: %s\n", n, (*typed)[n-1])
+		*typed = slices.Delete(*typed, n-1, n)
+	default:
+		return false
+	}
+	return true
+}
+
+// list shows the lines typed so far, numbered from 1, and how to edit them.
+func (k *keyboard) list(typed []string) {
+	if len(typed) == 0 {
+		fmt.Fprintln(k.out, "Nothing typed yet.")
+		return
+	}
+	fmt.Fprintln(k.out, "Typed so far:")
+	for i, l := range typed {
+		fmt.Fprintf(k.out, "  %d. %s\n", i+1, l)
+	}
+	fmt.Fprintln(k.out, "/drop N removes line N, a line typed is added, an empty line submits them.")
+}
+
+// confirm shows the warnings of v, if any, and asks "Submit anyway?"; no
+// is said with q.Again.
 func (k *keyboard) confirm(ctx context.Context, q session.Question, v any) (bool, error) {
 	if q.Warnings == nil {
 		return true, nil
@@ -338,7 +387,7 @@ func (k *keyboard) confirm(ctx context.Context, q session.Question, v any) (bool
 	}
 	fmt.Fprintln(k.out, "\nWARNINGS:")
 	for _, w := range warnings {
-		fmt.Fprintf(k.out, "  - %s\n", w)
+		k.show(fmt.Sprintf("  - %s\n", w))
 	}
 	answer, err := k.ask(ctx, "\nSubmit anyway? (y/n): ")
 	if err != nil {

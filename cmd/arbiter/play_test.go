@@ -172,7 +172,7 @@ func TestPlayConquestHotSeat(t *testing.T) {
 	if !strings.Contains(p1Turn2, "ORDER ERRORS FROM LAST TURN") || strings.Contains(p2Turn2, "ORDER ERRORS FROM LAST TURN") {
 		t.Errorf("the order errors of turn 1 are not p1's alone:\n%s", turn2)
 	}
-	for _, want := range []string{"Order 0 of p1 executed: 3 ships " + p1 + " -> " + p2, "Order 0 of p2 executed: 4 ships " + p2 + " -> " + p1} {
+	for _, want := range []string{"Order 1 of p1 executed: 3 ships " + p1 + " -> " + p2, "Order 1 of p2 executed: 4 ships " + p2 + " -> " + p1} {
 		if !strings.Contains(turn2, want) {
 			t.Errorf("turn 1's events lack %q:\n%s", want, turn2)
 		}
@@ -288,7 +288,7 @@ func TestPlayConquestErrorDisplayAndSummary(t *testing.T) {
 			t.Fatalf("play: exit %d\n%s\n%s", code, got, errOut)
 		}
 		for _, want := range []string{
-			"WARNINGS:\n  - Order 0: " + p1 + " -> " + p2 + " with -3 ships: Ships must be positive, got -3",
+			"WARNINGS:\n  - Order 1: " + p1 + " -> " + p2 + " with -3 ships: Ships must be positive, got -3",
 			"Submit anyway? (y/n): ",
 			"ORDER ERRORS FROM LAST TURN",
 			"Order skipped: -3 ships from " + p1 + " to " + p2,

@@ -7,8 +7,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,6 +159,22 @@ func TestConquestHitsApproximation(t *testing.T) {
 	}
 }
 
+// numberedFromZero renumbers the orders of a turn's log from 0, as the log
+// numbered them when the digests below were taken (it counts from 1 since,
+// as people read it): the digests still prove the games unchanged.
+func numberedFromZero(log []string) []string {
+	re := regexp.MustCompile(`^Order (\d+)( of |: )`)
+	out := make([]string, len(log))
+	for i, l := range log {
+		out[i] = re.ReplaceAllStringFunc(l, func(m string) string {
+			g := re.FindStringSubmatch(m)
+			n, _ := strconv.Atoi(g[1])
+			return fmt.Sprintf("Order %d%s", n-1, g[2])
+		})
+	}
+	return out
+}
+
 // TestConquestCombatOutcomeUnchanged: bot games of realistic size play as
 // they did before big parties drew their hits at once, to the log line (the
 // digests were taken from the die-by-die code), and ship counts that would
@@ -181,7 +200,7 @@ func TestConquestCombatOutcomeUnchanged(t *testing.T) {
 			next := s.clone()
 			next.Turn = turn
 			next.resolve(orders)
-			h.Write([]byte(strings.Join(next.Log, "\n")))
+			h.Write([]byte(strings.Join(numberedFromZero(next.Log), "\n")))
 			s = next
 		}
 		if got, logs := s.Result.String(), hex.EncodeToString(h.Sum(nil)); got != tt.result || logs != tt.logs {

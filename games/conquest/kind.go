@@ -104,7 +104,7 @@ func (g *Game) Story(ctx context.Context, st *store.Store, from, to int, _ sessi
 		for _, e := range rows.ApplyErrors {
 			if e.Tick == tick {
 				markOrderError(&lines, e.CharacterID, e.Reason)
-				errs = append(errs, session.PlayerError{Player: e.CharacterID, Error: e.Reason})
+				errs = append(errs, session.PlayerError{Player: e.CharacterID, Error: shownError(e.Reason)})
 			}
 		}
 		for _, p := range s.Passed {
@@ -132,15 +132,19 @@ func failureEvent(line string) bool {
 
 // markOrderError names the player on the log line where the rules
 // recorded an order error of theirs (the turn's log holds each error once,
-// without its player), so that the story tells each error once, where it
-// happened. An error the log lacks is added at the end. Errors are matched
-// to lines in order, so two players' errors of the same text land on their
-// own lines.
-func markOrderError(lines *[]string, player, reason string) {
-	marked := "order error: " + player + ": " + reason
-	if i := slices.Index(*lines, reason); i >= 0 {
-		(*lines)[i] = marked
-		return
+// without its player, numbered from 1 as people read it, or as recorded
+// in a log written before), so that the story tells each error once,
+// where it happened. An error the log lacks is added at the end. Errors
+// are matched to lines in order, so two players' errors of the same text
+// land on their own lines.
+func markOrderError(lines *[]string, player, recorded string) {
+	shown := shownError(recorded)
+	marked := "order error: " + player + ": " + shown
+	for _, text := range []string{shown, recorded} {
+		if i := slices.Index(*lines, text); i >= 0 {
+			(*lines)[i] = marked
+			return
+		}
 	}
 	*lines = append(*lines, marked)
 }
@@ -176,8 +180,8 @@ func (g *Game) board(ctx context.Context, state any) (session.Board, error) {
 
 func starMap(st *State) *session.StarMap {
 	m := &session.StarMap{Players: st.Players}
+	m.Width, m.Height = st.Size()
 	for _, s := range st.Stars {
-		m.Width, m.Height = max(m.Width, s.X+1), max(m.Height, s.Y+1)
 		ships := s.Garrison
 		for _, n := range s.Ships {
 			ships += n

@@ -47,18 +47,26 @@ func TestStoryOrderErrorOnce(t *testing.T) {
 }
 
 // TestMarkOrderError: errors of the same text by two players land on their
-// own lines, in order; one the log lacks is added at the end.
+// own lines, in order; one the log lacks is added at the end. The log
+// numbers orders from 1 as people read them, the records from 0: a record
+// finds its line, and a log written before (numbered from 0) still does.
+// What the story says is numbered from 1 either way.
 func TestMarkOrderError(t *testing.T) {
 	t.Parallel()
-	const lost = "Order 0: A -> B with 5 ships: Player p1 does not control origin star A"
-	lines := []string{"Battle at A (p1 3 vs p2 9): p2 survived with 6", lost, "Order 0 of p2 executed: 6 ships A -> C, arriving turn 4", lost}
-	markOrderError(&lines, "p1", lost)
-	markOrderError(&lines, "p2", lost)
-	markOrderError(&lines, "p2", "Order 1: C -> D with 2 ships: Origin star C does not exist")
-	want := []string{"Battle at A (p1 3 vs p2 9): p2 survived with 6", "order error: p1: " + lost, "Order 0 of p2 executed: 6 ships A -> C, arriving turn 4",
-		"order error: p2: " + lost, "order error: p2: Order 1: C -> D with 2 ships: Origin star C does not exist"}
-	if !slices.Equal(lines, want) {
-		t.Errorf("lines =\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	const recorded = "Order 0: A -> B with 5 ships: Player p1 does not control origin star A"
+	const shown = "Order 1: A -> B with 5 ships: Player p1 does not control origin star A"
+	for _, tc := range []struct{ name, logged string }{{"log numbered from 1", shown}, {"log written before", recorded}} {
+		t.Run(tc.name, func(t *testing.T) {
+			lines := []string{"Battle at A (p1 3 vs p2 9): p2 survived with 6", tc.logged, "Order 1 of p2 executed: 6 ships A -> C, arriving turn 4", tc.logged}
+			markOrderError(&lines, "p1", recorded)
+			markOrderError(&lines, "p2", recorded)
+			markOrderError(&lines, "p2", "Order 1: C -> D with 2 ships: Origin star C does not exist")
+			want := []string{"Battle at A (p1 3 vs p2 9): p2 survived with 6", "order error: p1: " + shown, "Order 1 of p2 executed: 6 ships A -> C, arriving turn 4",
+				"order error: p2: " + shown, "order error: p2: Order 2: C -> D with 2 ships: Origin star C does not exist"}
+			if !slices.Equal(lines, want) {
+				t.Errorf("lines =\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+			}
+		})
 	}
 }
 

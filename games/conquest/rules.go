@@ -47,7 +47,7 @@ func (s *State) resolve(orders map[string][]Order) []OrderError {
 		errs = append(errs, execute(s, p, orders[p])...)
 	}
 	for _, e := range errs {
-		s.logf("%s", e.Error)
+		s.logf("%s", e.Shown())
 	}
 	s.Errors = append(s.Errors, errs...)
 	s.produce()

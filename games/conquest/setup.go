@@ -110,7 +110,7 @@ func ReadSetup(sim *world.Simulation) (Setup, error) {
 // the other stars neutral with production 1 to 3 and as many defenders
 // plus 0 to 2. Everything is drawn from the seed.
 func NewGame(set Setup) *State {
-	s := &State{MaxTurns: set.MaxTurns, Players: slices.Clone(set.Players), Fleets: []Fleet{}, Errors: []OrderError{}, Passed: []Pass{}, Rand: newRand(set.Seed)}
+	s := &State{MaxTurns: set.MaxTurns, Players: slices.Clone(set.Players), Width: set.Width, Height: set.Height, Fleets: []Fleet{}, Errors: []OrderError{}, Passed: []Pass{}, Rand: newRand(set.Seed)}
 	for i, p := range place(&s.Rand, set.Stars, set.Width, set.Height) {
 		prod := 1 + s.Rand.IntN(3)
 		s.Stars = append(s.Stars, Star{ID: string(rune('A' + i)), X: p[0], Y: p[1], Production: prod, Ships: map[string]int{}, Garrison: prod + s.Rand.IntN(3)})

@@ -120,8 +120,13 @@ type State struct {
 	Turn     int      `json:"turn"`
 	MaxTurns int      `json:"max_turns"`
 	Players  []string `json:"players"`
-	Stars    []Star   `json:"stars"`
-	Fleets   []Fleet  `json:"fleets"`
+	// Width and Height are the map's, as the setup gives them (0 in a game
+	// saved before they were kept: the map is then as wide and high as its
+	// stars reach).
+	Width  int     `json:"width,omitempty"`
+	Height int     `json:"height,omitempty"`
+	Stars  []Star  `json:"stars"`
+	Fleets []Fleet `json:"fleets"`
 	// Errors are the order errors of every turn so far, in order.
 	Errors []OrderError `json:"order_errors"`
 	// Passed lists, per turn, the model seats whose turn passed because
@@ -243,6 +248,16 @@ func (s *State) Scores() []Score {
 		}
 	}
 	return out
+}
+
+// Size is the map's width and height: the setup's, and at least as far as
+// the stars reach.
+func (s *State) Size() (w, h int) {
+	w, h = s.Width, s.Height
+	for _, st := range s.Stars {
+		w, h = max(w, st.X+1), max(h, st.Y+1)
+	}
+	return w, h
 }
 
 // sortStars keeps the stars in id order.

@@ -17,7 +17,7 @@ func (g *Game) Table(color bool) *session.Table {
 		Players: g.Setup.Players,
 		People:  session.SeatsOf(g.Setup.Seats, SeatPerson),
 		Intro: func(people []string) string {
-			return fmt.Sprintf("You play %s. Each turn, type your orders one per line (SEND 7 FROM A TO B),\nthen an empty line to submit them; /pass submits none, /map shows the map, /help\nshows how orders work, /quit leaves.\n", strings.Join(people, " and "))
+			return fmt.Sprintf("You play %s. Each turn, type your orders one per line (SEND 7 FROM A TO B),\nthen an empty line to submit them; /list shows the orders typed, /drop N removes\norder N, /pass submits none, /map shows the map, /help shows how orders work,\n/quit leaves.\n", strings.Join(people, " and "))
 		},
 		Over: func(state any) (bool, string) {
 			st := state.(*State)
@@ -66,7 +66,7 @@ func ordersQuestion(st *State, seat string, color bool) session.Question {
 			{Line: "/map", Show: fmt.Sprintf("Turn %d of %d, before your orders · %s\n%s", turn, st.MaxTurns, board, TravelTable(st, seat))},
 			{Line: "/help", Show: helpText(turn)},
 		},
-		Line: func(n int, line string) (string, bool) { return orderNote(st, turn, n, line) },
+		Line: func(n int, line string) (string, bool) { return orderNote(st, seat, turn, n, line) },
 		Read: func(text string) (any, string) {
 			orders, err := ParseOrderText(text)
 			if err != nil {
@@ -78,21 +78,28 @@ func ordersQuestion(st *State, seat string, color bool) session.Question {
 			return orders, ""
 		},
 		Warnings: func(v any) []string { return Warnings(st, seat, v.([]Order)) },
-		Again:    "Type the turn's orders again.",
+		Again:    "Not submitted: edit your orders.",
 	}
 }
+
+// commandList names the commands of the order prompt.
+const commandList = "/help, /map, /list, /drop N, /pass and /quit"
 
 // playHelp is conquest's part of `arbiter play --help`.
 const playHelp = `  Each turn you see the map, the travel times from your stars and the errors of
   your last turn; you type your orders, one a line, then an empty line:
     order> SEND 4 FROM C TO B
-    C -> B: 3 turns on the way, arrives in turn 4
-    order> SEND 7 ships from c to g
-    C -> G: 2 turns on the way, arrives in turn 3
+      C -> B: 3 turns on the way, arrives in turn 4
+    order> SEND four FROM C TO G
+      Order 2: Ships must be a whole number, got "four": it will be
+      skipped (/drop 2 removes it)
     order>
-  The rules' warnings (more ships than the star has, a star that does not
-  exist...) come before "Submit anyway? (y/n):". /pass submits no orders,
-  /map shows the map again, /help how orders work, /quit leaves.
+  An order with a problem of its own is flagged as it is typed. The rules'
+  warnings (more ships than the star has, a star that does not exist...) come
+  before "Submit anyway? (y/n):"; n goes back to the orders typed: /list shows
+  them numbered from 1, /drop N removes one, a line typed adds one, an empty
+  line submits again. /pass submits no orders, /map shows the map again, /help
+  how orders work, /quit leaves.
 `
 
 // helpText is /help at the order prompt.
@@ -101,20 +108,26 @@ func helpText(turn int) string {
 A fleet takes the travel time of the table (distance / %v, rounded up) and lands
 in the movement of turn %d + that time; ships left at a star defend it and each
 owned star makes its production in ships every turn. An empty line submits the
-orders typed; the rules' warnings come first.
-  /pass  submit no orders this turn
-  /map   the map and the travel times again
-  /help  this text
-  /quit  leave the game (the turns played are kept)
+orders typed; the rules' warnings come first, and answering n to them goes back
+to the orders for editing.
+  /list    the orders typed so far, numbered from 1
+  /drop N  remove order N
+  /pass    submit no orders this turn
+  /map     the map and the travel times again
+  /help    this text
+  /quit    leave the game (the turns played are kept)
 `, turn, Speed, turn)
 }
 
 // orderNote reads line n of a person's orders as it is typed: an order is
-// kept and answered with its travel time and the turn it lands; anything
-// else is said and dropped, to be typed again.
-func orderNote(st *State, turn, n int, line string) (string, bool) {
+// kept and answered with its travel time and the turn it lands, or, when
+// it has a problem of its own (an unknown star, a count that is not a
+// positive whole number, the same star twice), flagged at once as "Order
+// n: ..." (it is still warned about before submission); anything else is
+// said and dropped, to be typed again.
+func orderNote(st *State, seat string, turn, n int, line string) (string, bool) {
 	if strings.HasPrefix(line, "/") {
-		return fmt.Sprintf("%s is not a command: the commands are /help, /map, /pass and /quit.", strings.Fields(line)[0]), false
+		return fmt.Sprintf("%s is not a command: the commands are %s.", strings.Fields(line)[0], commandList), false
 	}
 	orders, err := ParseOrderText(strings.Repeat("\n", n-1) + line)
 	if err != nil {
@@ -122,16 +135,25 @@ func orderNote(st *State, turn, n int, line string) (string, bool) {
 	}
 	var notes []string
 	for _, o := range orders {
-		from, to := st.orderStar(o.From), st.orderStar(o.To)
-		switch {
-		case from == nil || to == nil || from == to:
-			// The warnings say what is wrong when the orders are submitted.
-		default:
-			t := travelTurns(from, to)
-			notes = append(notes, fmt.Sprintf("  %s -> %s: %s on the way, arrives in turn %d", from.ID, to.ID, plural(t, "turn"), turn+t))
-		}
+		notes = append(notes, typedNote(st, seat, turn, n, o))
 	}
 	return strings.Join(notes, "\n"), true
+}
+
+// typedNote is what order n, just typed, is told: its problem, or when it
+// lands.
+func typedNote(st *State, seat string, turn, n int, o Order) string {
+	p := ownProblem(st, seat, o)
+	switch p.kind {
+	case "":
+		from, to := st.orderStar(o.From), st.orderStar(o.To)
+		t := travelTurns(from, to)
+		return fmt.Sprintf("  %s -> %s: %s on the way, arrives in turn %d", from.ID, to.ID, plural(t, "turn"), turn+t)
+	case KindNotOwner:
+		// Whose the star is may change before the orders execute.
+		return fmt.Sprintf("  Order %d: %s is not yours now: the order is skipped unless it is when the orders execute", n, st.orderStar(o.From).ID)
+	}
+	return fmt.Sprintf("  Order %d: %s: it will be skipped (/drop %d removes it)", n, p.reason, n)
 }
 
 // TravelTable is how many turns a fleet takes from each of player's stars

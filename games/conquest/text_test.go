@@ -59,6 +59,8 @@ func TestParseOrderText(t *testing.T) {
 // prompt: it is read as an order whose count is kept as written (as a
 // model's JSON is), warned about before submission, and if submitted
 // anyway skipped and recorded exactly as the same order from a model is.
+// The warning numbers the order from 1, as the person typed it; the record
+// from 0, as the seed writes it.
 func TestPersonOrdersFollowModelRules(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -67,16 +69,16 @@ func TestPersonOrdersFollowModelRules(t *testing.T) {
 		recorded   string
 	}{
 		{"SEND -3 FROM A TO B", `[{"from":"A","to":"B","ships":-3}]`,
-			"Order 0: A -> B with -3 ships: Ships must be positive, got -3",
+			"Order 1: A -> B with -3 ships: Ships must be positive, got -3",
 			"Order 0: A -> B with -3 ships: Ships must be positive, got -3"},
 		{"SEND 7.5 FROM A TO B", `[{"from":"A","to":"B","ships":7.5}]`,
-			"Order 0: A -> B with 7.5 ships: Ships must be a whole number, got 7.5",
+			"Order 1: A -> B with 7.5 ships: Ships must be a whole number, got 7.5",
 			"Order 0: A -> B with 7.5 ships: Ships must be a whole number, got 7.5"},
 		{"send 2147483648 from a to b", `[{"from":"a","to":"b","ships":2147483648}]`,
-			"Order 0: a -> b with 2147483648 ships: Ships must be at most 2147483647, got 2147483648",
+			"Order 1: a -> b with 2147483648 ships: Ships must be at most 2147483647, got 2147483648",
 			"Order 0: a -> b with 2147483648 ships: Ships must be at most 2147483647, got 2147483648"},
 		{"SEND seven FROM A TO B", `[{"from":"A","to":"B","ships":"seven"}]`,
-			`Order 0: A -> B with "seven" ships: Ships must be a whole number, got "seven"`,
+			`Order 1: A -> B with "seven" ships: Ships must be a whole number, got "seven"`,
 			`Order 0: A -> B with "seven" ships: Ships must be a whole number, got "seven"`},
 	}
 	for _, tt := range tests {

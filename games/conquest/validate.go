@@ -3,6 +3,7 @@ package conquest
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -150,6 +151,29 @@ func orderError(i int, o Order, reason string) string {
 	return fmt.Sprintf("Order %d: %s: %s", i, o, reason)
 }
 
+// Shown is the error as a person reads it in the turn's log and the
+// report: the recorded error with its order numbered from 1 ("Order 1: A
+// -> B with 7 ships: ..."), or the whole set's rejection as recorded.
+func (e OrderError) Shown() string {
+	if e.All() || e.Order == nil || e.Reason == "" {
+		return shownError(e.Error)
+	}
+	return orderError(e.Index+1, *e.Order, e.Reason)
+}
+
+// shownError renumbers a recorded error from 1 ("Order 0: ..." is "Order
+// 1: ..."), for the story and the report, which read the records; a
+// whole set's rejection, which names no order, is left as it is.
+func shownError(recorded string) string {
+	rest, ok := strings.CutPrefix(recorded, "Order ")
+	n, tail, found := strings.Cut(rest, ": ")
+	i, err := strconv.Atoi(n)
+	if !ok || !found || err != nil || i < 0 {
+		return recorded
+	}
+	return fmt.Sprintf("Order %d: %s", i+1, tail)
+}
+
 // Check validates player's orders against s without executing them, as
 // propose_orders does: every problem found, each "Order {index}: {reason}"
 // as seed 000's example answer reads. Over-commitment is reported on the
@@ -179,7 +203,9 @@ func Check(s *State, player string, orders []Order) []string {
 
 // Warnings are what a person sees before submitting: the seed's
 // over-commitment and opponent-star warnings, and every other problem an
-// order has now. Submitting anyway is allowed.
+// order has now, its order numbered from 1 as the person typed it ("Order
+// 1: ..."; the records and a model's tool answers count from 0, as seed
+// 000 writes them). Submitting anyway is allowed.
 func Warnings(s *State, player string, orders []Order) []string {
 	var out []string
 	for _, c := range ordered(s, player, orders) {
@@ -191,7 +217,7 @@ func Warnings(s *State, player string, orders []Order) []string {
 			continue
 		}
 		if p := orderProblem(s, player, o); p.kind != "" && p.kind != KindNotEnough {
-			out = append(out, orderError(i, o, p.reason))
+			out = append(out, orderError(i+1, o, p.reason))
 		}
 	}
 	return out
@@ -221,8 +247,9 @@ func execute(s *State, player string, orders []Order) []OrderError {
 		from.Ships[player] -= o.Ships.Count
 		f := Fleet{Owner: player, From: from.ID, To: to.ID, Ships: o.Ships.Count, Sent: turn, Arrives: turn + travelTurns(from, to)}
 		s.Fleets = append(s.Fleets, f)
-		// Seed 000: a person sees which orders executed as well as which failed.
-		s.logf("Order %d of %s executed: %d ships %s -> %s, arriving turn %d", i, player, f.Ships, f.From, f.To, f.Arrives)
+		// Seed 000: a person sees which orders executed as well as which
+		// failed; the log is for people, so its orders count from 1.
+		s.logf("Order %d of %s executed: %d ships %s -> %s, arriving turn %d", i+1, player, f.Ships, f.From, f.To, f.Arrives)
 	}
 	return errs
 }

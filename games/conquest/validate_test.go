@@ -332,7 +332,8 @@ func TestErrorLogging(t *testing.T) {
 	if got := next.ErrorsOf("p1", 3); len(got) != 0 {
 		t.Errorf("ErrorsOf(p1, 3) = %+v, want none", got)
 	}
-	for _, line := range []string{want[0].Error, want[1].Error} {
+	// The log is for people: its orders count from 1, the records' from 0.
+	for _, line := range []string{"Order 2: A -> Q with 2 ships: Destination star Q does not exist", want[1].Error, "Order 1 of p1 executed: 3 ships A -> B, arriving turn 5"} {
 		if !slices.Contains(next.Log, line) {
 			t.Errorf("turn log lacks %q: %q", line, next.Log)
 		}
@@ -426,7 +427,7 @@ func TestWarnings(t *testing.T) {
 		{"opponent's star", `[{"from":"F","to":"G","ships":3}]`,
 			[]string{"Star F is controlled by opponent (may change by execution)"}},
 		{"other problems as errors", `[{"from":"A","to":"A","ships":3},{"from":"C","to":"B","ships":1}]`,
-			[]string{"Order 0: A -> A with 3 ships: Cannot send fleet to same star", "Order 1: C -> B with 1 ships: Player p1 does not control origin star C"}},
+			[]string{"Order 1: A -> A with 3 ships: Cannot send fleet to same star", "Order 2: C -> B with 1 ships: Player p1 does not control origin star C"}},
 		{"valid", `[{"from":"A","to":"B","ships":10}]`, nil},
 	}
 	for _, tt := range tests {

@@ -274,10 +274,7 @@ func legend(s *State) string {
 // star and per fleet.
 func mapGrid(s *State) string {
 	var b strings.Builder
-	w, h := 0, 0
-	for _, st := range s.Stars {
-		w, h = max(w, st.X+1), max(h, st.Y+1)
-	}
+	w, h := s.Size()
 	at := map[[2]int]*Star{}
 	for i := range s.Stars {
 		at[[2]int{s.Stars[i].X, s.Stars[i].Y}] = &s.Stars[i]
