@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +25,7 @@ func TestPlayDuelTellsTheTurn(t *testing.T) {
 		t.Fatalf("play: exit %d\n%s\n%s", code, out, errOut)
 	}
 	for _, want := range []string{
-		"gains that many lines. Lines are what\n     ships cost",
+		"gains that many lines. Lines are what ships cost",
 		"so the list grows as your lines do",
 		"p1 (you, person): health 30/30, 4 lines to spend, die 4",
 		`The rules refuse it: charge declaration: ship "p1-3" spends a charge twice`,
@@ -57,5 +58,55 @@ func TestPlayDuelTellsTheTurn(t *testing.T) {
 	b, _ := os.ReadFile(page)
 	if !strings.Contains(string(b), `<h3>p1 <span class="id">person</span></h3>`) {
 		t.Errorf("the report's players do not name p1 person")
+	}
+}
+
+// TestPlayDuelCatalogueOnceWrappedUpgrade: the ship catalogue (what each
+// ship does) is shown on the first build screen and on /ships, not every
+// turn, whose screen names each option with its cost; an upgrade's cost is
+// explained beside the new ship's ("a Dreadnought costs you 6, less the 2 a
+// Fighter cost"); the upgrade says which id the ship has now; and on a
+// terminal 64 columns wide every line fits, broken between words only.
+func TestPlayDuelCatalogueOnceWrappedUpgrade(t *testing.T) {
+	cleanEnv(t)
+	dir := gameCopy(t, "duel-demo")
+	// Seed 7: p1 builds a Fighter (p1-1) in turn 1; in turn 3 it has the
+	// lines for a Dreadnought new and for the upgrade of p1-1.
+	io, stdout, errOut := TestStreams("Fighter\nnone\n/ships\nDreadnought p1-1\n/quit\n")
+	io.Width = 64
+	code := Execute(context.Background(), io, []string{"play", dir, "--seat", "p1"})
+	out := stdout.String()
+	if code != 0 {
+		t.Fatalf("play: exit %d\n%s\n%s", code, out, errOut)
+	}
+	const what = "  - Dreadnought: cost 6, health 8. Upgrades a Fighter. End of\n    every turn, deal 3 damage to the opponent."
+	if n := strings.Count(out, "The ships (/ships shows them again):\n"); n != 2 || strings.Count(out, what) != 2 {
+		t.Errorf("the catalogue is shown %d times, want twice (the first build screen, /ships):\n%s", n, out)
+	}
+	turn3 := out[strings.Index(out, "Turn 3 of 30"):]
+	for _, want := range []string{
+		"  - Dreadnought: cost 6\n",
+		"  - Dreadnought p1-1: cost 4 (upgrades your Fighter p1-1: a\n    Dreadnought costs you 6, less the 2 a Fighter cost)\n",
+		"p1 (person) upgrades its Fighter p1-1 into a Dreadnought for\n    4 lines, 6 left: p1-1 is now p1-5",
+	} {
+		if !strings.Contains(turn3, want) {
+			t.Errorf("turn 3 lacks %q:\n%s", want, turn3)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		// The input is not echoed here: what follows a prompt starts on
+		// its line, as it would not on a terminal.
+		if _, after, ok := strings.Cut(l, "to upgrade, or none)> "); ok {
+			l = after
+		}
+		if len([]rune(l)) > 64 {
+			t.Errorf("a line of %d columns on a terminal of 64: %q", len([]rune(l)), l)
+		}
+	}
+	if strings.Contains(out, "Upgrades a\nFighter") || strings.Contains(out, "Fight\n") {
+		t.Errorf("a word is cut:\n%s", out)
+	}
+	if _, status, _ := arbiter(t, "status", dir); !strings.Contains(status, "fleet: 1 Dreadnought\n") {
+		t.Errorf("the Fighter was not upgraded:\n%s", status)
 	}
 }

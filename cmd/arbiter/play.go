@@ -96,7 +96,7 @@ func runPlay(ctx context.Context, opts *PlayOptions) (err error) {
 	if k.hotSeat() {
 		fmt.Fprintf(k.out, "%s play at this terminal, hot-seat: each turn the keyboard passes from one to the next.\n", strings.Join(at, " and "))
 	}
-	return playEnded(s, playTurns(ctx, s, t, k), k.out)
+	return playEnded(s, playTurns(ctx, s, t, k), k)
 }
 
 // playTurns plays the game's turns with the people at the keyboard until
@@ -165,13 +165,13 @@ var (
 // playEnded says how a game's loop ended: /quit is a success; the end of the
 // input and an interruption leave with the exit code of an interruption,
 // in one line naming the last committed turn.
-func playEnded(s *session.Session, err error, out io.Writer) error {
+func playEnded(s *session.Session, err error, k *keyboard) error {
 	switch {
 	case errors.Is(err, errQuit):
-		fmt.Fprintf(out, "Left the game after turn %d; every turn played is saved. `arbiter play` goes on from here.\n", s.LastTick())
+		k.show(fmt.Sprintf("Left the game after turn %d; every turn played is saved. `arbiter play` goes on from here.\n", s.LastTick()))
 		return nil
 	case errors.Is(err, errInputEnd):
-		fmt.Fprintln(out) // end the prompt's line
+		fmt.Fprintln(k.out) // end the prompt's line
 		return &exitError{code: ExitInterrupted, err: fmt.Errorf("end of input: left the game after turn %d, which is saved; `arbiter play` goes on from here", s.LastTick())}
 	case errors.Is(err, context.Canceled), errors.Is(err, session.ErrInterrupted):
 		return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: left the game after turn %d, which is saved; the turn being played is not", s.LastTick())}

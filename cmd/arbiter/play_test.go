@@ -335,7 +335,7 @@ func TestPlayDuelUpgrade(t *testing.T) {
 	cleanEnv(t)
 	dir := withSeats(t, "duel-demo", "p1: person")
 	code, out, errOut := play(t, "Fighter\nDreadnought p1-1\n/quit\n", dir)
-	if code != 0 || !strings.Contains(out, "  - Dreadnought p1-1 (upgrades your p1-1 Fighter): cost 4,") {
+	if code != 0 || !strings.Contains(out, "  - Dreadnought p1-1: cost 4 (upgrades your Fighter p1-1: a Dreadnought costs you 6, less the 2 a Fighter cost)\n") {
 		t.Fatalf("play: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if _, status, _ := arbiter(t, "status", dir); !strings.Contains(status, "fleet: 1 Dreadnought\n") {

@@ -17,7 +17,7 @@ func (g *Game) Table(color bool) *session.Table {
 		Players: g.Setup.Players,
 		People:  session.SeatsOf(g.Setup.Seats, SeatPerson),
 		Intro: func(people []string) string {
-			return fmt.Sprintf("You play %s. Each turn, type your orders one per line (SEND 7 FROM A TO B),\nthen an empty line to submit them; /list shows the orders typed, /drop N removes\norder N, /pass submits none, /map shows the map, /help shows how orders work,\n/quit leaves.\n", strings.Join(people, " and "))
+			return fmt.Sprintf("You play %s. Each turn, type your orders one per line (SEND 7 FROM A TO B), then an empty line to submit them; /list shows the orders typed, /drop N removes order N, /pass submits none, /map shows the map, /help shows how orders work, /quit leaves.\n", strings.Join(people, " and "))
 		},
 		Over: func(state any) (bool, string) {
 			st := state.(*State)
@@ -105,11 +105,7 @@ const playHelp = `  Each turn you see the map, the travel times from your stars 
 // helpText is /help at the order prompt.
 func helpText(turn int) string {
 	return fmt.Sprintf(`Orders of turn %d, one a line: SEND <ships> FROM <star> TO <star>, e.g. SEND 4 FROM C TO B.
-A fleet takes the travel time of the table (distance / %v, rounded up) and lands
-in the movement of turn %d + that time; ships left at a star defend it and each
-owned star makes its production in ships every turn. An empty line submits the
-orders typed; the rules' warnings come first, and answering n to them goes back
-to the orders for editing.
+A fleet takes the travel time of the table (distance / %v, rounded up) and lands in the movement of turn %d + that time; ships left at a star defend it and each owned star makes its production in ships every turn. An empty line submits the orders typed; the rules' warnings come first, and answering n to them goes back to the orders for editing.
   /list    the orders typed so far, numbered from 1
   /drop N  remove order N
   /pass    submit no orders this turn

@@ -33,7 +33,8 @@ func init() {
     build (...)> Dreadnought p1-1          (upgrades your Fighter p1-1)
     charges (<ship> <target>, ...; empty: none)> p1-3 opponent, p1-4 p2-2
   A choice the rules refuse is said and asked again in its step; after each
-  turn you are told what happened. /quit leaves.
+  turn you are told what happened (an upgraded ship's new id: "p1-1 is now
+  p1-5"). /ships shows every ship and what it does, /quit leaves.
 `,
 	})
 }

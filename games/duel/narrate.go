@@ -93,7 +93,8 @@ func (n *narrator) say(tr engine.Trace) string {
 	case engine.StepUpgraded:
 		c := n.builds[tr.Player]
 		delete(n.builds, tr.Player)
-		return fmt.Sprintf("%s upgrades its %s %s into %s (%s) for %d lines, %d left", n.who(tr.Player), tr.Def, tr.Ship, article(c.Def), tr.Target, c.cost, n.b.Player(tr.Player).Lines)
+		return fmt.Sprintf("%s upgrades its %s %s into %s for %d lines, %d left: %s is now %s", n.who(tr.Player), tr.Def, tr.Ship, article(c.Def), c.cost,
+			n.b.Player(tr.Player).Lines, tr.Ship, tr.Target)
 	case engine.StepProtected:
 		n.ships[tr.Ship] = 1
 		return fmt.Sprintf("%s takes lethal damage but survives at 1 health (protected): a ship of %s's keeps their ships from destruction", n.ship(tr.Ship), tr.Player)

@@ -14,13 +14,15 @@ import (
 // scripted is a person at the terminal who types answers in order: each
 // question's Read sees them until one reads; the problems said are kept.
 type scripted struct {
-	answers  []string
-	problems []string
-	screens  []string
+	answers   []string
+	problems  []string
+	screens   []string
+	shortcuts []session.Shortcut // of the last question
 }
 
 func (s *scripted) Ask(_ context.Context, q session.Question) (any, error) {
 	s.screens = append(s.screens, q.Screen)
+	s.shortcuts = q.Shortcuts
 	for len(s.answers) > 0 {
 		a := s.answers[0]
 		s.answers = s.answers[1:]

@@ -12,8 +12,11 @@ import (
 
 // Table is a duel at the terminal: each person's seat is a Chooser that
 // asks its build and its charges as the turn reaches them; after a turn,
-// the table reads what it did, in words, and the board.
+// the table reads what it did, in words, and the board. The ship catalogue
+// is shown on each person's first build screen, and on /ships.
 func (g *Game) Table(bool) *session.Table {
+	shown := map[string]bool{} // the seats that have seen the catalogue
+	catalogue := g.catalogue()
 	return &session.Table{
 		Players: g.Players(),
 		People:  session.SeatsOf(g.Seats, SeatPerson),
@@ -32,7 +35,7 @@ func (g *Game) Table(bool) *session.Table {
 			}
 			seats := Seats{}
 			for _, seat := range people {
-				seats[seat] = &personSeat{p: p, seat: seat, kinds: kinds}
+				seats[seat] = &personSeat{p: p, seat: seat, kinds: kinds, catalogue: catalogue, shown: shown}
 			}
 			return seats, nil
 		},
@@ -40,21 +43,33 @@ func (g *Game) Table(bool) *session.Table {
 	}
 }
 
+// catalogue is every ship of the game's catalogue as a person reads it:
+// its cost, health and what it does; then the ships only powers make.
+func (g *Game) catalogue() string {
+	var b, tokens strings.Builder
+	b.WriteString("The ships (/ships shows them again):\n")
+	for _, d := range g.cat.Definitions() {
+		if d.Token {
+			fmt.Fprintf(&tokens, "  - %s: health %d, never built (other ships' powers make it). %s\n", d.ID, d.Health, d.Text)
+			continue
+		}
+		fmt.Fprintf(&b, "  - %s: cost %d, health %d. %s\n", d.ID, d.Cost, d.Health, d.Text)
+	}
+	b.WriteString(tokens.String())
+	b.WriteString("An upgrade replaces one of your ships by a new one (with a new id), and costs the new ship's cost less the cost of the ship it replaces, at least 1.\n")
+	return b.String()
+}
+
 // intro is what the people read first: the game in a few lines, and what
-// "lines" and "die" mean.
+// "lines" and "die" mean. Its paragraphs are not broken: the terminal's
+// width breaks them.
 func (g *Game) intro(people []string) string {
-	return fmt.Sprintf(`You play %s of the duel. Two fleets fight until a player's health falls to 0, or
-for %d turns (then the healthier player wins). Each turn:
-  1. Each player rolls a die (1 to 6) and gains that many lines. Lines are what
-     ships cost; lines not spent are kept for later turns.
-  2. You build one ship, upgrade one of yours, or build none. Only the ships
-     you can pay for now are offered, so the list grows as your lines do.
-  3. Ships with charges spend them at a target, the opponent or an enemy ship:
-     first strikes, then charges both players declare in secret.
-  4. At the end of the turn every ship's lasting power works, all at once
-     (damage, healing).
-After each turn you are told what happened. Type a ship to build (or none), and
-charges as <ship> <target> pairs separated by commas (empty: none). /quit leaves.
+	return fmt.Sprintf(`You play %s of the duel. Two fleets fight until a player's health falls to 0, or for %d turns (then the healthier player wins). Each turn:
+  1. Each player rolls a die (1 to 6) and gains that many lines. Lines are what ships cost; lines not spent are kept for later turns.
+  2. You build one ship, upgrade one of yours, or build none. Only the ships you can pay for now are offered, so the list grows as your lines do.
+  3. Ships with charges spend them at a target, the opponent or an enemy ship: first strikes, then charges both players declare in secret.
+  4. At the end of the turn every ship's lasting power works, all at once (damage, healing).
+After each turn you are told what happened. Type a ship to build (or none), and charges as <ship> <target> pairs separated by commas (empty: none). /ships shows every ship and what it does, /quit leaves.
 `, strings.Join(people, " and "), g.MaxTurns)
 }
 
@@ -89,6 +104,10 @@ type personSeat struct {
 	p     session.Person
 	seat  string
 	kinds map[string]string
+	// catalogue is every ship, shown on the seat's first build screen
+	// (shown records the seats that have seen it) and on /ships.
+	catalogue string
+	shown     map[string]bool
 }
 
 // sides shows both sides: "p1 (you, person): health 30/30, 4 lines to
@@ -114,22 +133,28 @@ func (p *personSeat) sides(you, opp PlayerView) string {
 }
 
 // Build asks which ship to build, or which of the seat's ships to upgrade;
-// an answer that is not one of the options is said and asked again.
+// an answer that is not one of the options is said and asked again. The
+// options are named with their cost (an upgrade's explained); what each
+// ship does is the catalogue's, shown on the seat's first build screen
+// and on /ships.
 func (p *personSeat) Build(ctx context.Context, v BuildView) (BuildChoice, error) {
 	var screen strings.Builder
+	if p.catalogue != "" && !p.shown[p.seat] {
+		if p.shown != nil {
+			p.shown[p.seat] = true
+		}
+		screen.WriteString("\n" + p.catalogue)
+	}
 	fmt.Fprintf(&screen, "\nTurn %d of %d · %s builds or upgrades\n%s", v.Turn, v.MaxTurns, p.seat, p.sides(v.You, v.Opponent))
-	fmt.Fprintf(&screen, "With %d lines you can pay for these (more are offered as your lines grow; an upgrade replaces one of your ships):\n", v.You.Lines)
+	fmt.Fprintf(&screen, "With %d lines you can pay for these (more as your lines grow; /ships shows what each does):\n", v.You.Lines)
 	names := make([]string, len(v.Options))
 	for i, o := range v.Options {
 		names[i] = optionName(o)
-		what := names[i]
-		if i := slices.IndexFunc(v.You.Fleet, func(sh ShipView) bool { return sh.ID == o.Upgrade }); i >= 0 {
-			what += fmt.Sprintf(" (upgrades your %s %s)", o.Upgrade, v.You.Fleet[i].Ship)
-		}
-		fmt.Fprintf(&screen, "  - %s: cost %d, health %d. %s\n", what, o.Cost, o.Health, o.Text)
+		fmt.Fprintf(&screen, "  - %s: cost %d%s\n", names[i], o.Cost, p.upgradeNote(o, v.You.Fleet))
 	}
 	c, err := p.p.Ask(ctx, session.Question{Seat: p.seat, Screen: screen.String(),
-		Prompt: "build (a ship above, \"<ship> <your ship>\" to upgrade, or none)> ",
+		Prompt:    "build (a ship above, \"<ship> <your ship>\" to upgrade, or none)> ",
+		Shortcuts: []session.Shortcut{{Line: "/ships", Show: p.catalogue}},
 		Read: func(line string) (any, string) {
 			if strings.EqualFold(line, "none") || line == "" {
 				return BuildChoice{}, ""
@@ -147,6 +172,24 @@ func (p *personSeat) Build(ctx context.Context, v BuildView) (BuildChoice, error
 		return BuildChoice{}, err
 	}
 	return c.(BuildChoice), nil
+}
+
+// upgradeNote explains an upgrade's cost beside a new ship's: " (upgrades
+// your Fighter p1-1: a Dreadnought costs you 6, less the 2 a Fighter
+// cost)"; "" for a new ship.
+func (p *personSeat) upgradeNote(o ShipOption, fleet []ShipView) string {
+	if o.Upgrade == "" {
+		return ""
+	}
+	old := "ship"
+	if i := slices.IndexFunc(fleet, func(sh ShipView) bool { return sh.ID == o.Upgrade }); i >= 0 {
+		old = fleet[i].Ship
+	}
+	least := ""
+	if o.Full-o.Credit < 1 {
+		least = ", at least 1"
+	}
+	return fmt.Sprintf(" (upgrades your %s %s: %s costs you %d, less the %d %s cost%s)", old, o.Upgrade, article(o.Ship), o.Full, o.Credit, article(old), least)
 }
 
 // optionName is how a build option is shown and typed: "Fighter", or
@@ -192,7 +235,8 @@ func (p *personSeat) Charges(ctx context.Context, v ChargeView) (ChargeChoice, e
 		fmt.Fprintf(&screen, "  - %s %s: %d damage, %s left; targets %s\n", o.Ship, o.Name, o.Damage, plural(o.Charges, "charge"), strings.Join(o.Targets, ", "))
 	}
 	c, err := p.p.Ask(ctx, session.Question{Seat: p.seat, Screen: screen.String(),
-		Prompt: "charges (<ship> <target>, ...; empty: none)> ",
+		Prompt:    "charges (<ship> <target>, ...; empty: none)> ",
+		Shortcuts: []session.Shortcut{{Line: "/ships", Show: p.catalogue}},
 		Read: func(line string) (any, string) {
 			c, problem := readCharges(line, v.Options)
 			if problem != "" {

@@ -171,7 +171,7 @@ func (se *seats) Build(ctx context.Context, b *engine.State, seat string, opts [
 	var c engine.BuildChoice
 	switch se.seat(seat) {
 	case SeatPerson:
-		v := se.g.buildView(b, seat, opts)
+		v := se.g.buildView(se.eng, b, seat, opts)
 		v.check = func(pc BuildChoice) error { return se.g.checkBuild(se.eng, b, seat, buildChoice(pc)) }
 		pc, err := se.people[seat].Build(ctx, v)
 		if err != nil {

@@ -52,6 +52,10 @@ type ShipOption struct {
 	// Upgrade is the id of the seat's ship this option upgrades into Ship
 	// (it leaves play into the new one); "" for a new ship.
 	Upgrade string `json:"upgrade,omitempty"`
+	// An upgrade's Cost is what Ship costs this seat new (Full) less what
+	// the ship it replaces cost (Credit), at least 1.
+	Full   int `json:"full_cost,omitempty"`
+	Credit int `json:"credit,omitempty"`
 }
 
 // BuildView is what a seat sees when it builds.
@@ -132,11 +136,16 @@ func playerView(b *engine.State, id string) PlayerView {
 	return v
 }
 
-func (g *Game) buildView(b *engine.State, seat string, opts []engine.BuildOption) BuildView {
+func (g *Game) buildView(eng *engine.Engine, b *engine.State, seat string, opts []engine.BuildOption) BuildView {
 	v := BuildView{Seat: seat, Turn: b.Turn, MaxTurns: g.MaxTurns, You: playerView(b, seat), Opponent: playerView(b, b.Opponent(seat).ID), Options: []ShipOption{}}
 	for _, o := range opts {
 		d, _ := g.cat.Get(o.Def)
-		v.Options = append(v.Options, ShipOption{Ship: o.Def, Cost: o.Cost, Health: d.Health, Text: d.Text, Upgrade: o.Upgrade})
+		so := ShipOption{Ship: o.Def, Cost: o.Cost, Health: d.Health, Text: d.Text, Upgrade: o.Upgrade}
+		if old := b.Ship(o.Upgrade); old != nil {
+			od, _ := g.cat.Get(old.Def)
+			so.Full, so.Credit = eng.Cost(b, seat, o.Def), od.Cost
+		}
+		v.Options = append(v.Options, so)
 	}
 	return v
 }
