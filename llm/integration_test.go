@@ -3,9 +3,11 @@
 package llm_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -114,6 +116,7 @@ func TestIntegrationToolRoundTrip(t *testing.T) {
 // test skips.
 func TestIntegrationPromptTruncated(t *testing.T) {
 	url, key, model := localmodel.ForTest(t)
+	model = smallContext(t, url, model)
 	cfg := llm.DefaultConfig()
 	// A whole context to read on one thread, on a loaded machine.
 	cfg.BaseURL, cfg.APIKey, cfg.Timeout, cfg.MaxAttempts = url, key, 10*time.Minute, 1
@@ -136,4 +139,27 @@ func TestIntegrationPromptTruncated(t *testing.T) {
 			len(long), res.PromptTruncated, res.ContextTokens, res.Usage, res.Err, w.Tokens)
 	}
 	t.Logf("a prompt of %d bytes: %d prompt tokens reported, context %d (%s), err %v", len(long), res.Usage.PromptTokens, w.Tokens, w.Source, res.Err)
+}
+
+// smallContext returns, on an Ollama endpoint, a model made from model with
+// a context of 2,048 tokens, so that a prompt past it is read in seconds
+// whatever the local model's own window; elsewhere (the create is refused)
+// model itself.
+func smallContext(t *testing.T, baseURL, model string) string {
+	t.Helper()
+	small := model + "-ctx2048"
+	body, _ := json.Marshal(map[string]any{"model": small, "from": model, "stream": false,
+		"parameters": map[string]any{"num_ctx": 2048}})
+	root := strings.TrimSuffix(strings.TrimSuffix(baseURL, "/"), "/v1")
+	resp, err := http.Post(root+"/api/create", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Logf("no small-context model (%v): the model's own window is used", err)
+		return model
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Logf("no small-context model (create: %s): the model's own window is used", resp.Status)
+		return model
+	}
+	return small
 }
