@@ -80,7 +80,7 @@ func newEndpoint(cfg Config, ep Endpoint, secrets Secrets) *endpoint {
 	conc := cmp.Or(ep.Concurrency, cfg.Concurrency)
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = max(conc, 2)
-	// A prompt of tens of kilobytes (an arbiter's: every character present,
+	// A prompt of tens of kilobytes (a game master's: every character present,
 	// their memories and past exchanges) goes out in one write, not in
 	// 4 KiB pieces.
 	tr.WriteBufferSize = 64 << 10

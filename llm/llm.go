@@ -38,13 +38,13 @@ type Request struct {
 	Schema     json.RawMessage // strict JSON Schema sent with the request
 	// Accept is the schema an answer must satisfy to be returned, when it is
 	// looser than Schema because the caller checks some parts on its own (the
-	// arbiter's answer: its envelope here, each character's update in
+	// game master's answer: its envelope here, each character's update in
 	// phases). Nil means Schema.
 	Accept json.RawMessage
 	// Check, when set, runs on an answer that matched Accept: an error is a
 	// schema mismatch the model is asked to repair (KindSchema), for what
 	// the caller checks in Go rather than in a per-call schema (the tick and
-	// location an arbiter answer must name), so that Accept stays the same
+	// location a game master's answer must name), so that Accept stays the same
 	// across calls and compiles once.
 	Check func(json.RawMessage) error `json:"-"`
 	// Record is what the entity's history keeps of User once the call's tick

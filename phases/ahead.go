@@ -14,7 +14,7 @@ import (
 )
 
 // Out-of-order ticks (AI Metropolis, arXiv 2411.03519). Whatever a tick
-// asks about location L, its characters' intentions and its arbiter's
+// asks about location L, its characters' intentions and its game master's
 // resolution, depends on the world after the tick before only through L and
 // the characters in L then; those came from L or from a location with a
 // connection into L. So L may play tick k+1 as soon as L and every location
@@ -24,7 +24,7 @@ import (
 //
 // A round is one tick played that way: one task per location, started when
 // its neighbourhood of the round before has resolved, each task asking the
-// intentions of the characters present and then its arbiter, and applying
+// intentions of the characters present and then its game master, and applying
 // the answer to its own characters and location (applyAt, the code Apply
 // runs for each location). The prompts of a task are rendered from a state
 // that holds only the characters present and the location, and are the
@@ -46,7 +46,7 @@ import (
 // next one plays): the runner then holds at most two ticks' calls, the
 // one Step plays and the next, as in lockstep the tick played and the one
 // committing. The rules of a tick hold per tick as in lockstep:
-// a location's arbiter is asked early only when its characters' intentions
+// a location's game master is asked early only when its characters' intentions
 // all succeeded and some intention call of the tick did (otherwise when
 // the resolution phase begins, after the runner has judged the intention
 // phase); each phase's deadline, set when the phase begins, bounds the calls
@@ -177,7 +177,7 @@ type round struct {
 	tasks     []task
 	waiting   []int // per location: locations of the round before still to resolve
 	answered  bool  // an intention call of the round has succeeded
-	resolving bool  // Step is in the resolution phase: every arbiter may be asked
+	resolving bool  // Step is in the resolution phase: every game master may be asked
 	dropped   bool
 	intents   []Outcome[string]       // per character, in the simulation's order
 	outs      []Outcome[MasterOutput] // per location
@@ -205,10 +205,10 @@ type task struct {
 	pending  int // intentions still to come
 	fellBack bool
 	asks     map[string]string
-	called   bool    // its arbiter's calls are queued
-	groups   []Group // its crowd, one arbiter call per group
+	called   bool    // its game master's calls are queued
+	groups   []Group // its crowd, one game master call per group
 	parts    []Outcome[MasterOutput]
-	left     int // arbiter calls still to end
+	left     int // game master calls still to end
 	after    *world.State
 	logs     [][]heldRecord // per call: what it logged, held
 }
@@ -388,7 +388,7 @@ func (r *round) intention(i int, id string) {
 	r.tryResolve(i)
 }
 
-// tryResolve queues location i's arbiter call if it may be made now (see
+// tryResolve queues location i's game master call if it may be made now (see
 // overlap.arrived for the rule); r.mu is held.
 func (r *round) tryResolve(i int) {
 	t := &r.tasks[i]
@@ -404,7 +404,7 @@ func (r *round) tryResolve(i int) {
 	}
 }
 
-// resolution makes call c of location i's arbiter; the last of them to
+// resolution makes call c of location i's game master; the last of them to
 // end applies the answers to the location and the characters there.
 func (r *round) resolution(i, c int) {
 	t := &r.tasks[i]
@@ -417,7 +417,7 @@ func (r *round) resolution(i, c int) {
 	asks := t.asks
 	r.mu.Unlock()
 	var part Outcome[MasterOutput]
-	if !failed { // else no arbiter call is of use any more
+	if !failed { // else no game master call is of use any more
 		env := r.renv
 		env.Logger = slog.New(holdLog{next: r.renv.logger().Handler(), held: &t.logs[c]})
 		req, err := partRequest(env, t.w, loc, asks, t.groups[c])
@@ -509,7 +509,7 @@ func (r *round) intentions(pctx context.Context) ([]Outcome[string], error) {
 	return r.intents, nil
 }
 
-// resolve is the resolution phase of r's tick: every location's arbiter
+// resolve is the resolution phase of r's tick: every location's game master
 // may now be asked, under pctx's deadline; the outcomes come back in the
 // simulation's order once all locations have resolved.
 func (r *round) resolve(pctx context.Context) ([]Outcome[MasterOutput], error) {
@@ -666,7 +666,7 @@ func (p *pool) close() {
 type plan interface {
 	intentions(ctx context.Context) ([]Outcome[string], error)
 	resolve(ctx context.Context) ([]Outcome[MasterOutput], error)
-	// resolutions is how many arbiter calls the tick makes.
+	// resolutions is how many game master calls the tick makes.
 	resolutions() int
 	// calls marks a phase's calls whose exchanges the plan has put in the
 	// history itself.
@@ -685,7 +685,7 @@ func (n *Narrative) plan(ctx context.Context, t *runner.Tick, st *world.State) p
 	}
 	n.ahead.drop()
 	w := prompts.NewSnapshot(n.Sim, st)
-	// A location's arbiter starts once its characters' intentions are in,
+	// A location's game master starts once its characters' intentions are in,
 	// unless a budget is checked before each phase (no resolution call may
 	// then be made before the resolution phase's check).
 	ov := newOverlap(ctx, n.env(n.Resolution), st, w, !t.Budgeted(), n.Model.Workers())

@@ -112,7 +112,7 @@ func TestHeldRoundWaitsForTheCommitBefore(t *testing.T) {
 
 	close(gate)
 	<-r.allI
-	if c := srv.CallCount(); c < len(st.Characters) { // and arbiters asked early
+	if c := srv.CallCount(); c < len(st.Characters) { // and game masters asked early
 		t.Errorf("%d calls once the commit ended, want one per character (%d) at least", c, len(st.Characters))
 	}
 	r.stop()

@@ -164,7 +164,7 @@ type answerSchemas struct {
 	// schemas the calls send (intention, envelope), which is what lets
 	// checkedIntention and parseMasterOutput skip checking an answer the
 	// client has checked; characterValidator checks each update of an
-	// arbiter's answer on its own.
+	// game master's answer on its own.
 	intentionValidator, envelopeValidator, characterValidator *sjs.Schema
 }
 
@@ -287,7 +287,7 @@ func (a Answer) generate(v any, defs ...any) (json.RawMessage, error) {
 // most: 4 characters a token, as English mostly goes.
 func tokens(chars int) int { return (chars + 3) / 4 }
 
-// resolutionTokens is the most tokens an arbiter answer for n characters
+// resolutionTokens is the most tokens a game master's answer for n characters
 // can take within a's bounds: the frame (tick, location_id, the location's
 // update: 300 at the default bounds) and each character's update (250),
 // each its text plus its keys.

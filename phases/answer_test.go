@@ -110,7 +110,7 @@ func narrative(t *testing.T, a Answer) *Narrative {
 }
 
 // property is the schema of the text field at path (property names, with
-// "*" for the one character of an arbiter's schema) in schema.
+// "*" for the one character of a game master's schema) in schema.
 func property(t *testing.T, schema []byte, path ...string) map[string]any {
 	t.Helper()
 	var s map[string]any
@@ -224,7 +224,7 @@ func TestAnswerBoundsAreEnforced(t *testing.T) {
 	}
 }
 
-// TestAnswerTokens: an arbiter answer's token bound is 300 + 250 per
+// TestAnswerTokens: a game master's answer's token bound is 300 + 250 per
 // character at the default bounds, and grows with them, so that max_tokens
 // and the characters one call resolves follow the author's lengths.
 func TestAnswerTokens(t *testing.T) {
@@ -303,7 +303,7 @@ func TestLengthWarnings(t *testing.T) {
 			[]string{`phase1_intention_system.md: says "at most 80 characters", but the intention answer's schema allows no field 80 characters (max_length: intention 400); set settings.answer.<field>.max_length in simulation.yaml, or write the length from the data, e.g. {{.Answer.Intention.MaxLength}}`}},
 		{"stated and set", map[string]string{IntentionSystemTemplate: terseText}, terse(), nil},
 		{"from the data", map[string]string{IntentionSystemTemplate: "At most {{.Answer.Intention.MaxLength}} characters."}, terse(), nil},
-		{"the arbiter's", map[string]string{ResolutionUserTemplate: "Memories of 1 to 120 characters, a moment of up to 1,000 characters or 300 characters or fewer."}, terse(),
+		{"the game master's", map[string]string{ResolutionUserTemplate: "Memories of 1 to 120 characters, a moment of up to 1,000 characters or 300 characters or fewer."}, terse(),
 			[]string{`phase2a_resolution_user.md: says "up to 1,000 characters", but the resolution answer's schema allows no field 1000 characters (max_length: memory_entry 120, internal_state 300, external_intent 300, moment 300, description 600)`}},
 		{"defaults", nil, terse(), nil},
 	} {

@@ -8,7 +8,7 @@ import (
 	"github.com/arbiter-sim/arbiter/world"
 )
 
-// ApplyError is an arbiter update that broke a world rule and was skipped.
+// ApplyError is a game master's update that broke a world rule and was skipped.
 type ApplyError struct {
 	Tick        int
 	LocationID  string
@@ -23,14 +23,14 @@ func (e ApplyError) Error() string {
 	return fmt.Sprintf("tick %d, location %s, character %s: %s", e.Tick, e.LocationID, e.CharacterID, e.Reason)
 }
 
-// Apply folds the arbiter's outputs into the next state. Every update is
+// Apply folds the game master's outputs into the next state. Every update is
 // checked against the world as it stood before the tick: the character exists
 // and is in that location, and its destination is that location or one of its
 // connections. An invalid update is skipped and reported; the others apply
 // (strict per update, lenient per tick, as seed 000's orders). Memory entries
 // are appended, and a character keeps only its latest prompts.MemoryDepth
 // (the prompts show no more; all are stored when the tick commits); a location's moment and description are replaced when the
-// arbiter gave a non-null value. The input state is not modified.
+// game master gave a non-null value. The input state is not modified.
 func Apply(sim *world.Simulation, st *world.State, outputs map[string]MasterOutput) (*world.State, []ApplyError) {
 	next := st.Clone()
 	next.Tick = st.Tick + 1

@@ -105,7 +105,7 @@ func TestApplySkipsInvalidUpdates(t *testing.T) {
 	}
 }
 
-// FuzzApply feeds arbitrary arbiter outputs to Apply: it never panics, and
+// FuzzApply feeds arbitrary game master outputs to Apply: it never panics, and
 // whatever it accepts obeys the world: every character is in a location that
 // exists and was reachable from where it stood, and memories only grow.
 func FuzzApply(f *testing.F) {

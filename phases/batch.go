@@ -11,7 +11,7 @@ import (
 )
 
 // batchPlan plays a tick with each phase's calls sent as one Batch API
-// job: every intention of the tick in one job, then every arbiter call in
+// job: every intention of the tick in one job, then every game master call in
 // another (or only the phases of Narrative.BatchOnly, the other's calls
 // made live). A job answers all its calls at once, so the tick runs in
 // lockstep (no location starts before the others, no tick ahead). The job

@@ -19,7 +19,7 @@ const DefaultMaxOutputTokens = session.DefaultMaxOutputTokens
 // each call sees the whole scene and answers for its group; call 1 also
 // writes the location's update.
 
-// Group is the part of a location's crowd one arbiter call resolves: call
+// Group is the part of a location's crowd one game master call resolves: call
 // Call (from 1) of Calls, for the characters IDs, sorted.
 type Group struct {
 	Call, Calls int
@@ -55,7 +55,7 @@ func GroupKey(locationID string, call int) string {
 	return ResolutionKey(locationID) + "/" + strconv.Itoa(call)
 }
 
-// PerCall is the most characters one arbiter call resolves: maxCharacters
+// PerCall is the most characters one game master call resolves: maxCharacters
 // (phases.resolution.max_characters) when set, else as many as an answer
 // within maxOutputTokens (llm.max_output_tokens; 0: the default) and strict
 // mode's property limit allow, whichever is smaller. A maxCharacters whose
@@ -79,7 +79,7 @@ func perCall(a Answer, maxCharacters, maxOutputTokens int) (int, error) {
 	budget := min(fit, (maxOutputTokens-tokens(0))/(tokens(1)-tokens(0)))
 	switch {
 	case budget < 1:
-		return 0, fmt.Errorf("llm.max_output_tokens %d: an arbiter answer for one character may take %d tokens; allow at least that", maxOutputTokens, tokens(1))
+		return 0, fmt.Errorf("llm.max_output_tokens %d: a game master's answer for one character may take %d tokens; allow at least that", maxOutputTokens, tokens(1))
 	case maxCharacters < 0:
 		return 0, fmt.Errorf("phases.resolution.max_characters %d: must not be negative (0: as many as llm.max_output_tokens allows)", maxCharacters)
 	case maxCharacters == 0:

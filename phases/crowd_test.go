@@ -286,7 +286,7 @@ func TestCrowdSkipsInvalidUpdatesPerCharacter(t *testing.T) {
 	if r := reasons["c0003"]; !strings.HasPrefix(r, "update skipped:") {
 		t.Errorf("c0003's invalid update: reason %q", r)
 	}
-	if r := reasons["c0004"]; r != "no update from the arbiter; kept as is (fallback)" {
+	if r := reasons["c0004"]; r != "no update from the game master; kept as is (fallback)" {
 		t.Errorf("c0004's missing update: reason %q", r)
 	}
 	if r := reasons["ada"]; !strings.Contains(r, "call 2 of 2 of this location does not resolve this character") {

@@ -116,7 +116,7 @@ func (n *Narrative) Report(ctx context.Context, s *session.Session) (*session.Re
 }
 
 // fallbacksPerTick counts the calls that fell back per phase and tick:
-// intentions and the arbiter's locations.
+// intentions and the game master's locations.
 func fallbacksPerTick(ticks []session.StoryTick, last int) map[string][]float64 {
 	out := map[string][]float64{PhaseIntention: make([]float64, last), PhaseResolution: make([]float64, last)}
 	for _, t := range ticks {

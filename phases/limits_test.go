@@ -84,7 +84,7 @@ func TestMaxCharactersWithinTheOutputBudget(t *testing.T) {
 		{0, 4096, 15, ""},
 		{10, 4096, 10, ""},
 		{16, 4096, 0, "phases.resolution.max_characters 16: an answer for that many may take 4300 tokens, more than llm.max_output_tokens 4096"},
-		{0, 500, 0, "llm.max_output_tokens 500: an arbiter answer for one character may take 550 tokens"},
+		{0, 500, 0, "llm.max_output_tokens 500: a game master's answer for one character may take 550 tokens"},
 		{-1, 0, 0, "must not be negative"},
 		{0, 1 << 30, 0, ""}, // the schema's limit, below
 	} {

@@ -25,13 +25,13 @@ import (
 const StrategyFallback = "fallback"
 
 // Narrative is the narrative kind of simulation as the runner plays it: a
-// tick is INTENTION (one call per character), RESOLUTION (one arbiter call
+// tick is INTENTION (one call per character), RESOLUTION (one game master call
 // per location), APPLY, then the runner's COMMIT. Its state is a
 // *world.State.
 type Narrative struct {
 	Sim        *world.Simulation
 	Prompts    *prompts.Renderer
-	Model      Batcher // nil for commands that make no calls (status, export)
+	Model      Client // nil for commands that make no calls (status, export)
 	Intention  llm.Params
 	Resolution llm.Params
 	Logger     *slog.Logger

@@ -27,7 +27,7 @@ import (
 // elsewhere): by default an intention is at most 400 characters (~100
 // tokens); a character update at most 300 × 3 characters plus its location
 // (~250 tokens with keys); a location update at most 300 + 600 characters
-// (~230 tokens). An arbiter answer for n characters thus stays under about
+// (~230 tokens). A game master answer for n characters thus stays under about
 // 300 + 250·n tokens (Answer.resolutionTokens): 1,800 for six characters,
 // so resolution max_tokens of 2,048 or more never truncates a compliant
 // answer in a town of six, and 4,096 covers a crowd of fifteen.
@@ -38,7 +38,7 @@ type IntentionResponse struct {
 	Intention string `json:"intention" jsonschema:"minLength=1"`
 }
 
-// CharacterUpdate is the arbiter's decision for one character present at its
+// CharacterUpdate is the game master's decision for one character present at its
 // location (seed 004). MemoryEntry comes first: the model narrates what the
 // character lived through, then derives where they are and how they feel.
 type CharacterUpdate struct {
@@ -48,7 +48,7 @@ type CharacterUpdate struct {
 	ExternalIntent string `json:"external_intent"`
 }
 
-// LocationUpdate is the arbiter's change to its location; a nil field keeps
+// LocationUpdate is the game master's change to its location; a nil field keeps
 // the current value.
 type LocationUpdate struct {
 	Moment      *string `json:"moment"`
@@ -66,7 +66,7 @@ func (CharacterUpdates) JSONSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "object", Properties: jsonschema.NewProperties()}
 }
 
-// MasterOutput is the arbiter's whole decision for one location and one tick
+// MasterOutput is the game master's whole decision for one location and one tick
 // (seed 004).
 type MasterOutput struct {
 	Tick       int              `json:"tick" jsonschema:"minimum=1" jsonschema_description:"The tick being resolved."`
@@ -85,7 +85,7 @@ func Schemas() []schemas.Named { return defaultSchemas().named() }
 // not set its own.
 func IntentionSchema() json.RawMessage { return slices.Clone(defaultSchemas().intention) }
 
-// ResolutionSchema is the strict MasterOutput schema of one arbiter call
+// ResolutionSchema is the strict MasterOutput schema of one game master call
 // with the default bounds, specialised to what the world allows: tick and
 // location_id are single-value enums; characters has exactly the ids present
 // as properties, all required, no others (none: it must be {}); each
@@ -133,7 +133,7 @@ func (t *schemaTemplate) fits(n int) error {
 	return nil
 }
 
-// MaxPresent is the most characters one arbiter call's schema can list
+// MaxPresent is the most characters one game master call's schema can list
 // within strict mode's property limit (the same whatever the bounds).
 func MaxPresent() (int, error) {
 	t := defaultSchemas().resolution
@@ -285,7 +285,7 @@ func (t *schemaTemplate) write(tick int, locationID string, present []string, re
 	return append(b, t.root[4]...)
 }
 
-// ResolutionEnvelope is the schema an arbiter answer must match for the
+// ResolutionEnvelope is the schema a game master's answer must match for the
 // client to return it (llm.Request.Accept), with the default bounds:
 // MasterOutput's shape, with any characters object, each update then read
 // on its own by ParseMasterOutput, and moment and description optional. One
@@ -297,7 +297,7 @@ func ResolutionEnvelope() (json.RawMessage, error) {
 	return slices.Clone(defaultSchemas().envelope), nil // the caller's to keep
 }
 
-// ResolutionCheck is the llm.Request.Check of the arbiter call of location
+// ResolutionCheck is the llm.Request.Check of the game master call of location
 // locationID at tick: an answer that names another tick or location is sent
 // back for repair, as a schema mismatch would be.
 func ResolutionCheck(tick int, locationID string) func(json.RawMessage) error {
@@ -359,7 +359,7 @@ func checkedIntention(data []byte) (IntentionResponse, error) {
 	return out, err
 }
 
-// ParseMasterOutput reads an arbiter answer as seed 004 allows it, in two
+// ParseMasterOutput reads a game master's answer as seed 004 allows it, in two
 // steps. The envelope first: one JSON object with tick, location_id,
 // characters (an object) and location, no unknown field, no trailing data;
 // location's moment and description may be left out, which keeps them. An
@@ -409,7 +409,7 @@ func (s *answerSchemas) parseMasterOutput(data []byte, envelopeChecked bool) (ou
 // Complete accepted under ResolutionEnvelope, read from the value its check
 // decoded (llm.Result.Decoded) when there is one, rather than from the
 // bytes a second time: each update is validated as decoded, not decoded
-// again for it and then once more into its struct, so an arbiter's answer
+// again for it and then once more into its struct, so a game master's answer
 // is read once however many characters it updates. The two readings
 // are the same but for an answer that repeats a key: the value holds the
 // last, which is what the schema check saw, where decoding the bytes into
@@ -522,7 +522,7 @@ func decode(data []byte, out any) error {
 	return nil
 }
 
-// envelope is the schema of an arbiter answer, with a's bounds, that
+// envelope is the schema of a game master's answer, with a's bounds, that
 // leaves each character's update to be checked on its own and location's
 // fields optional.
 func (a Answer) envelope() (*jsonschema.Schema, error) {

@@ -486,7 +486,7 @@ func FuzzParseMasterOutput(f *testing.F) {
 	})
 }
 
-// checkAnswerRecord checks what the arbiter's history keeps of an answer,
+// checkAnswerRecord checks what the game master's history keeps of an answer,
 // data: the answer whole, or JSON of its own, the same as read in two
 // passes. It returns the record.
 func checkAnswerRecord(t *testing.T, data []byte) string {

@@ -11,7 +11,7 @@ import (
 	"github.com/arbiter-sim/arbiter/world"
 )
 
-// overlap lets the arbiter of a location start as soon as the intentions of
+// overlap lets the game master of a location start as soon as the intentions of
 // the characters there are in, while the other characters' intention calls
 // are still being made: the two phases of a tick overlap, and one slow
 // intention delays its own location only. Each location still sees every
@@ -75,7 +75,7 @@ func newOverlap(ctx context.Context, env Env, st *world.State, w *prompts.Snapsh
 // arrived takes a character's intention. A location starts early once it
 // has them all, none a fallback, and some intention call has succeeded (an
 // empty location waits for that too): when the endpoint fails every call,
-// or a cassette has no answer, no arbiter call is made before the runner
+// or a cassette has no answer, no game master call is made before the runner
 // has judged the intention phase.
 func (o *overlap) arrived(out Outcome[string]) {
 	o.mu.Lock()
@@ -135,7 +135,7 @@ func (o *overlap) work() {
 		asks, failed := o.asks[i], o.buildErr != nil
 		o.mu.Unlock()
 		if failed {
-			continue // no arbiter call is of use any more
+			continue // no game master call is of use any more
 		}
 		// What the location's work logs is held until resolve, so that the
 		// phase's log reads in the simulation's order and after the phase

@@ -50,10 +50,10 @@ func narrativeRunner(t *testing.T, url string, logger *slog.Logger) *runner.Runn
 	return &runner.Runner{Stepper: n, Store: st, Client: client}
 }
 
-// TestArbiterStartsWithItsCharacters: the hall's arbiter is asked while the
+// TestGameMasterStartsWithItsCharacters: the hall's game master is asked while the
 // garden's character is still deciding: a location's resolution waits for
 // its own characters' intentions only, and each sees all of them.
-func TestArbiterStartsWithItsCharacters(t *testing.T) {
+func TestGameMasterStartsWithItsCharacters(t *testing.T) {
 	hallAsked := make(chan struct{})
 	var once sync.Once
 	var waitedOut atomic.Bool
@@ -64,7 +64,7 @@ func TestArbiterStartsWithItsCharacters(t *testing.T) {
 			hallPrompt.Store(c.LastUserMessage())
 			once.Do(func() { close(hallAsked) })
 		case c.SchemaName() == "IntentionResponse" && strings.Contains(c.SystemMessage(), "You are Cy."):
-			select { // Cy (in the garden) decides only once the hall's arbiter is asked
+			select { // Cy (in the garden) decides only once the hall's game master is asked
 			case <-hallAsked:
 			case <-time.After(3 * time.Second):
 				waitedOut.Store(true)
@@ -79,20 +79,20 @@ func TestArbiterStartsWithItsCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	if waitedOut.Load() {
-		t.Error("the hall's arbiter was not asked before Cy's intention came in: the phases did not overlap")
+		t.Error("the hall's game master was not asked before Cy's intention came in: the phases did not overlap")
 	}
 	if p, _ := hallPrompt.Load().(string); strings.Count(p, "I look for the spoon.") != 2 {
-		t.Errorf("the hall's arbiter did not see both of its characters' intentions:\n%s", p)
+		t.Errorf("the hall's game master did not see both of its characters' intentions:\n%s", p)
 	}
 	if len(rep.Ticks) != 1 || rep.Ticks[0].Calls != 6 || rep.Ticks[0].Failed != 0 {
 		t.Errorf("tick %+v, want 6 calls, none failed", rep.Ticks)
 	}
 }
 
-// TestNoEarlyArbiterUnderABudget: with a token budget or run.max_cost
-// checked before each phase, no arbiter is asked before the intention phase
+// TestNoEarlyGameMasterUnderABudget: with a token budget or run.max_cost
+// checked before each phase, no game master is asked before the intention phase
 // has ended.
-func TestNoEarlyArbiterUnderABudget(t *testing.T) {
+func TestNoEarlyGameMasterUnderABudget(t *testing.T) {
 	for name, cfg := range map[string]runner.Config{
 		"token budget": {TokenBudget: 1_000_000},
 		"max cost":     {MaxCost: 100, Prices: map[string]runner.Price{"m": {Prompt: 1, Completion: 1}}},
@@ -104,7 +104,7 @@ func TestNoEarlyArbiterUnderABudget(t *testing.T) {
 			_, _, err := tickOf(t, func(c *openaitest.Call) openaitest.Reply {
 				if c.SchemaName() == "IntentionResponse" {
 					if strings.Contains(c.SystemMessage(), "You are Cy.") {
-						time.Sleep(100 * time.Millisecond) // the others' arbiters would start meanwhile
+						time.Sleep(100 * time.Millisecond) // the others' game masters would start meanwhile
 					}
 					defer intentionsLeft.Add(-1)
 					return openaitest.JSON(map[string]any{"intention": "I wait."})
@@ -118,16 +118,16 @@ func TestNoEarlyArbiterUnderABudget(t *testing.T) {
 				t.Fatal(err)
 			}
 			if early.Load() {
-				t.Error("an arbiter was asked before every intention was in, under a budget")
+				t.Error("a game master was asked before every intention was in, under a budget")
 			}
 		})
 	}
 }
 
-// TestNoEarlyArbiterAfterAFallback: a location one of whose characters fell
+// TestNoEarlyGameMasterAfterAFallback: a location one of whose characters fell
 // back waits for the resolution phase, and none starts before an intention
 // call has succeeded.
-func TestNoEarlyArbiterAfterAFallback(t *testing.T) {
+func TestNoEarlyGameMasterAfterAFallback(t *testing.T) {
 	var intentionsLeft atomic.Int32
 	intentionsLeft.Store(3)
 	var hallEarly atomic.Bool
@@ -204,11 +204,11 @@ func TestLateContext(t *testing.T) {
 	}
 }
 
-// TestEarlyArbiterLogsWithItsPhase: what a location's early arbiter call
+// TestEarlyGameMasterLogsWithItsPhase: what a location's early game master call
 // logs (here the hall's answer leaving Bo out, a fallback warning) is
 // written when the resolution phase collects it, after the phase began,
 // not while the intention phase is still running.
-func TestEarlyArbiterLogsWithItsPhase(t *testing.T) {
+func TestEarlyGameMasterLogsWithItsPhase(t *testing.T) {
 	var mu sync.Mutex
 	var lines []string
 	note := func(s string) { mu.Lock(); lines = append(lines, s); mu.Unlock() }

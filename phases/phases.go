@@ -25,7 +25,7 @@ const (
 	PhaseResolution = "resolution"
 )
 
-// Batcher runs model calls; *llm.Client implements it. CreateEachThen
+// Client runs model calls; *llm.Client implements it. CreateEachThen
 // builds request i with build in the worker that sends it and hands each
 // result to done (when set) as its call ends. Results come back in index
 // order, one per request, and a failed call is a Result with Err set, never
@@ -33,10 +33,10 @@ const (
 // error. Complete makes one call. A Result's Output has passed the
 // request's schema (its Accept when set) and Check, as llm.Client.Complete
 // sees to: the phases decode it without checking it again.
-type Batcher interface {
+type Client interface {
 	CreateEachThen(ctx context.Context, n int, build func(i int) (llm.Request, error), done func(i int, r llm.Result)) ([]llm.Result, error)
 	Complete(ctx context.Context, req llm.Request) llm.Result
-	Workers() int // goroutines a batch of calls runs (llm.Client.Workers)
+	Workers() int // goroutines a fan-out of calls runs (llm.Client.Workers)
 	// CompleteBatch makes the calls of a phase as one Batch API job, each
 	// answer checked as Complete checks one (llm.Client.CompleteBatch).
 	CompleteBatch(ctx context.Context, phase string, reqs []llm.Request, job llm.BatchJob) ([]llm.Result, error)
@@ -46,10 +46,10 @@ type Batcher interface {
 type Env struct {
 	Sim     *world.Simulation
 	Prompts *prompts.Renderer
-	Model   Batcher
+	Model   Client
 	Params  llm.Params
 	Logger  *slog.Logger
-	// MaxCharacters is the most characters one arbiter call resolves
+	// MaxCharacters is the most characters one game master call resolves
 	// (phases.resolution.max_characters; 0: as many as MaxOutputTokens
 	// allows), MaxOutputTokens the most tokens a call may ask for
 	// (llm.max_output_tokens; 0: DefaultMaxOutputTokens). See PerCall.
@@ -74,7 +74,7 @@ type Outcome[T any] struct {
 	Value    T
 	Fallback bool
 	Call     llm.Result
-	// Skipped are the parts of a usable answer that were not (an arbiter's
+	// Skipped are the parts of a usable answer that were not (a game master's
 	// update of one character that does not match its schema, or that is
 	// missing, or whose group's call failed), reported as apply errors.
 	Skipped []ApplyError

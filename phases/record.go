@@ -27,7 +27,7 @@ func intentionRecord(d prompts.IntentionData) string {
 	return record(d.Simulation.Tick, d.Location, "No one else was here.", "Here: ", ", ", names)
 }
 
-// resolutionRecord is what a location's arbiter history keeps of its prompt
+// resolutionRecord is what a location's game master history keeps of its prompt
 // at a tick: the place as it was and what each character present intended.
 func resolutionRecord(d prompts.ResolutionData) string {
 	intents := make([]string, len(d.Characters))
@@ -37,7 +37,7 @@ func resolutionRecord(d prompts.ResolutionData) string {
 	return record(d.Simulation.Tick, d.Location, "No one was here.", "Intentions: ", "; ", intents)
 }
 
-// resolutionAnswerRecord is what a location's arbiter history keeps of its
+// resolutionAnswerRecord is what a location's game master history keeps of its
 // answer at a tick: the tick, the place, what each character lived through
 // and where they ended up, and how the place changed. Each character's
 // internal state and external intent are left out: they are states of that

@@ -60,7 +60,7 @@ func TestRecordsKeepWhatWasNew(t *testing.T) {
 	}
 }
 
-// TestAnswerRecordKeepsWhatHappened: the arbiter's history keeps, of each
+// TestAnswerRecordKeepsWhatHappened: the game master's history keeps, of each
 // answer, the tick, the place, each character's memory entry and where they
 // ended up, and the place's change, and drops the states the next prompt
 // restates; an answer it cannot read is kept whole, never lost.
@@ -73,7 +73,7 @@ func TestAnswerRecordKeepsWhatHappened(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.RecordAnswer == nil {
-		t.Fatal("the arbiter's request keeps its whole answer in history")
+		t.Fatal("the game master's request keeps its whole answer in history")
 	}
 	answer := `{"tick": 7, "location_id": "hall",
 	  "characters": {"bo": {"memory_entry": "I took the spoon.", "location": "cellar", "internal_state": "Smug.", "external_intent": "Hiding."},

@@ -14,11 +14,11 @@ import (
 	"github.com/arbiter-sim/arbiter/world"
 )
 
-// FallbackMemory is the memory entry a character gets when the arbiter of its
+// FallbackMemory is the memory entry a character gets when the game master of its
 // location could not be reached (seed 004).
 const FallbackMemory = "[No resolution — simulation continues]"
 
-// ResolutionKey is the history entity key of a location's arbiter calls.
+// ResolutionKey is the history entity key of a location's game master calls.
 func ResolutionKey(locationID string) string { return "resolution:" + locationID }
 
 // ResolutionRequest builds the phase-2a request of location loc at the tick
@@ -85,7 +85,7 @@ func partRequest(env Env, w *prompts.Snapshot, loc *world.Location, intentions m
 	}, nil
 }
 
-// Resolution runs phase 2a (seed 004): one arbiter call per location, empty
+// Resolution runs phase 2a (seed 004): one game master call per location, empty
 // locations included, all in parallel, each prompt and schema built by the
 // worker that sends it. It returns one outcome per location, in the
 // simulation's order. A failed call yields a fallback that keeps every
@@ -100,7 +100,7 @@ func Resolution(ctx context.Context, env Env, st *world.State, intentions map[st
 	return o.resolve(ctx)
 }
 
-// resolutionOutcome reads the arbiter answer of call g of location loc, or
+// resolutionOutcome reads the game master answer of call g of location loc, or
 // falls back to keeping everyone of g as they are (logged as a warning).
 // An update for someone outside g is read as any other and left to Apply,
 // which refuses one for a character elsewhere; mergeParts keeps the
@@ -137,7 +137,7 @@ func resolutionOutcome(ctx context.Context, env Env, st *world.State, loc *world
 	return o
 }
 
-// readUpdates reports the updates of an arbiter answer that were skipped for
+// readUpdates reports the updates of a game master's answer that were skipped for
 // not matching their schema, and gives each character present that the
 // answer left out the fallback update (it stays as it is, with
 // FallbackMemory), reporting that too: only what is missing falls back.
@@ -157,7 +157,7 @@ func readUpdates(env Env, st *world.State, locationID string, present []string, 
 		}
 		mo.Characters[id] = fb.Characters[id]
 		errs = append(errs, ApplyError{Tick: mo.Tick, LocationID: locationID, CharacterID: id,
-			Reason: "no update from the arbiter; kept as is (fallback)"})
+			Reason: "no update from the game master; kept as is (fallback)"})
 		env.logger().Warn(fmt.Sprintf("Phase 2a: %s: no update for %s, fallback", locationID, id),
 			"phase", PhaseResolution, "tick", mo.Tick, "entity", ResolutionKey(locationID))
 	}
@@ -196,7 +196,7 @@ func IntentionsAt(intentions map[string]string, present []string) map[string]str
 	return out
 }
 
-// Fallback is the seed-004 output for a location whose arbiter call failed:
+// Fallback is the seed-004 output for a location whose game master call failed:
 // every character present (the ids in it at st) stays where it is with its
 // state unchanged, gets FallbackMemory, and the location is left as it is.
 func Fallback(st *world.State, locationID string, present []string) MasterOutput {
@@ -230,7 +230,7 @@ func resolutionParams(env Env, n int) llm.Params {
 	return p
 }
 
-// ResolutionTokens is the most tokens an arbiter answer for a location with
+// ResolutionTokens is the most tokens a game master's answer for a location with
 // n characters present can take within the schema's default string bounds.
 func ResolutionTokens(n int) int { return DefaultAnswer().resolutionTokens(n) }
 

@@ -111,7 +111,7 @@ func TestExecuteEmptyLocation(t *testing.T) {
 	if len(out.Characters) != 0 || fallbacks(res)["cellar"] {
 		t.Errorf("cellar: characters %v, fallback %v; want none, false", out.Characters, fallbacks(res)["cellar"])
 	}
-	// The empty location's request still went to the arbiter, with a schema
+	// The empty location's request still went to the game master, with a schema
 	// that only admits an empty characters object.
 	found := false
 	for _, c := range srv.Calls() {
@@ -182,7 +182,7 @@ func TestExecutePartialFailureFallback(t *testing.T) {
 		t.Errorf("garden memory entry %q, want %q", got, FallbackMemory)
 	}
 	if got := Values(res)["hall"].Characters["ada"].MemoryEntry; got == FallbackMemory || got == "" {
-		t.Errorf("hall should have the arbiter's entry, got %q", got)
+		t.Errorf("hall should have the game master's entry, got %q", got)
 	}
 }
 
@@ -391,7 +391,7 @@ func TestExecuteOneBadUpdateKeepsTheRest(t *testing.T) {
 				t.Errorf("a missing update was not logged:\n%s", logs.String())
 			}
 			if got := next.Locations["hall"].Moment; got != "Soup." {
-				t.Errorf("hall moment = %q, want the arbiter's", got)
+				t.Errorf("hall moment = %q, want the game master's", got)
 			}
 		})
 	}
@@ -436,7 +436,7 @@ func TestResolutionLogsContextAndRenderingAtDebug(t *testing.T) {
 }
 
 // TestResolutionWrongTickOrLocationIsRepaired: the client checks the tick
-// and location an arbiter answer names (ResolutionCheck), so one that names
+// and location a game master's answer names (ResolutionCheck), so one that names
 // another is sent back for repair like a schema mismatch, and a repaired
 // answer is used; the envelope it is checked against is the same for every
 // call.
@@ -496,7 +496,7 @@ func TestResolutionWrongTickOrLocationIsRepaired(t *testing.T) {
 	}
 }
 
-// TestResolutionEnvelopeIsShared: every arbiter call is checked against the
+// TestResolutionEnvelopeIsShared: every game master call is checked against the
 // same envelope, whatever its tick, location or crowd, so the client's
 // compiled-schema cache holds one entry for all of them.
 func TestResolutionEnvelopeIsShared(t *testing.T) {

@@ -209,7 +209,7 @@ func (n *Narrative) Judge(q session.RequestQuery, res llm.Result) session.Verdic
 	return v
 }
 
-// judgeResolution applies an arbiter answer for location loc to st in
+// judgeResolution applies a game master's answer for location loc to st in
 // memory, filling v with what Apply skipped and what it changed.
 func (n *Narrative) judgeResolution(st *world.State, loc string, f facts, out json.RawMessage, v *session.Verdict) {
 	mo, skipped, err := ParseMasterOutput(out)

@@ -9,7 +9,7 @@ import (
 	"github.com/arbiter-sim/arbiter/session"
 )
 
-// TestJudgeResolutionAsApplyDoes: an arbiter answer is read with the checks
+// TestJudgeResolutionAsApplyDoes: a game master's answer is read with the checks
 // apply makes, on the part of the world it touches: a move to where the
 // location does not lead, an update for a character in another location
 // and one for no one are problems naming them; what applies is told.

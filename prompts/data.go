@@ -82,7 +82,7 @@ type IntentionAnswer struct {
 	Intention Field
 }
 
-// ResolutionAnswer is the text fields of the arbiter's phase-2a answer:
+// ResolutionAnswer is the text fields of the game master's phase-2a answer:
 // each character's update, then the location's.
 type ResolutionAnswer struct {
 	MemoryEntry, InternalState, ExternalIntent Field
@@ -97,7 +97,7 @@ func DefaultIntentionAnswer() IntentionAnswer {
 	}
 }
 
-// DefaultResolutionAnswer is the arbiter answer's fields when the
+// DefaultResolutionAnswer is the game master answer's fields when the
 // simulation does not set them.
 func DefaultResolutionAnswer() ResolutionAnswer {
 	return ResolutionAnswer{
@@ -127,7 +127,7 @@ type PresentCharacter struct {
 	Intention string
 }
 
-// ResolutionData is the data of the phase-2a templates: the arbiter of one
+// ResolutionData is the data of the phase-2a templates: the game master of one
 // location resolving one tick, or, for a crowd resolved in several calls,
 // its part of it (call Call of Calls).
 type ResolutionData struct {
@@ -248,7 +248,7 @@ func (w *Snapshot) IntentionData(characterID string) (IntentionData, error) {
 	return IntentionData{Simulation: simulation(sim, st), Character: ch, Location: p.loc, Others: others, Answer: DefaultIntentionAnswer()}, nil
 }
 
-// ResolutionData gathers what the arbiter of location locationID needs to
+// ResolutionData gathers what the game master of location locationID needs to
 // resolve everyone present in one call; intentions maps character ids to
 // their phase-1 intentions (those of characters elsewhere are ignored).
 func (w *Snapshot) ResolutionData(locationID string, intentions map[string]string) (ResolutionData, error) {

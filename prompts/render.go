@@ -177,7 +177,7 @@ func (r *Renderer) override(root, name, path string) error {
 func (r *Renderer) Overrides() []Override { return slices.Clone(r.overrides) }
 
 // DefaultText is the text of the default template name, as compiled into
-// arbiter, for an author to start an override from.
+// game master, for an author to start an override from.
 func DefaultText(name string) ([]byte, error) {
 	text, err := defaults.ReadFile(name)
 	if err != nil {

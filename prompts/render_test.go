@@ -269,7 +269,7 @@ func TestDefaultsRenderEveryState(t *testing.T) {
 
 // TestSystemPromptsShareTheirStaticText: the default system prompts of one
 // phase are identical up to their last section, the one about the entity
-// (who the character is, which place the arbiter resolves), so that a
+// (who the character is, which place the game master resolves), so that a
 // provider's prefix cache serves the premise and the instructions to every
 // call of the phase.
 func TestSystemPromptsShareTheirStaticText(t *testing.T) {

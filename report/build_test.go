@@ -22,7 +22,7 @@ import (
 
 // TestBuildNarrative: the report of a narrative run holds every tick's
 // story, each character's path (Pip walks wharf -> lock -> undercroft and is
-// stuck there when the undercroft's arbiter fails), and the calls per phase
+// stuck there when the undercroft's game master fails), and the calls per phase
 // with the fallbacks of each.
 func TestBuildNarrative(t *testing.T) {
 	dir := narrativeRun(t, 3)

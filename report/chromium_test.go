@@ -76,7 +76,7 @@ func chromiumCases() []chromiumCase {
 				`Saw "&lt;b&gt;CLOSED&lt;/b&gt;" &amp; &lt;script&gt;alert("x")&lt;/script&gt; on the door`,
 				`A lamp gutters. &lt;img src="http://evil.example/x.png" onerror="alert(1)"&gt;`,
 				"The ferryman would not meet my eyes.",
-				`<span class="mark">fallback</span>the arbiter's call failed`,
+				`<span class="mark">fallback</span>the game master's call failed`,
 				"<title>Pip after tick 2: The Undercroft</title>",
 				// Two characters who never move lie side by side, said so.
 				`<p class="note">Hollis Penrake and Inspector Oriel Vance were at the same place at every tick: their paths are drawn side by side.</p>`,

@@ -22,14 +22,14 @@ const (
 )
 
 // routes are where the storyteller walks characters: from a place, to the
-// next one of the route (cyclic) when the arbiter may send them there.
+// next one of the route (cyclic) when the game master may send them there.
 var routes = map[string][]string{
 	"pip":  {"wharf", "lock", "undercroft"},
 	"wren": {"lock", "common", "apothecary"},
 }
 
 // storyteller is a model that writes readable text: Pip's intention call is
-// refused (it falls back), the arbiter of the undercroft always fails (its
+// refused (it falls back), the game master of the undercroft always fails (its
 // location falls back), Pip and Wren walk their routes, Hollis remembers
 // hostileMemory and the Drowned Bell's moment is hostileMoment.
 func storyteller() openaitest.Handler {

@@ -122,7 +122,7 @@ func TestRenderNarrative(t *testing.T) {
 		`<section id="timeline">`, `<h3>Tick 1</h3>`, `<h3>Tick 2</h3>`, `id="tick-1-hall"`, `id="tick-2-yard"`,
 		"Moment &lt;/div&gt;", "Intends &lt;/div&gt;", "Remembers &lt;/div&gt;", "Skipped &lt;/div&gt;",
 		`<span class="move">moved hall → yard</span>`,
-		`<span class="mark">fallback</span>the arbiter's call failed`,
+		`<span class="mark">fallback</span>the game master's call failed`,
 		`<section id="paths">`, `<section id="calls">`,
 		"<b>model calls</b>22", "2 ticks committed",
 		"<td>intention</td><td class=\"n\">12</td>", "42 ms",

@@ -75,7 +75,7 @@ func TestCassetteMissStopsTheTick(t *testing.T) {
 	if got := stateAt(t, r, st, 1); !sameState(got, recorded) {
 		t.Errorf("replayed tick 1 differs from the recorded one:\n got %+v\nwant %+v", got, recorded)
 	}
-	// A location's arbiter may start as soon as its characters' intentions
+	// A location's game master may start as soon as its characters' intentions
 	// are in, so the garden's and the cellar's may have been answered before
 	// the tick stopped; the hall's never is (it would carry bo's fallback,
 	// which is not what was recorded).

@@ -1,9 +1,9 @@
 // Package runner is the tick machine shared by every kind of simulation, as
 // seed 002 has it: it loads the last committed state, plays ticks (or turns)
-// one at a time through a Game, and commits each whole in one storage
+// one at a time through its Stepper, and commits each whole in one storage
 // transaction.
 //
-// A Game (narrative, chronicle, ...) says what one tick does; the runner owns
+// A Stepper (narrative, chronicle, ...) says what one tick does; the runner owns
 // everything around it. Each phase of model calls runs through Tick.Phase:
 // every failure is emitted before its recovery, as it happens (TOOL_FAILURE
 // with the model error's kind as detail, told by the client through an

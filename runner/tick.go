@@ -49,7 +49,7 @@ type Phase struct {
 	Final bool
 }
 
-// Tick is the tick (or turn) in flight, as a Game's Step sees it.
+// Tick is the tick (or turn) in flight, as a Stepper's Step sees it.
 type Tick struct {
 	N int // the tick being played: the last committed + 1
 	// Record collects the kind's own rows of the tick (intentions, outputs,

@@ -35,17 +35,17 @@ type StoryTick struct {
 }
 
 // StoryLocation is one location's part of a tick: its moment at the end of
-// the tick and the characters the arbiter resolved there (those present at
+// the tick and the characters the game master resolved there (those present at
 // its start).
 type StoryLocation struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	// Moment is the location's moment at the end of the tick.
 	Moment string `json:"moment"`
-	// Fallback: the arbiter's call failed and nothing changed here.
+	// Fallback: the game master's call failed and nothing changed here.
 	Fallback   bool             `json:"fallback"`
 	Characters []StoryCharacter `json:"characters"`
-	// Skipped are the arbiter's updates the apply step refused.
+	// Skipped are the game master's updates the apply step refused.
 	Skipped []SkippedUpdate `json:"skipped"`
 }
 
@@ -65,7 +65,7 @@ type StoryCharacter struct {
 // Moved reports whether the character changed location during the tick.
 func (c StoryCharacter) Moved() bool { return c.From != c.To }
 
-// SkippedUpdate is an arbiter update the apply step refused.
+// SkippedUpdate is a game master's update the apply step refused.
 type SkippedUpdate struct {
 	Character string `json:"character"`
 	Reason    string `json:"reason"`

@@ -52,7 +52,7 @@ type IntentionRecord struct {
 	Fallback    bool // the call failed and the current external_intent was kept
 }
 
-// OutputRecord is the arbiter's decision for one location.
+// OutputRecord is the game master's decision for one location.
 type OutputRecord struct {
 	LocationID string
 	Output     string // the MasterOutput as JSON
@@ -104,7 +104,7 @@ type CallRecord struct {
 // Failed reports whether the call ended in an error.
 func (c CallRecord) Failed() bool { return c.Error != "" || c.ErrorKind != "" }
 
-// ApplyError is one arbiter update that the apply step skipped.
+// ApplyError is one game master update that the apply step skipped.
 type ApplyError struct {
 	LocationID  string
 	CharacterID string

@@ -1,6 +1,6 @@
 // Package store keeps the run state of a simulation in an embedded SQLite
 // database, <simdir>/state.db: per committed tick, the whole world state, the
-// memories written, the intentions and the arbiter's outputs, every model
+// memories written, the intentions and the game master's outputs, every model
 // call, the event log, the updates the apply step skipped, and the history
 // exchanges of every entity. A tick is committed in one transaction, so a
 // crash leaves the last committed tick intact and never half of the next.
@@ -169,7 +169,7 @@ func (s *Store) Close() error {
 }
 
 // migrate creates the schema in a new database, upgrades one written by an
-// older arbiter, and refuses one written by a newer one. The version is read
+// older game master, and refuses one written by a newer one. The version is read
 // inside the write transaction, so two processes opening an old database at
 // once upgrade it once.
 func (s *Store) migrate(ctx context.Context) error {

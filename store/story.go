@@ -21,7 +21,7 @@ type TickIntention struct {
 	IntentionRecord
 }
 
-// TickOutput is the arbiter's decision for a location at Tick.
+// TickOutput is the game master's decision for a location at Tick.
 type TickOutput struct {
 	Tick int
 	OutputRecord

@@ -110,8 +110,8 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 		Use:   "arbiter",
 		Short: "Run LLM-driven worlds tick by tick",
 		Long: `arbiter runs LLM-driven worlds tick by tick: in a narrative simulation a model
-plays every character (their intentions) and a game-master model, the arbiter,
-decides what happens in each location, all locations in parallel; in a
+plays every character (their intentions) and a model, the game master of each
+location, decides what happens there, all locations in parallel; in a
 chronicle a person and a model build a history in conversation. Every tick or
 turn commits whole to the simulation's state.db, or not at all.`,
 		SilenceUsage:  true,

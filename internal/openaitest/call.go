@@ -71,7 +71,7 @@ func (c *Call) Strict() bool {
 
 // SchemaConst returns the single allowed value of a top-level property of the
 // request's schema (a const or a one-value enum), or "" when it has none; e.g.
-// SchemaConst("location_id") tells which location an arbiter call is for.
+// SchemaConst("location_id") tells which location a game master call is for.
 func (c *Call) SchemaConst(property string) string {
 	var s struct {
 		Properties map[string]struct {

@@ -30,7 +30,7 @@ type Stepper interface {
 }
 
 // ErrRefused marks a move that the rules of the game refuse (a chronicle
-// message that does not exist, a phase change that is not allowed yet). It
+// message that does not exist, a stage change that is not allowed yet). It
 // is the player's mistake, not a stop: the game goes on from where it was.
 var ErrRefused = errors.New("refused")
 
@@ -43,14 +43,14 @@ type refused struct{ msg string }
 func (e *refused) Error() string        { return e.msg }
 func (e *refused) Is(target error) bool { return target == ErrRefused }
 
-// Ender is a Game that can end, as a won game does. Run stops before a
+// Ender is a Stepper that can end, as a won game does. Run stops before a
 // tick when Over says the state after the last one is final, and reports
 // how it ended.
 type Ender interface {
 	Over(state any) (over bool, how string)
 }
 
-// Ahead is a Game that may start work of the ticks after the one it plays
+// Ahead is a Stepper that may start work of the ticks after the one it plays
 // before that tick commits (a narrative location starting its next tick
 // as soon as its neighbourhood has resolved this one). Such work is held
 // in memory and never stored by the kind; Run calls DropAhead when it

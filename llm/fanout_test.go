@@ -79,7 +79,7 @@ func TestCreateEachEmpty(t *testing.T) {
 	}
 }
 
-// TestCreateEachBuildError: a request that cannot be built fails the batch
+// TestCreateEachBuildError: a request that cannot be built fails the fan-out
 // with its error and no results; the requests after it are never built, so
 // no call of theirs is made.
 func TestCreateEachBuildError(t *testing.T) {
@@ -107,7 +107,7 @@ func TestCreateEachBuildError(t *testing.T) {
 }
 
 // TestCreateEachThen: each result reaches done once, as its call ends, and
-// the batch's results are the same.
+// the fan-out's results are the same.
 func TestCreateEachThen(t *testing.T) {
 	t.Parallel()
 	srv := openaitest.New(t, openaitest.Always(openaitest.JSON(map[string]any{"name": "x", "location": "common"})))
@@ -128,17 +128,17 @@ func TestCreateEachThen(t *testing.T) {
 	}
 	for i, r := range results {
 		if seen[i].Request.User != r.Request.User || r.Request.User != fmt.Sprint(i) {
-			t.Errorf("result %d: done saw %q, batch gave %q", i, seen[i].Request.User, r.Request.User)
+			t.Errorf("result %d: done saw %q, the fan-out gave %q", i, seen[i].Request.User, r.Request.User)
 		}
-		// done gets the answer as the check decoded it; the batch drops it.
+		// done gets the answer as the check decoded it; the fan-out drops it.
 		want := map[string]any{"name": "x", "location": "common"}
 		if !reflect.DeepEqual(seen[i].Decoded, want) || r.Decoded != nil || string(r.Output) != string(seen[i].Output) {
-			t.Errorf("result %d: done saw decoded %#v, batch kept %#v; want %v handed to done alone", i, seen[i].Decoded, r.Decoded, want)
+			t.Errorf("result %d: done saw decoded %#v, the fan-out kept %#v; want %v handed to done alone", i, seen[i].Decoded, r.Decoded, want)
 		}
 	}
 }
 
-// TestCreateEachBuildsAhead: a batch runs twice as many workers as calls in
+// TestCreateEachBuildsAhead: a fan-out runs twice as many workers as calls in
 // flight, so while the calls hold every slot the next requests are already
 // built and waiting at the gate; the server still never sees more than
 // Concurrency calls at once.
