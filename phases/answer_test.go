@@ -205,7 +205,7 @@ func TestAnswerBoundsAreEnforced(t *testing.T) {
 			t.Fatal(err)
 		}
 		env.answer = s
-		res, err := Intention(context.Background(), env, env.Sim.InitialState())
+		res, err := intentionPhase(context.Background(), env, env.Sim.InitialState())
 		if err != nil {
 			t.Fatal(err)
 		}

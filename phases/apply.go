@@ -47,7 +47,7 @@ func Apply(sim *world.Simulation, st *world.State, outputs map[string]MasterOutp
 // each location: it reads, of st, only the characters the output names
 // and changes, of next, only those in loc at st and loc itself. So a
 // state holding just the characters present and the location is enough
-// to play one location ahead of the others (ahead.go) with the very
+// to play one location ahead of the others (round.go) with the very
 // updates Apply makes.
 func applyAt(sim *world.Simulation, st, next *world.State, loc *world.Location, out MasterOutput) []ApplyError {
 	tick := st.Tick + 1

@@ -72,7 +72,7 @@ func TestCrowdOverMaxCharactersResolvedInSeveralCalls(t *testing.T) {
 	withCrowd(env.Sim, 5) // the hall: ada, bo, c0000..c0004
 	env.MaxCharacters = 3
 	st := env.Sim.InitialState()
-	res, err := Resolution(context.Background(), env, st, nil)
+	res, err := resolutionPhase(context.Background(), env, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestCrowdGroupFailureFallsBackOnlyItsGroup(t *testing.T) {
 	withCrowd(env.Sim, 5)
 	env.MaxCharacters = 3
 	st := env.Sim.InitialState()
-	res, err := Resolution(context.Background(), env, st, nil)
+	res, err := resolutionPhase(context.Background(), env, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestCrowdGroupFailureFallsBackOnlyItsGroup(t *testing.T) {
 	mu.Lock()
 	failFor = "*"
 	mu.Unlock()
-	res, err = Resolution(context.Background(), env, st, nil)
+	res, err = resolutionPhase(context.Background(), env, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func TestCrowdSkipsInvalidUpdatesPerCharacter(t *testing.T) {
 	withCrowd(env.Sim, 5) // groups of at most 4: [ada bo c0000 c0001] [c0002 c0003 c0004]
 	env.MaxCharacters = 4
 	st := env.Sim.InitialState()
-	res, err := Resolution(context.Background(), env, st, nil)
+	res, err := resolutionPhase(context.Background(), env, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ func TestCrowdOf1200InOneLocationRuns(t *testing.T) {
 		intentions[c.ID] = "I look for a seat near " + c.Name + "'s friends."
 	}
 	start := time.Now()
-	res, err := Resolution(context.Background(), env, st, intentions)
+	res, err := resolutionPhase(context.Background(), env, st, intentions)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package phases
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"testing"
 	"time"
@@ -77,4 +78,68 @@ func results[T any](outs []Outcome[T]) []llm.Result {
 		rs[i] = o.Call
 	}
 	return rs
+}
+
+// intentionPhase is phase 1 of the whole world at once, as a round makes
+// its calls: one per character, each prompt rendered by the worker that
+// sends it, one outcome per character in the simulation's order, what
+// each call logs written in that order. Only a prompt that cannot be
+// rendered is an error.
+func intentionPhase(ctx context.Context, env Env, st *world.State) ([]Outcome[string], error) {
+	w := prompts.NewSnapshot(env.Sim, st)
+	out := make([]Outcome[string], len(env.Sim.Characters))
+	logs := make([][]heldRecord, len(out))
+	_, err := env.Model.CreateEachThen(ctx, len(out), func(i int) (llm.Request, error) {
+		return IntentionRequest(held(env, &logs[i]), w, env.Sim.Characters[i].ID)
+	}, func(i int, res llm.Result) {
+		out[i] = intentionOutcome(ctx, held(env, &logs[i]), st, env.Sim.Characters[i].ID, res)
+	})
+	flush(ctx, logs...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// resolutionPhase is phase 2a of the whole world at once, given the
+// intentions: one game master call per location (one per group of a
+// crowd), empty locations included, one outcome per location in the
+// simulation's order, what each call logs written in that order. Only a
+// prompt or schema that cannot be built is an error.
+func resolutionPhase(ctx context.Context, env Env, st *world.State, intentions map[string]string) ([]Outcome[MasterOutput], error) {
+	w := prompts.NewSnapshot(env.Sim, st)
+	type call struct {
+		loc *world.Location
+		g   Group
+	}
+	var cs []call
+	first := make([]int, len(env.Sim.Locations)+1)
+	for i, l := range env.Sim.Locations {
+		for _, g := range Groups(w.Present(l.ID), env.perCall()) {
+			cs = append(cs, call{l, g})
+		}
+		first[i+1] = len(cs)
+	}
+	parts := make([]Outcome[MasterOutput], len(cs))
+	logs := make([][]heldRecord, len(cs))
+	_, err := env.Model.CreateEachThen(ctx, len(cs), func(i int) (llm.Request, error) {
+		return partRequest(held(env, &logs[i]), w, cs[i].loc, IntentionsAt(intentions, w.Present(cs[i].loc.ID)), cs[i].g)
+	}, func(i int, res llm.Result) {
+		parts[i] = resolutionOutcome(ctx, held(env, &logs[i]), st, cs[i].loc, cs[i].g, res)
+	})
+	flush(ctx, logs...)
+	if err != nil {
+		return nil, err
+	}
+	outs := make([]Outcome[MasterOutput], len(env.Sim.Locations))
+	for i, l := range env.Sim.Locations {
+		outs[i] = mergeParts(st, l.ID, parts[first[i]:first[i+1]:first[i+1]])
+	}
+	return outs, nil
+}
+
+// held is env logging into *logs instead of its logger.
+func held(env Env, logs *[]heldRecord) Env {
+	env.Logger = slog.New(holdLog{next: env.logger().Handler(), held: logs})
+	return env
 }

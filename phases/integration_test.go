@@ -49,7 +49,7 @@ func realEnv(t *testing.T, maxTokens int) (Env, *world.State, map[string]string)
 func realResolution(t *testing.T) (*world.Simulation, *world.State, []Outcome[MasterOutput]) {
 	t.Helper()
 	env, st, intentions := realEnv(t, 2048) // phases.resolution.max_tokens' default
-	res, err := Resolution(context.Background(), env, st, intentions)
+	res, err := resolutionPhase(context.Background(), env, st, intentions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestPhase2aRealLLMCrowdSplit(t *testing.T) {
 	env, st, intentions := realEnv(t, budget)
 	env.MaxCharacters, env.MaxOutputTokens = 1, budget
 	sim := env.Sim
-	res, err := Resolution(context.Background(), env, st, intentions)
+	res, err := resolutionPhase(context.Background(), env, st, intentions)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,34 +49,6 @@ func IntentionRequest(env Env, w *prompts.Snapshot, id string) (llm.Request, err
 	}, nil
 }
 
-// Intention runs phase 1: one structured-output call per character, all in
-// parallel, each prompt rendered by the worker that sends it. It returns one
-// outcome per character, in the simulation's order: the intention, or on a
-// failed call the character's current external_intent as a fallback (logged
-// as a warning). Only a prompt that cannot be rendered is an error.
-func Intention(ctx context.Context, env Env, st *world.State) ([]Outcome[string], error) {
-	return intentions(ctx, env, st, prompts.NewSnapshot(env.Sim, st), nil)
-}
-
-// intentions is Intention on a snapshot placed once; arrived, when set, is
-// told of each character's outcome as soon as its call ends (from the
-// worker that made it).
-func intentions(ctx context.Context, env Env, st *world.State, w *prompts.Snapshot, arrived func(Outcome[string])) ([]Outcome[string], error) {
-	out := make([]Outcome[string], len(env.Sim.Characters))
-	_, err := env.Model.CreateEachThen(ctx, len(env.Sim.Characters), func(i int) (llm.Request, error) {
-		return IntentionRequest(env, w, env.Sim.Characters[i].ID)
-	}, func(i int, res llm.Result) {
-		out[i] = intentionOutcome(ctx, env, st, env.Sim.Characters[i].ID, res)
-		if arrived != nil {
-			arrived(out[i])
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 // intentionOutcome reads character id's intention from its call, or falls
 // back to its external_intent (logged as a warning).
 func intentionOutcome(ctx context.Context, env Env, st *world.State, id string, res llm.Result) Outcome[string] {

@@ -11,7 +11,7 @@ import (
 
 func TestIntentionOnePerCharacter(t *testing.T) {
 	env, srv, _ := testEnv(t, openaitest.FromSchema(nil))
-	res, err := Intention(context.Background(), env, env.Sim.InitialState())
+	res, err := intentionPhase(context.Background(), env, env.Sim.InitialState())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestIntentionFallbackKeepsExternalIntent(t *testing.T) {
 	})
 	env, _, logs := testEnv(t, h)
 	st := env.Sim.InitialState()
-	res, err := Intention(context.Background(), env, st)
+	res, err := intentionPhase(context.Background(), env, st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestIntentionAnswerOffSchemaFallsBack(t *testing.T) {
 			Then: openaitest.Always(openaitest.JSON(answer)),
 		})
 		env, _, _ := testEnv(t, h)
-		res, err := Intention(context.Background(), env, env.Sim.InitialState())
+		res, err := intentionPhase(context.Background(), env, env.Sim.InitialState())
 		if err != nil {
 			t.Fatal(err)
 		}

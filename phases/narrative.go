@@ -40,8 +40,9 @@ type Narrative struct {
 	Context int
 	// MaxCharacters and MaxOutputTokens bound each resolution call (Env).
 	MaxCharacters, MaxOutputTokens int
-	// Lockstep plays every location's tick together, as the world did
-	// before out-of-order ticks (ahead.go); for comparison.
+	// Lockstep plays every location's tick together: each location waits
+	// for the whole world to resolve the tick before (round.go); for
+	// comparison.
 	Lockstep bool
 	// Batch sends each phase's calls as one Batch API job (batch.go); its
 	// ticks run in lockstep.
@@ -115,7 +116,8 @@ func (n *Narrative) Step(ctx context.Context, t *runner.Tick, s, in any) (any, e
 	}
 	st := s.(*world.State)
 	rec := t.Record
-	// Out of order or in lockstep (ahead.go); the runner sees the same.
+	// Location by location (round.go) or as Batch API jobs (batch.go); the
+	// runner sees the same.
 	plan := n.plan(ctx, t, st)
 	var next *world.State
 	defer func() { plan.end(next) }()

@@ -274,7 +274,7 @@ func TestResolutionRequestThatCannotBeBuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.Prompts = pr
-	out, err := Resolution(t.Context(), env, env.Sim.InitialState(), map[string]string{"ada": "I cook.", "bo": "I steal.", "cy": "I dig."})
+	out, err := resolutionPhase(t.Context(), env, env.Sim.InitialState(), map[string]string{"ada": "I cook.", "bo": "I steal.", "cy": "I dig."})
 	var te *prompts.TemplateError
 	if !errors.As(err, &te) || !strings.Contains(err.Error(), "Nope") || out != nil {
 		t.Errorf("Resolution with garden's prompt broken = %d outcomes, %v; want the template error and none", len(out), err)

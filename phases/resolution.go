@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -83,21 +82,6 @@ func partRequest(env Env, w *prompts.Snapshot, loc *world.Location, intentions m
 		Record:       resolutionRecord(data),
 		RecordAnswer: resolutionAnswerRecord,
 	}, nil
-}
-
-// Resolution runs phase 2a (seed 004): one game master call per location, empty
-// locations included, all in parallel, each prompt and schema built by the
-// worker that sends it. It returns one outcome per location, in the
-// simulation's order. A failed call yields a fallback that keeps every
-// character where and as it is, with a logged warning. Only a prompt or
-// schema that cannot be built is an error.
-func Resolution(ctx context.Context, env Env, st *world.State, intentions map[string]string) ([]Outcome[MasterOutput], error) {
-	// The tick's own path, with every intention already in: nothing starts
-	// before the phase.
-	o := newOverlap(ctx, env, st, prompts.NewSnapshot(env.Sim, st), false, env.Model.Workers())
-	defer o.stop()
-	maps.Copy(o.intents, intentions)
-	return o.resolve(ctx)
 }
 
 // resolutionOutcome reads the game master answer of call g of location loc, or

@@ -54,7 +54,7 @@ func TestExecuteSingleLocation(t *testing.T) {
 	env.Sim.Locations = []*world.Location{&hall}
 	env.Sim.Characters = env.Sim.Characters[:1]
 	st := env.Sim.InitialState()
-	res, err := Resolution(context.Background(), env, st, map[string]string{"ada": "cook soup"})
+	res, err := resolutionPhase(context.Background(), env, st, map[string]string{"ada": "cook soup"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestExecuteMultipleLocations(t *testing.T) {
 	env, srv, _ := testEnv(t, openaitest.FromSchema(nil))
 	env.Model = mustClient(t, srv.URL, 3)
 	st := env.Sim.InitialState()
-	res, err := Resolution(context.Background(), env, st, map[string]string{"ada": "a", "bo": "b", "cy": "c"})
+	res, err := resolutionPhase(context.Background(), env, st, map[string]string{"ada": "a", "bo": "b", "cy": "c"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestExecuteMultipleLocations(t *testing.T) {
 func TestExecuteEmptyLocation(t *testing.T) {
 	env, srv, _ := testEnv(t, openaitest.FromSchema(nil))
 	st := env.Sim.InitialState()
-	res, err := Resolution(context.Background(), env, st, nil)
+	res, err := resolutionPhase(context.Background(), env, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestExecuteEmptyLocation(t *testing.T) {
 func TestExecuteCreatesCorrectRequests(t *testing.T) {
 	env, srv, _ := testEnv(t, openaitest.FromSchema(nil))
 	st := env.Sim.InitialState()
-	res, err := Resolution(context.Background(), env, st, map[string]string{"ada": "cook soup", "bo": "steal", "cy": "dig"})
+	res, err := resolutionPhase(context.Background(), env, st, map[string]string{"ada": "cook soup", "bo": "steal", "cy": "dig"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestExecutePartialFailureFallback(t *testing.T) {
 	h := answerFor(map[string]openaitest.Reply{"garden": openaitest.Status(500, "server_error", "", "boom")}, openaitest.FromSchema(nil))
 	env, _, _ := testEnv(t, h)
 	st := env.Sim.InitialState()
-	res, err := Resolution(context.Background(), env, st, nil)
+	res, err := resolutionPhase(context.Background(), env, st, nil)
 	if err != nil {
 		t.Fatalf("a failed call must not fail the phase: %v", err)
 	}
@@ -189,7 +189,7 @@ func TestExecutePartialFailureFallback(t *testing.T) {
 func TestExecuteAllFailureFallback(t *testing.T) {
 	env, _, _ := testEnv(t, openaitest.Always(openaitest.Status(500, "server_error", "", "down")))
 	st := env.Sim.InitialState()
-	res, err := Resolution(context.Background(), env, st, nil)
+	res, err := resolutionPhase(context.Background(), env, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestExecuteAllFailureFallback(t *testing.T) {
 func TestFallbackLogsWarning(t *testing.T) {
 	h := answerFor(map[string]openaitest.Reply{"hall": openaitest.Refusal("I can't help with that")}, openaitest.FromSchema(nil))
 	env, _, logs := testEnv(t, h)
-	if _, err := Resolution(context.Background(), env, env.Sim.InitialState(), nil); err != nil {
+	if _, err := resolutionPhase(context.Background(), env, env.Sim.InitialState(), nil); err != nil {
 		t.Fatal(err)
 	}
 	got := logs.String()
@@ -253,7 +253,7 @@ func TestFallbackPreservesCurrentState(t *testing.T) {
 func TestResultHasAllLocations(t *testing.T) {
 	h := answerFor(map[string]openaitest.Reply{"cellar": openaitest.Truncated(`{"tick":1,`)}, openaitest.FromSchema(nil))
 	env, _, _ := testEnv(t, h)
-	res, err := Resolution(context.Background(), env, env.Sim.InitialState(), nil)
+	res, err := resolutionPhase(context.Background(), env, env.Sim.InitialState(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestResultSuccessAlwaysTrue(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			env, _, _ := testEnv(t, openaitest.Always(reply))
-			res, err := Resolution(context.Background(), env, env.Sim.InitialState(), nil)
+			res, err := resolutionPhase(context.Background(), env, env.Sim.InitialState(), nil)
 			if err != nil || res == nil {
 				t.Fatalf("Resolution = %v, %v; want a result", res, err)
 			}
@@ -298,7 +298,7 @@ func TestResultDataContainsMasterOutput(t *testing.T) {
 		return nil
 	}
 	env, _, _ := testEnv(t, openaitest.FromSchema(choose))
-	res, err := Resolution(context.Background(), env, env.Sim.InitialState(), nil)
+	res, err := resolutionPhase(context.Background(), env, env.Sim.InitialState(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func TestResultDataContainsMasterOutput(t *testing.T) {
 func TestResolutionMaxTokensFitsTheCrowd(t *testing.T) {
 	env, _, _ := testEnv(t, openaitest.FromSchema(nil))
 	env.Params.MaxTokens = 600
-	res, err := Resolution(context.Background(), env, env.Sim.InitialState(), nil)
+	res, err := resolutionPhase(context.Background(), env, env.Sim.InitialState(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +348,7 @@ func TestExecuteOneBadUpdateKeepsTheRest(t *testing.T) {
 			hall := openaitest.Content(`{"tick": 1, "location_id": "hall", "characters": {` + chars + `, "zed": {"memory_entry": "?", "location": "hall", "internal_state": "", "external_intent": ""}}, "location": {"moment": "Soup.", "description": null}}`)
 			env, _, logs := testEnv(t, answerFor(map[string]openaitest.Reply{"hall": hall}, openaitest.FromSchema(nil)))
 			st := env.Sim.InitialState()
-			res, err := Resolution(context.Background(), env, st, nil)
+			res, err := resolutionPhase(context.Background(), env, st, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -403,7 +403,7 @@ func TestExecuteLocationUpdateMayOmitFields(t *testing.T) {
 	cellar := openaitest.Content(`{"tick": 1, "location_id": "cellar", "characters": {}, "location": {}}`)
 	env, _, _ := testEnv(t, answerFor(map[string]openaitest.Reply{"cellar": cellar}, openaitest.FromSchema(nil)))
 	st := env.Sim.InitialState()
-	res, err := Resolution(context.Background(), env, st, nil)
+	res, err := resolutionPhase(context.Background(), env, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +421,7 @@ func TestResolutionLogsContextAndRenderingAtDebug(t *testing.T) {
 	env, _, _ := testEnv(t, openaitest.FromSchema(nil))
 	logs := &bytes.Buffer{}
 	env.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	if _, err := Resolution(context.Background(), env, env.Sim.InitialState(), map[string]string{"ada": "cook"}); err != nil {
+	if _, err := resolutionPhase(context.Background(), env, env.Sim.InitialState(), map[string]string{"ada": "cook"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -475,7 +475,7 @@ func TestResolutionWrongTickOrLocationIsRepaired(t *testing.T) {
 			hall.Connections = nil
 			env.Sim.Locations = []*world.Location{&hall}
 			env.Sim.Characters = env.Sim.Characters[:1]
-			res, err := Resolution(t.Context(), env, env.Sim.InitialState(), nil)
+			res, err := resolutionPhase(t.Context(), env, env.Sim.InitialState(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package phases
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -81,7 +82,7 @@ func TestPoolForgetsJobsItRan(t *testing.T) {
 func TestHeldRoundWaitsForTheCommitBefore(t *testing.T) {
 	env, srv, _ := testEnv(t, openaitest.FromSchema(nil))
 	n := &Narrative{Sim: env.Sim, Prompts: env.Prompts, Model: env.Model, Intention: env.Params, Resolution: env.Params, Logger: env.Logger}
-	n.ahead.setup(n.Sim)
+	n.ahead.setup(n.Sim, false)
 	n.ahead.pool = newPool(2)
 	defer n.ahead.drop()
 	st := n.Sim.InitialState()
@@ -89,7 +90,7 @@ func TestHeldRoundWaitsForTheCommitBefore(t *testing.T) {
 		t.Fatal("the test world has no characters")
 	}
 
-	r := n.newRound(t.Context(), 1)
+	r := n.newRound(t.Context(), 1, true)
 	gate := make(chan struct{})
 	r.hold(gate)
 	for i := range n.Sim.Locations {
@@ -116,4 +117,49 @@ func TestHeldRoundWaitsForTheCommitBefore(t *testing.T) {
 		t.Errorf("%d calls once the commit ended, want one per character (%d) at least", c, len(st.Characters))
 	}
 	r.stop()
+}
+
+// TestLockstepIsTheWholeWorldsNeighbourhood: out of order, a location of
+// the next round is ready once itself and the locations with a connection
+// into it have resolved (the cellar, fed by the garden); in lockstep, no
+// location is ready before every location has resolved, then all are.
+func TestLockstepIsTheWholeWorldsNeighbourhood(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		lockstep   bool
+		afterTwo   []string // ready once the cellar and the garden have resolved
+		afterThree []string // ready once the hall has too
+	}{
+		{false, []string{"cellar"}, []string{"cellar", "garden", "hall"}},
+		{true, nil, []string{"cellar", "garden", "hall"}},
+	} {
+		n := &Narrative{Sim: testWorld(), Lockstep: tc.lockstep}
+		n.ahead.setup(n.Sim, n.Lockstep)
+		st := n.Sim.InitialState()
+		r := n.newRound(t.Context(), 2, true)
+		gate := make(chan struct{}) // held: ready, never started
+		r.hold(gate)
+		ready := func() []string {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			var ids []string
+			for _, i := range r.ready {
+				ids = append(ids, n.Sim.Locations[i].ID)
+			}
+			slices.Sort(ids)
+			return ids
+		}
+		index := func(id string) int { return n.ahead.index[id] }
+		r.feed(index("cellar"), st)
+		r.feed(index("garden"), st)
+		if got := ready(); !slices.Equal(got, tc.afterTwo) {
+			t.Errorf("lockstep %v: ready after the cellar and the garden = %v, want %v", tc.lockstep, got, tc.afterTwo)
+		}
+		r.feed(index("hall"), st)
+		if got := ready(); !slices.Equal(got, tc.afterThree) {
+			t.Errorf("lockstep %v: ready after every location = %v, want %v", tc.lockstep, got, tc.afterThree)
+		}
+		r.stop()
+		close(gate)
+	}
 }
