@@ -93,10 +93,9 @@ type Runner struct {
 	keep   func([]llm.Message) any // puts a call's request in its stored form (llm.WithKeep)
 	last   int                     // last committed tick (or, while its commit runs, the tick committing)
 	state  any                     // the state after last
-	// pipeline is set while Run overlaps each commit with the next tick's
-	// calls: inflight is the commit running, committed the reports of the
-	// ticks it has stored since Run last collected them.
-	pipeline  bool
+	// inflight is the commit running (each tick's commit runs while the
+	// next tick's calls are made), committed the reports of the ticks
+	// stored since Run or Turn last collected them.
 	inflight  *inflight
 	committed []TickReport
 	// callbacks serialises OnEvent, OnPhase and OnTick: a commit reports
@@ -376,8 +375,7 @@ func (r *Runner) Run(ctx context.Context, n int) (*Report, error) {
 	// Each tick's commit runs while the next tick's calls are made; still
 	// one transaction per tick, in order, and nothing of a tick is stored
 	// before the tick before it is.
-	r.pipeline = true
-	defer func() { r.pipeline, r.committed = false, nil }()
+	defer func() { r.committed = nil }()
 	var limited int64 // the client's 429s before this run
 	if r.Client != nil {
 		limited = r.Client.Stats().RateLimited
@@ -425,7 +423,15 @@ func (r *Runner) Turn(ctx context.Context, in any) (*TickReport, error) {
 	if err := r.Open(ctx); err != nil {
 		return nil, err
 	}
-	return r.step(ctx, in, r.last+1)
+	defer func() { r.committed = nil }()
+	tr, err := r.step(ctx, in, r.last+1)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.awaitCommit(ctx); err != nil {
+		return nil, err
+	}
+	return tr, nil
 }
 
 // step checks the budget, then plays and commits the next tick.

@@ -260,27 +260,7 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 		}
 	}
 
-	var down error // why the tick is dropped
-	reason := "no model call of the tick succeeded"
-	var unusable error
-	if failed > 0 && failed == len(calls) {
-		unusable = endpointFailure(calls)
-	}
-	switch miss := cassetteFailure(calls); {
-	case miss != nil:
-		// The cassette stands in for the endpoint: without its answer the
-		// run cannot be the recorded one, so it stops as on an endpoint
-		// failure, the last committed tick kept.
-		down = miss.Result.Err
-		reason = "the cassette failed the call of " + miss.Result.Request.EntityKey
-	case unusable != nil:
-		// Any phase, the last too: a tick whose every resolution fell
-		// back because the endpoint refused the key is no tick.
-		down = unusable
-		reason = fmt.Sprintf("every %s call failed and the endpoint is unusable", p.Name)
-	case p.Final && allFailed(t.calls):
-		down = firstError(t.calls)
-	}
+	reason, down := quorum(p, calls, t.calls)
 	// A fallback holds only if the tick commits: those of an earlier phase
 	// are told when the tick's fate is known (settle), with this phase's.
 	t.holdRecoveries(calls, p.Strategy)
@@ -330,17 +310,11 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 	if ctx.Err() != nil {
 		return nil, nil, t.rollback(ctx)
 	}
-	r.startCommit(ctx, t, tr, results, time.Since(start))
+	r.startCommit(ctx, t, tr, time.Since(start))
 	r.spent(t.calls)
-	if !r.pipeline {
-		if err := r.awaitCommit(ctx); err != nil {
-			return nil, nil, err
-		}
-		return next, tr, nil
-	}
 	// The next tick's calls send this tick's exchanges: they enter the
 	// history now; should the commit fail, the run stops before any later
-	// tick commits.
+	// tick commits (and Turn's caller stops too).
 	if r.Client != nil {
 		r.Client.History().Commit(results...)
 	}
@@ -376,40 +350,28 @@ func (t *Tick) complete(next any) (*TickReport, []llm.Result, error) {
 
 // startCommit commits the tick's record on its own goroutine, as the
 // runner's commit in flight (awaitCommit waits for it); played is how long
-// the tick took until then. A Ctrl-C from here on stops the run after this
-// tick, which is whole, rather than during its transaction.
-func (r *Runner) startCommit(ctx context.Context, t *Tick, tr *TickReport, results []llm.Result, played time.Duration) {
+// the tick took until then. What the next tick shows meanwhile is held
+// until the commit has ended. A Ctrl-C from here on stops the run after
+// this tick, which is whole, rather than during its transaction.
+func (r *Runner) startCommit(ctx context.Context, t *Tick, tr *TickReport, played time.Duration) {
 	c := &inflight{t: t, tr: tr, done: make(chan struct{}), last: r.last, state: r.state}
-	if !r.pipeline {
-		c.results = results
-	}
 	rec := t.Record
-	pipeline := r.pipeline
-	if pipeline {
-		r.hold()
-	}
+	r.hold()
 	go func() {
 		defer close(c.done)
 		begin := time.Now()
 		c.err = r.Store.CommitTick(context.WithoutCancel(ctx), rec)
 		tr.Commit = time.Since(begin)
 		tr.Duration = played + tr.Commit
-		switch {
-		case c.err != nil && pipeline:
-			// The next tick's events stay held: awaitCommit drops them
-			// and reports this failure.
-		case pipeline:
-			// Stored: nothing of the tick but its report is needed any
-			// more, so its prompts and answers need not stay in memory
-			// until the next tick ends. Told as soon as it is stored,
-			// then the next tick's events held meanwhile.
-			c.t = nil
-			r.release(true, tr)
-		case c.err == nil && r.OnTick != nil:
-			r.callbacks.Lock()
-			defer r.callbacks.Unlock()
-			r.OnTick(*tr)
+		if c.err != nil {
+			return // the next tick's events stay held: awaitCommit drops them and reports this failure
 		}
+		// Stored: nothing of the tick but its report is needed any more,
+		// so its prompts and answers need not stay in memory until the
+		// next tick ends. Told as soon as it is stored, then the next
+		// tick's events held meanwhile.
+		c.t = nil
+		r.release(true, tr)
 	}()
 	r.inflight = c
 }
@@ -417,20 +379,18 @@ func (r *Runner) startCommit(ctx context.Context, t *Tick, tr *TickReport, resul
 // inflight is a tick whose commit runs while the next tick's calls are
 // made; last and state are the runner's before it, restored if it fails.
 type inflight struct {
-	t       *Tick
-	tr      *TickReport
-	results []llm.Result
-	done    chan struct{}
-	err     error
-	last    int
-	state   any
+	t     *Tick
+	tr    *TickReport
+	done  chan struct{}
+	err   error
+	last  int
+	state any
 }
 
 // awaitCommit waits for the commit in flight, if any (which reported its
-// tick to OnTick once stored). When the run does not overlap commits, the
-// tick's exchanges then enter the history. A commit that failed runs the commit_failed
-// handler of its tick, whose error is returned, and the runner is back at
-// the tick before.
+// tick to OnTick once stored), and collects its report. A commit that
+// failed runs the commit_failed handler of its tick, whose error is
+// returned, and the runner is back at the tick before.
 func (r *Runner) awaitCommit(ctx context.Context) error {
 	c := r.inflight
 	if c == nil {
@@ -440,17 +400,10 @@ func (r *Runner) awaitCommit(ctx context.Context) error {
 	<-c.done
 	if c.err != nil {
 		r.last, r.state = c.last, c.state
-		if r.pipeline {
-			r.release(false, nil) // the next tick's events go with it
-		}
+		r.release(false, nil) // the next tick's events go with it
 		return c.t.fail(ctx, "commit_failed", c.err)
 	}
-	if !r.pipeline && r.Client != nil {
-		r.Client.History().Commit(c.results...)
-	}
-	if r.pipeline {
-		r.committed = append(r.committed, *c.tr)
-	}
+	r.committed = append(r.committed, *c.tr)
 	return nil
 }
 
@@ -583,6 +536,30 @@ func (tr *TickReport) add(c Call) {
 	}
 }
 
+// quorum is seed 002's quorum rule at the end of phase p, whose calls are
+// phase; tick is every call of the tick so far, phase's included. It
+// returns why the tick is dropped, nil when it goes on, and the reason
+// told with it:
+//   - a call the replay cassette failed (it stands in for the endpoint:
+//     without its answer the run cannot be the recorded one);
+//   - every call of the phase, any phase, the last too, failed in a way
+//     that says the endpoint is unusable (a tick whose every resolution
+//     fell back because the endpoint refused the key is no tick);
+//   - at the end of the final phase, no call of the tick succeeded or was
+//     recovered.
+func quorum(p Phase, phase, tick []Call) (reason string, down error) {
+	if miss := cassetteFailure(phase); miss != nil {
+		return "the cassette failed the call of " + miss.Result.Request.EntityKey, miss.Result.Err
+	}
+	if err := endpointFailure(phase); err != nil {
+		return fmt.Sprintf("every %s call failed and the endpoint is unusable", p.Name), err
+	}
+	if p.Final && allFailed(tick) {
+		return "no model call of the tick succeeded", firstError(tick)
+	}
+	return "", nil
+}
+
 // allFailed reports whether no call of calls succeeded or was recovered.
 func allFailed(calls []Call) bool {
 	for _, c := range calls {
@@ -593,10 +570,14 @@ func allFailed(calls []Call) bool {
 	return len(calls) > 0
 }
 
-// endpointFailure returns the first error when every call failed in a way that
-// says the endpoint itself is unusable (unreachable, unauthorised, out of
-// quota), so the rest of the tick would fail the same way.
+// endpointFailure returns the first error when there are calls and every
+// one failed in a way that says the endpoint itself is unusable
+// (unreachable, unauthorised, out of quota), so the rest of the tick would
+// fail the same way.
 func endpointFailure(calls []Call) error {
+	if len(calls) == 0 {
+		return nil
+	}
 	for _, c := range calls {
 		var le *llm.Error
 		if !errors.As(c.Result.Err, &le) {
