@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
@@ -120,6 +121,10 @@ func TestGateRecovers(t *testing.T) {
 // more are in flight than the limit.
 func TestGateFIFO(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, testGateFIFO)
+}
+
+func testGateFIFO(t *testing.T) {
 	g := newGate(1, slog.New(slog.DiscardHandler))
 	held := mustAcquire(t, g)
 	var (
@@ -139,7 +144,10 @@ func TestGateFIFO(t *testing.T) {
 			mu.Unlock()
 			g.release(s, endOK)
 		})
-		waitFor(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return len(g.waiters) == i+1 })
+		synctest.Wait() // waiter i is queued, or will never be
+		if n := waiters(g); n != i+1 {
+			t.Fatalf("%d waiters once waiter %d waits, want %d", n, i, i+1)
+		}
 	}
 	g.release(held, endOK)
 	wg.Wait()
@@ -153,6 +161,10 @@ func TestGateFIFO(t *testing.T) {
 // so no slot is ever lost.
 func TestGateWaitEndsWithContext(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, testGateWaitEndsWithContext)
+}
+
+func testGateWaitEndsWithContext(t *testing.T) {
 	g := newGate(1, slog.New(slog.DiscardHandler))
 	held := mustAcquire(t, g)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
@@ -160,10 +172,7 @@ func TestGateWaitEndsWithContext(t *testing.T) {
 	if _, err := g.acquire(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("acquire = %v, want the deadline", err)
 	}
-	g.mu.Lock()
-	waiting := len(g.waiters)
-	g.mu.Unlock()
-	if waiting != 0 {
+	if waiting := waiters(g); waiting != 0 {
 		t.Errorf("%d waiters left after the wait ended, want 0", waiting)
 	}
 	g.release(held, endOK)
@@ -181,7 +190,10 @@ func TestGateWaitEndsWithContext(t *testing.T) {
 			}
 			done <- err
 		}()
-		waitFor(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return len(g.waiters) == 1 })
+		synctest.Wait() // it waits for the slot
+		if n := waiters(g); n != 1 {
+			t.Fatalf("%d waiters, want the one", n)
+		}
 		go cancel()
 		g.release(held, endOK)
 		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
@@ -196,15 +208,11 @@ func TestGateWaitEndsWithContext(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in 5 s")
-		}
-		time.Sleep(time.Millisecond)
-	}
+// waiters is how many wait at g.
+func waiters(g *gate) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.waiters)
 }
 
 // TestAdaptiveConcurrencyAbsorbs429: a server that answers 429 without
@@ -277,9 +285,11 @@ func TestAdaptiveConcurrencyUnderAWindowedLimit(t *testing.T) {
 // by 429s and what to set instead.
 func TestGateWaitFailsTheCall(t *testing.T) {
 	t.Parallel()
+	hanging := make(chan struct{}) // closed once the hung call reached the server, holding the one slot
+	reached := sync.OnceFunc(func() { close(hanging) })
 	srv := openaitest.New(t, openaitest.Match(openaitest.Always(openaitest.JSON(validAnswer)),
 		openaitest.Route{If: openaitest.UserContains("limited"), Then: openaitest.Always(openaitest.Status(429, "requests", "rate_limit_exceeded", "slow down"))},
-		openaitest.Route{If: openaitest.UserContains("hang"), Then: openaitest.Always(openaitest.Hang())}))
+		openaitest.Route{If: openaitest.UserContains("hang"), Then: func(*openaitest.Call) openaitest.Reply { reached(); return openaitest.Hang() }}))
 	c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Concurrency = 2 })
 	if res := c.Complete(t.Context(), testRequest("limited")); ErrorKindOf(res.Err) != KindRateLimit || res.Attempts != 10 {
 		t.Fatalf("always 429: %v after %d attempts; want rate_limit after 8 waits and 2 tries", res.Err, res.Attempts)
@@ -290,7 +300,7 @@ func TestGateWaitFailsTheCall(t *testing.T) {
 	hung, stop := context.WithCancel(t.Context())
 	defer stop()
 	go c.Complete(hung, testRequest("hang"))
-	waitFor(t, func() bool { return srv.CallCount() == 11 })
+	<-hanging
 
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,6 +12,8 @@ import (
 	"github.com/arbiter-sim/arbiter/internal/worldtest"
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/prompts"
+	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/store"
 	"github.com/arbiter-sim/arbiter/world"
 )
 
@@ -142,4 +145,24 @@ func resolutionPhase(ctx context.Context, env Env, st *world.State, intentions m
 func held(env Env, logs *[]heldRecord) Env {
 	env.Logger = slog.New(holdLog{next: env.logger().Handler(), held: logs})
 	return env
+}
+
+// narrativeRunner is a runner of the test world's narrative against the
+// server at url, with the default prompts, a state.db of its own and
+// logger (nil: none).
+func narrativeRunner(t *testing.T, url string, logger *slog.Logger) *runner.Runner {
+	t.Helper()
+	client := mustClient(t, url, 4)
+	pr, err := prompts.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	n := &Narrative{Sim: testWorld(), Prompts: pr, Model: client, Logger: logger,
+		Intention: llm.Params{Model: "m", MaxTokens: 400}, Resolution: llm.Params{Model: "m", MaxTokens: 2048}}
+	return &runner.Runner{Stepper: n, Store: st, Client: client}
 }

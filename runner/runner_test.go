@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -309,20 +308,24 @@ func TestQuorumFailureUnreachableEndpointFailsFast(t *testing.T) {
 func TestInterruptRollsBackTickInFlight(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var committed atomic.Pointer[store.Store]
+	tick1 := make(chan struct{}) // closed once tick 1 is stored
 	h := newHarness(t, openaitest.Match(openaitest.FromSchema(nil), openaitest.Route{
 		If: func(c *openaitest.Call) bool { return c.SchemaName() == "MasterOutput" && promptTick(c) == 2 },
 		Then: func(*openaitest.Call) openaitest.Reply {
 			// Out of order, a location may ask its tick-2 resolution
 			// before another has resolved tick 1: interrupt only once
 			// tick 1 is committed, so the tick in flight is tick 2.
-			waitForTick(committed.Load(), 1)
+			<-tick1
 			cancel()
 			return openaitest.Hang()
 		},
 	}))
 	r, st := h.runner(Config{})
-	committed.Store(st)
+	r.OnTick = func(tr TickReport) {
+		if tr.Tick == 1 {
+			close(tick1)
+		}
+	}
 	rep, err := r.Run(ctx, 3)
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("err = %v, want ErrInterrupted", err)
@@ -339,15 +342,6 @@ func TestInterruptRollsBackTickInFlight(t *testing.T) {
 	}
 	if sum, _ := st.Summary(context.Background()); sum.LastStop == nil || sum.LastStop.Reason != StopInterrupted || sum.LastStop.Tick != 2 {
 		t.Errorf("recorded stop %+v, want interrupted at tick 2", sum.LastStop)
-	}
-}
-
-// waitForTick waits, for ten seconds at most, until st has committed tick n.
-func waitForTick(st *store.Store, n int) {
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if last, err := st.LastTick(context.Background()); err == nil && last >= n {
-			return
-		}
 	}
 }
 
