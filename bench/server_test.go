@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arbiter-sim/arbiter/internal/worldtest"
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/phases"
+	"github.com/arbiter-sim/arbiter/prompts"
 	"github.com/arbiter-sim/arbiter/session"
 	"github.com/arbiter-sim/arbiter/world"
 )
@@ -103,13 +105,35 @@ func post(t *testing.T, url string, body any) (*http.Response, string) {
 	return resp, string(out)
 }
 
-func intentionRequest() map[string]any {
+func intentionRequest(t *testing.T) map[string]any {
+	t.Helper()
 	return map[string]any{
 		"model":    "bench",
 		"messages": []map[string]string{{"role": "system", "content": "You play Ada."}, {"role": "user", "content": "What do you do? (tick 1)"}},
 		"response_format": map[string]any{"type": "json_schema", "json_schema": map[string]any{
-			"name": "IntentionResponse", "strict": true, "schema": json.RawMessage(phases.IntentionSchema())}},
+			"name": "IntentionResponse", "strict": true, "schema": houseCall(t, phases.PhaseIntention, "ada", nil).Schema}},
 	}
+}
+
+// houseCall is the request the narrative of the test house sends in phase
+// for entity at the tick after its start, as edit changes it (nil: as
+// authored).
+func houseCall(t *testing.T, phase, entity string, edit func(*world.State)) llm.Request {
+	t.Helper()
+	pr, err := prompts.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &phases.Narrative{Sim: worldtest.House(), Prompts: pr}
+	st := n.Sim.InitialState()
+	if edit != nil {
+		edit(st)
+	}
+	req, err := n.Call(st, phase, entity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
 }
 
 func resolutionRequest(t *testing.T, schema json.RawMessage) map[string]any {
@@ -128,10 +152,12 @@ func resolutionRequest(t *testing.T, schema json.RawMessage) map[string]any {
 func TestServerAnswersFromTheSchema(t *testing.T) {
 	t.Parallel()
 	_, url := startServer(t, ServerConfig{Tail: TailFixed, Concurrency: 1})
-	schema, err := phases.ResolutionSchema(7, "hall", []string{"ada", "bo", "cy"}, []string{"hall", "yard", "cellar"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	schema := houseCall(t, phases.PhaseResolution, "hall", func(st *world.State) { // tick 7, everyone in the hall
+		st.Tick = 6
+		cy := st.Characters["cy"]
+		cy.Location = "hall"
+		st.Characters["cy"] = cy
+	}).Schema
 	resp, body := post(t, url, resolutionRequest(t, schema))
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d: %s", resp.StatusCode, body)
@@ -165,12 +191,12 @@ func TestServerAnswersFromTheSchema(t *testing.T) {
 		t.Errorf("answer %+v, want tick 7, hall, 3 characters", mo)
 	}
 	for id, cu := range mo.Characters {
-		if cu.Location != "hall" && cu.Location != "yard" && cu.Location != "cellar" {
+		if cu.Location != "hall" && cu.Location != "garden" {
 			t.Errorf("%s goes to %q, not one of its enum", id, cu.Location)
 		}
 	}
 
-	resp, body = post(t, url, intentionRequest())
+	resp, body = post(t, url, intentionRequest(t))
 	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `\"intention\"`) {
 		t.Errorf("intention call: %d %s", resp.StatusCode, body)
 	}
@@ -181,9 +207,9 @@ func TestServerRefusesWhatItCannotAnswer(t *testing.T) {
 	srv, url := startServer(t, ServerConfig{Tail: TailFixed, Concurrency: 2})
 	noTick := json.RawMessage(`{"type":"object","properties":{"location_id":{"enum":["hall"]},"characters":{"type":"object","properties":{}}}}`)
 	noEnum := json.RawMessage(`{"type":"object","properties":{"tick":{"enum":[1]},"location_id":{"enum":["hall"]},"characters":{"type":"object","properties":{"ada":{"type":"object","properties":{"location":{"type":"string"}}}}}}}`)
-	plain := intentionRequest()
+	plain := intentionRequest(t)
 	delete(plain, "response_format")
-	other := intentionRequest()
+	other := intentionRequest(t)
 	other["response_format"].(map[string]any)["json_schema"].(map[string]any)["name"] = "Poem"
 	for _, tc := range []struct {
 		name string
@@ -221,10 +247,10 @@ func TestServerRefusesWhatItCannotAnswer(t *testing.T) {
 func TestServerRateLimit(t *testing.T) {
 	t.Parallel()
 	srv, url := startServer(t, ServerConfig{Tail: TailFixed, Concurrency: 4, RPM: 60})
-	if resp, body := post(t, url, intentionRequest()); resp.StatusCode != http.StatusOK {
+	if resp, body := post(t, url, intentionRequest(t)); resp.StatusCode != http.StatusOK {
 		t.Fatalf("first request: %d %s", resp.StatusCode, body)
 	}
-	resp, body := post(t, url, intentionRequest())
+	resp, body := post(t, url, intentionRequest(t))
 	if resp.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("second request within the second: %d %s, want 429", resp.StatusCode, body)
 	}
@@ -247,7 +273,7 @@ func TestServerQueuesOverItsConcurrency(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 6 {
 		wg.Go(func() {
-			if resp, body := post(t, url, intentionRequest()); resp.StatusCode != http.StatusOK {
+			if resp, body := post(t, url, intentionRequest(t)); resp.StatusCode != http.StatusOK {
 				t.Errorf("status %d %s", resp.StatusCode, body)
 			}
 		})
@@ -315,7 +341,7 @@ func TestChildServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp, body := post(t, strings.TrimSuffix(c.URL, "/v1"), intentionRequest()); resp.StatusCode != http.StatusOK {
+	if resp, body := post(t, strings.TrimSuffix(c.URL, "/v1"), intentionRequest(t)); resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d %s", resp.StatusCode, body)
 	}
 	st, err := c.Stats(context.Background())

@@ -153,13 +153,22 @@ func readField(file, key string, raw any, f *prompts.Field) []error {
 // simulation that sets its own.
 type answerSchemas struct {
 	answer Answer
-	// intention is IntentionSchema, sent with every phase-1 call; master
+	// intention is IntentionResponse's strict schema, sent with every
+	// phase-1 call; master
 	// the MasterOutput schema file, with CharacterUpdate under $defs.
 	intention, master json.RawMessage
-	// resolution and group are the templates of ResolutionSchema (group:
+	// resolution and group are the templates of resolutionSchema (group:
 	// a crowd's calls after the first).
 	resolution, group *schemaTemplate
-	envelope          json.RawMessage // ResolutionEnvelope
+	// envelope is the schema a game master's answer must match for the
+	// client to return it (llm.Request.Accept): MasterOutput's shape,
+	// with any characters object, each update then read on its own by
+	// ParseMasterOutput, and moment and description optional. One bad
+	// update thus costs the location that update, not its whole
+	// resolution. It is the same for every call of a simulation, so the
+	// client compiles it once; the tick and location an answer must name
+	// are ResolutionCheck's.
+	envelope json.RawMessage
 	// intentionValidator and envelopeValidator are compiled from the very
 	// schemas the calls send (intention, envelope), which is what lets
 	// checkedIntention and parseMasterOutput skip checking an answer the

@@ -174,7 +174,7 @@ func TestAnswerShapesPromptsAndSchemas(t *testing.T) {
 
 	plain := narrative(t, DefaultAnswer())
 	req, err = plain.Call(st, PhaseIntention, "ada")
-	if err != nil || !bytes.Equal(req.Schema, IntentionSchema()) || !strings.Contains(req.System, "1 to 400 characters") {
+	if err != nil || !bytes.Equal(req.Schema, intentionSchema()) || !strings.Contains(req.System, "1 to 400 characters") {
 		t.Errorf("defaults: schema %s, %v; want IntentionSchema and 400 in the prompt", req.Schema, err)
 	}
 	for i, n := range Schemas() {
@@ -230,8 +230,8 @@ func TestAnswerBoundsAreEnforced(t *testing.T) {
 func TestAnswerTokens(t *testing.T) {
 	t.Parallel()
 	for n, want := range map[int]int{0: 300, 1: 550, 6: 1800} {
-		if got := ResolutionTokens(n); got != want {
-			t.Errorf("ResolutionTokens(%d) = %d, want %d", n, got, want)
+		if got := resolutionTokens(n); got != want {
+			t.Errorf("resolutionTokens(%d) = %d, want %d", n, got, want)
 		}
 	}
 	wide := DefaultAnswer()
@@ -239,7 +239,7 @@ func TestAnswerTokens(t *testing.T) {
 	if got := wide.resolutionTokens(2); got != 300+2*700 {
 		t.Errorf("resolutionTokens(2) with memories of 2,100 characters = %d, want 1700", got)
 	}
-	def, err := PerCall(0, 4096)
+	def, err := perCallOf(0, 4096)
 	if err != nil {
 		t.Fatal(err)
 	}

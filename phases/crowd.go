@@ -55,18 +55,13 @@ func GroupKey(locationID string, call int) string {
 	return ResolutionKey(locationID) + "/" + strconv.Itoa(call)
 }
 
-// PerCall is the most characters one game master call resolves: maxCharacters
-// (phases.resolution.max_characters) when set, else as many as an answer
-// within maxOutputTokens (llm.max_output_tokens; 0: the default) and strict
-// mode's property limit allow, whichever is smaller. A maxCharacters whose
-// answer could pass maxOutputTokens, or that strict mode cannot list, is an
-// error naming both keys, as is an output budget too small for one
-// character.
-func PerCall(maxCharacters, maxOutputTokens int) (int, error) {
-	return perCall(DefaultAnswer(), maxCharacters, maxOutputTokens)
-}
-
-// perCall is PerCall of answers within a's bounds.
+// perCall is the most characters one game master call resolves, of answers
+// within a's bounds: maxCharacters (phases.resolution.max_characters) when
+// set, else as many as an answer within maxOutputTokens
+// (llm.max_output_tokens; 0: the default) and strict mode's property limit
+// allow, whichever is smaller. A maxCharacters whose answer could pass
+// maxOutputTokens, or that strict mode cannot list, is an error naming both
+// keys, as is an output budget too small for one character.
 func perCall(a Answer, maxCharacters, maxOutputTokens int) (int, error) {
 	if maxOutputTokens <= 0 {
 		maxOutputTokens = DefaultMaxOutputTokens
@@ -91,7 +86,7 @@ func perCall(a Answer, maxCharacters, maxOutputTokens int) (int, error) {
 	return maxCharacters, nil
 }
 
-// perCall is PerCall of the env's settings; settings PerCall refuses (Lint
+// perCall is perCall of the env's settings; settings perCall refuses (Lint
 // reports them) resolve as many as the output budget allows.
 func (e Env) perCall() int {
 	a := e.schemas().answer

@@ -3,8 +3,10 @@ package phases
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -165,4 +167,27 @@ func narrativeRunner(t *testing.T, url string, logger *slog.Logger) *runner.Runn
 	n := &Narrative{Sim: testWorld(), Prompts: pr, Model: client, Logger: logger,
 		Intention: llm.Params{Model: "m", MaxTokens: 400}, Resolution: llm.Params{Model: "m", MaxTokens: 2048}}
 	return &runner.Runner{Stepper: n, Store: st, Client: client}
+}
+
+// intentionSchema is the intention schema with the default bounds.
+func intentionSchema() json.RawMessage { return slices.Clone(defaultSchemas().intention) }
+
+// defaultResolutionSchema is the schema of a location's first game master
+// call with the default bounds (answerSchemas.resolutionSchema).
+func defaultResolutionSchema(tick int, locationID string, present, reachable []string) (json.RawMessage, error) {
+	return defaultSchemas().resolutionSchema(tick, locationID, present, reachable, true)
+}
+
+// resolutionEnvelope is the envelope with the default bounds, a copy.
+func resolutionEnvelope() (json.RawMessage, error) {
+	return slices.Clone(defaultSchemas().envelope), nil
+}
+
+// resolutionTokens is the most tokens a game master's answer for n
+// characters can take within the default bounds.
+func resolutionTokens(n int) int { return DefaultAnswer().resolutionTokens(n) }
+
+// perCallOf is perCall with the default bounds.
+func perCallOf(maxCharacters, maxOutputTokens int) (int, error) {
+	return perCall(DefaultAnswer(), maxCharacters, maxOutputTokens)
 }

@@ -54,7 +54,7 @@ func IntentionRequest(env Env, w *prompts.Snapshot, id string) (llm.Request, err
 func intentionOutcome(ctx context.Context, env Env, st *world.State, id string, res llm.Result) Outcome[string] {
 	o := Outcome[string]{ID: id, Call: res}
 	if o.Call.Err == nil {
-		resp, err := checkedIntentionOf(o.Call.Output, o.Call.Decoded) // Complete checked it against IntentionSchema
+		resp, err := checkedIntentionOf(o.Call.Output, o.Call.Decoded) // Complete checked it against the intention schema
 		o.Call.Decoded = nil
 		if err == nil {
 			o.Value = resp.Intention

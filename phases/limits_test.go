@@ -49,9 +49,9 @@ func TestValidateWarnsWhenALocationCouldNeedSeveralCalls(t *testing.T) {
 	if errs := n.Lint(); len(errs) > 0 {
 		t.Fatalf("1,003 characters that can meet in one location: lint refused: %v", errs)
 	}
-	per, err := PerCall(0, 0)
+	per, err := perCallOf(0, 0)
 	if err != nil || per != 64 {
-		t.Fatalf("PerCall(0, 0) = %d, %v; want 64 (16,384 output tokens at 300 + 250 per character)", per, err)
+		t.Fatalf("perCallOf(0, 0) = %d, %v; want 64 (16,384 output tokens at 300 + 250 per character)", per, err)
 	}
 	warns := n.Warnings()
 	if len(warns) != 1 {
@@ -88,21 +88,21 @@ func TestMaxCharactersWithinTheOutputBudget(t *testing.T) {
 		{-1, 0, 0, "must not be negative"},
 		{0, 1 << 30, 0, ""}, // the schema's limit, below
 	} {
-		got, err := PerCall(tc.maxChars, tc.maxOut)
+		got, err := perCallOf(tc.maxChars, tc.maxOut)
 		switch {
 		case tc.err != "":
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("PerCall(%d, %d) = %d, %v; want error %q", tc.maxChars, tc.maxOut, got, err, tc.err)
+				t.Errorf("perCallOf(%d, %d) = %d, %v; want error %q", tc.maxChars, tc.maxOut, got, err, tc.err)
 			}
 		case tc.want == 0:
 			if fit, _ := MaxPresent(); err != nil || got != fit {
-				t.Errorf("PerCall(%d, %d) = %d, %v; want the schema's limit %d", tc.maxChars, tc.maxOut, got, err, fit)
+				t.Errorf("perCallOf(%d, %d) = %d, %v; want the schema's limit %d", tc.maxChars, tc.maxOut, got, err, fit)
 			}
 		case err != nil || got != tc.want:
-			t.Errorf("PerCall(%d, %d) = %d, %v; want %d", tc.maxChars, tc.maxOut, got, err, tc.want)
+			t.Errorf("perCallOf(%d, %d) = %d, %v; want %d", tc.maxChars, tc.maxOut, got, err, tc.want)
 		}
-		if err == nil && ResolutionTokens(got) > max(tc.maxOut, DefaultMaxOutputTokens*map[bool]int{true: 1, false: 0}[tc.maxOut == 0]) {
-			t.Errorf("PerCall(%d, %d) = %d: an answer may take %d tokens", tc.maxChars, tc.maxOut, got, ResolutionTokens(got))
+		if err == nil && resolutionTokens(got) > max(tc.maxOut, DefaultMaxOutputTokens*map[bool]int{true: 1, false: 0}[tc.maxOut == 0]) {
+			t.Errorf("perCallOf(%d, %d) = %d: an answer may take %d tokens", tc.maxChars, tc.maxOut, got, resolutionTokens(got))
 		}
 	}
 	n := narrativeOf(t, worldtest.House(), 100)

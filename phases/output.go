@@ -59,7 +59,7 @@ type LocationUpdate struct {
 type CharacterUpdates map[string]CharacterUpdate
 
 // JSONSchema is the generic schema of the map: strict mode has no maps, so it
-// is an object with no properties; ResolutionSchema lists the characters
+// is an object with no properties; resolutionSchema lists the characters
 // present per request, and the schema files document CharacterUpdate under
 // $defs.
 func (CharacterUpdates) JSONSchema() *jsonschema.Schema {
@@ -80,27 +80,18 @@ type MasterOutput struct {
 // descriptions (DefaultAnswer).
 func Schemas() []schemas.Named { return defaultSchemas().named() }
 
-// IntentionSchema is the strict schema of IntentionResponse with the
-// default bounds, sent with every phase-1 call of a simulation that does
-// not set its own.
-func IntentionSchema() json.RawMessage { return slices.Clone(defaultSchemas().intention) }
-
-// ResolutionSchema is the strict MasterOutput schema of one game master call
-// with the default bounds, specialised to what the world allows: tick and
-// location_id are single-value enums; characters has exactly the ids present
-// as properties, all required, no others (none: it must be {}); each
+// resolutionSchema is the strict MasterOutput schema of one game master
+// call of location locationID, present being the characters it resolves,
+// specialised to what the world allows: tick and location_id are
+// single-value enums; characters has exactly the ids present as
+// properties, all required, no others (none: it must be {}); each
 // character's location is an enum of reachable (the location and its
-// connections). It is cut from a template built and checked against strict
-// mode once (answerSchemas.resolution), so a call pays for writing its
-// values, not for reflecting and checking the schema; a crowd past strict
-// mode's property limit is refused before it is written.
-func ResolutionSchema(tick int, locationID string, present, reachable []string) (json.RawMessage, error) {
-	return defaultSchemas().resolutionSchema(tick, locationID, present, reachable, true)
-}
-
-// resolutionSchema is ResolutionSchema of one call of a location's crowd,
-// present being the characters it resolves; without updatesLocation (the
-// location's calls but the first), moment and description must be null.
+// connections); without updatesLocation (the location's calls but the
+// first), moment and description must be null. It is cut from a template
+// built and checked against strict mode once (answerSchemas.resolution),
+// so a call pays for writing its values, not for reflecting and checking
+// the schema; a crowd past strict mode's property limit is refused before
+// it is written.
 func (s *answerSchemas) resolutionSchema(tick int, locationID string, present, reachable []string, updatesLocation bool) (json.RawMessage, error) {
 	if len(present) > 0 && len(reachable) == 0 {
 		return nil, errors.New("no reachable location")
@@ -140,7 +131,7 @@ func MaxPresent() (int, error) {
 	return (schemas.MaxProperties - t.base) / t.perCharacter, nil
 }
 
-// schemaTemplate is the JSON of ResolutionSchema cut where a request's
+// schemaTemplate is the JSON of resolutionSchema cut where a request's
 // values go: root[0] tick root[1] location_id root[2] the characters'
 // properties root[3] their required list root[4]; each character's schema is
 // character[0] its location enum character[1].
@@ -161,7 +152,7 @@ const (
 	sentinelReachable = "\x00reachable"
 )
 
-// buildTemplate is the template of ResolutionSchema with a's bounds;
+// buildTemplate is the template of resolutionSchema with a's bounds;
 // without updatesLocation, of a location's calls after the first, which
 // leave its update to the first: moment and description null.
 func (a Answer) buildTemplate(updatesLocation bool) (*schemaTemplate, error) {
@@ -285,18 +276,6 @@ func (t *schemaTemplate) write(tick int, locationID string, present []string, re
 	return append(b, t.root[4]...)
 }
 
-// ResolutionEnvelope is the schema a game master's answer must match for the
-// client to return it (llm.Request.Accept), with the default bounds:
-// MasterOutput's shape, with any characters object, each update then read
-// on its own by ParseMasterOutput, and moment and description optional. One
-// bad update thus costs the location that update, not its whole
-// resolution. It is the same for every call of a simulation, so the client
-// compiles it once; the tick and location an answer must name are
-// ResolutionCheck's.
-func ResolutionEnvelope() (json.RawMessage, error) {
-	return slices.Clone(defaultSchemas().envelope), nil // the caller's to keep
-}
-
 // ResolutionCheck is the llm.Request.Check of the game master call of location
 // locationID at tick: an answer that names another tick or location is sent
 // back for repair, as a schema mismatch would be.
@@ -350,7 +329,7 @@ func ParseIntention(data []byte) (IntentionResponse, error) {
 }
 
 // checkedIntention is ParseIntention of an answer that llm.Client.Complete
-// has already checked against IntentionSchema, which ParseIntention's
+// has already checked against the intention schema, which ParseIntention's
 // schema is compiled from: it only decodes it, since a second check could
 // find nothing the first did not.
 func checkedIntention(data []byte) (IntentionResponse, error) {
@@ -406,7 +385,7 @@ func (s *answerSchemas) parseMasterOutput(data []byte, envelopeChecked bool) (ou
 }
 
 // checkedMasterOutput is parseMasterOutput(data, true) of an answer
-// Complete accepted under ResolutionEnvelope, read from the value its check
+// Complete accepted under the envelope (answerSchemas.envelope), read from the value its check
 // decoded (llm.Result.Decoded) when there is one, rather than from the
 // bytes a second time: each update is validated as decoded, not decoded
 // again for it and then once more into its struct, so a game master's answer

@@ -52,7 +52,7 @@ type Env struct {
 	// MaxCharacters is the most characters one game master call resolves
 	// (phases.resolution.max_characters; 0: as many as MaxOutputTokens
 	// allows), MaxOutputTokens the most tokens a call may ask for
-	// (llm.max_output_tokens; 0: DefaultMaxOutputTokens). See PerCall.
+	// (llm.max_output_tokens; 0: DefaultMaxOutputTokens). See perCall.
 	MaxCharacters, MaxOutputTokens int
 	// answer holds the schemas of the simulation's answers (its
 	// settings.answer); nil: the defaults.

@@ -207,16 +207,12 @@ func Fallback(st *world.State, locationID string, present []string) MasterOutput
 // resolves (the string bounds of MasterOutput, see output.go). A configured
 // value above that stays; no call asks for more than the env's
 // MaxOutputTokens (groups are cut so that their answers fit it, see
-// PerCall).
+// perCall).
 func resolutionParams(env Env, n int) llm.Params {
 	p := env.Params
 	p.MaxTokens = min(max(p.MaxTokens, env.schemas().answer.resolutionTokens(n)), cmp.Or(env.MaxOutputTokens, DefaultMaxOutputTokens))
 	return p
 }
-
-// ResolutionTokens is the most tokens a game master's answer for a location with
-// n characters present can take within the schema's default string bounds.
-func ResolutionTokens(n int) int { return DefaultAnswer().resolutionTokens(n) }
 
 func reachableFrom(loc *world.Location) []string {
 	return append([]string{loc.ID}, loc.Connections...)

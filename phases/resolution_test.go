@@ -318,7 +318,7 @@ func TestResolutionMaxTokensFitsTheCrowd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int{"resolution:cellar": 600, "resolution:garden": 600, "resolution:hall": ResolutionTokens(2)}
+	want := map[string]int{"resolution:cellar": 600, "resolution:garden": 600, "resolution:hall": resolutionTokens(2)}
 	for _, c := range results(res) {
 		if got := c.Request.Params.MaxTokens; got != want[c.Request.EntityKey] {
 			t.Errorf("%s: max_tokens %d, want %d", c.Request.EntityKey, got, want[c.Request.EntityKey])

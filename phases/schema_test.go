@@ -47,11 +47,11 @@ func TestSchemasStrict(t *testing.T) {
 	}
 	t.Run("IntentionSchema", func(t *testing.T) {
 		t.Parallel()
-		check(t, IntentionSchema(), nil)
+		check(t, intentionSchema(), nil)
 	})
 	t.Run("ResolutionSchema", func(t *testing.T) {
 		t.Parallel()
-		b, err := ResolutionSchema(3, "common", []string{"ada", "bo"}, []string{"common", "cellar"})
+		b, err := defaultResolutionSchema(3, "common", []string{"ada", "bo"}, []string{"common", "cellar"})
 		check(t, b, err)
 	})
 	t.Run("ResolutionSchema/call 2 of a crowd", func(t *testing.T) {
@@ -76,7 +76,7 @@ func TestSchemasStrict(t *testing.T) {
 	})
 	t.Run("ResolutionSchema/empty", func(t *testing.T) {
 		t.Parallel()
-		b, err := ResolutionSchema(1, "cellar", nil, []string{"cellar"})
+		b, err := defaultResolutionSchema(1, "cellar", nil, []string{"cellar"})
 		check(t, b, err)
 	})
 }
