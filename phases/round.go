@@ -271,9 +271,8 @@ func (r *round) intention(i int, id string) {
 	if r.isDropped() {
 		return
 	}
-	var held []heldRecord
 	env := r.ienv
-	env.Logger = slog.New(holdLog{next: r.ienv.logger().Handler(), held: &held})
+	env.Logger = slog.New(holdLog{next: r.ienv.logger().Handler(), held: &r.ilogs[c], mu: &r.mu})
 	req, err := IntentionRequest(env, t.w, id)
 	var out Outcome[string]
 	if err != nil {
@@ -283,7 +282,7 @@ func (r *round) intention(i int, id string) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.intents[c], r.ilogs[c] = out, held
+	r.intents[c] = out
 	t.pending--
 	t.fellBack = t.fellBack || out.Fallback || err != nil
 	t.asks[id] = out.Value
@@ -329,10 +328,9 @@ func (r *round) resolution(i, c int) {
 	asks := t.asks
 	r.mu.Unlock()
 	var part Outcome[MasterOutput]
-	var held []heldRecord
 	if !failed { // else no game master call is of use any more
 		env := r.renv
-		env.Logger = slog.New(holdLog{next: r.renv.logger().Handler(), held: &held})
+		env.Logger = slog.New(holdLog{next: r.renv.logger().Handler(), held: &t.logs[c], mu: &r.mu})
 		req, err := partRequest(env, t.w, loc, asks, t.groups[c])
 		if err != nil {
 			r.fail(err)
@@ -342,7 +340,7 @@ func (r *round) resolution(i, c int) {
 		}
 	}
 	r.mu.Lock()
-	t.parts[c], t.logs[c] = part, held
+	t.parts[c] = part
 	failed = failed || r.buildErr != nil
 	t.left--
 	last, parts := t.left == 0, t.parts
@@ -386,19 +384,16 @@ func (r *round) keep(t *task, out Outcome[MasterOutput]) {
 		return
 	}
 	r.mu.Lock()
-	calls := make([]llm.Result, 0, len(t.present)+1)
 	for _, id := range t.present {
-		calls = append(calls, r.intents[r.n.ahead.chars[id]].Call)
+		r.remember.Commit(r.intents[r.n.ahead.chars[id]].Call)
 	}
 	r.mu.Unlock()
 	if out.Parts == nil {
-		calls = append(calls, out.Call)
+		r.remember.Commit(out.Call)
+		return
 	}
 	for _, p := range out.Parts {
-		calls = append(calls, p.Call)
-	}
-	for _, c := range calls {
-		r.remember.Commit(c)
+		r.remember.Commit(p.Call)
 	}
 }
 

@@ -23,6 +23,8 @@ import (
 //   - instant/concurrency=10000: the same at llm.concurrency's bound: what a
 //     tick allocates follows its calls, not the limit (the allocations per
 //     tick equal instant's).
+//   - instant/lockstep: instant with every location waiting for the whole
+//     world (run --lockstep).
 //   - model=50ms: every call takes 50 ms, as a fast model server would; with
 //     concurrency 1 a tick costs 11 calls x 50 ms, with 4 the calls of a phase
 //     overlap. The ratio of the two is what parallel phases buy.
@@ -33,12 +35,14 @@ func BenchmarkTick(b *testing.B) {
 		name        string
 		delay       time.Duration
 		concurrency int
+		lockstep    bool
 	}{
-		{"instant", 0, 4},
-		{"instant/concurrency=10000", 0, llm.MaxConcurrency},
-		{"model=50ms/concurrency=1", 50 * time.Millisecond, 1},
-		{"model=50ms/concurrency=4", 50 * time.Millisecond, 4},
-		{"model=50ms/concurrency=8", 50 * time.Millisecond, 8},
+		{"instant", 0, 4, false},
+		{"instant/concurrency=10000", 0, llm.MaxConcurrency, false},
+		{"instant/lockstep", 0, 4, true},
+		{"model=50ms/concurrency=1", 50 * time.Millisecond, 1, false},
+		{"model=50ms/concurrency=4", 50 * time.Millisecond, 4, false},
+		{"model=50ms/concurrency=8", 50 * time.Millisecond, 8, false},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			h := openaitest.FromSchema(nil)
@@ -46,6 +50,7 @@ func BenchmarkTick(b *testing.B) {
 				h = func(c *openaitest.Call) openaitest.Reply { return openaitest.FromSchema(nil)(c).WithDelay(bc.delay) }
 			}
 			r := benchRunner(b, openaitest.New(b, h), bc.concurrency)
+			r.Stepper.(*phases.Narrative).Lockstep = bc.lockstep
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
