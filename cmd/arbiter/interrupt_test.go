@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,7 +16,7 @@ import (
 // nothing of that tick is kept.
 func TestInterruptPrintsNoFallbacks(t *testing.T) {
 	cleanEnv(t)
-	inFlight := make(chan struct{}, 2)
+	inFlight := make(chan struct{}, 2) // the first two calls of tick 2 to hang
 	fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
 		if promptTick(c) > 1 { // out of order, tick 2 may start before tick 1's last call
 			select {
@@ -28,14 +30,18 @@ func TestInterruptPrintsNoFallbacks(t *testing.T) {
 	sim := demoCopy(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ios, out, errOut := TestStreams("")
+	ios, _, errOut := TestStreams("")
+	out := &watch{want: "tick 1 committed", seen: make(chan struct{})}
+	ios.Out = out
 	done := make(chan int, 1)
 	go func() { done <- Execute(ctx, ios, []string{"run", sim, "--ticks", "3"}) }()
-	for range cap(inFlight) { // two calls of tick 2 hang (of its 6 intentions, 4 at a time), so Ctrl-C cuts several short
+	// Ctrl-C once tick 1 is stored and two calls of tick 2 hang (of its 6
+	// intentions, 4 at a time), so that it cuts several short.
+	for _, wait := range []chan struct{}{inFlight, inFlight, out.seen} {
 		select {
-		case <-inFlight:
+		case <-wait:
 		case <-time.After(30 * time.Second):
-			t.Fatal("tick 2's calls never went out")
+			t.Fatalf("tick 1 was not committed, or tick 2's calls did not go out\nstdout:\n%s", out)
 		}
 	}
 	cancel()
@@ -74,4 +80,30 @@ func TestPhaseDeadlineStillWarnsFallbacks(t *testing.T) {
 	if !strings.Contains(errOut, "Phase 1: pip fallback") {
 		t.Errorf("no fallback warning for the call the deadline cut:\n%s", errOut)
 	}
+}
+
+// watch is a stdout that closes seen once what was written holds want.
+type watch struct {
+	want string
+	seen chan struct{}
+
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (w *watch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	had := strings.Contains(w.buf.String(), w.want)
+	n, err := w.buf.Write(p)
+	if !had && strings.Contains(w.buf.String(), w.want) {
+		close(w.seen)
+	}
+	return n, err
+}
+
+func (w *watch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }
