@@ -31,7 +31,11 @@ func Build(ctx context.Context, s *session.Session) (*Report, error) {
 		return nil, err
 	}
 	r := &Report{Simulation: s.Sim.ID, Title: s.Sim.Title, Kind: s.Sim.Kind, Unit: part.Unit, LastTick: last,
-		Timeline: part.Timeline, Turns: part.Turns, Players: part.Players, Chronicle: part.Outline}
+		Timeline: part.Timeline, Turns: part.Turns, Players: part.Players, Chronicle: part.Outline,
+		Ending: part.Ending, Trends: trendCharts(part.Trends, part.Unit)}
+	if r.TickRuns, err = tickRuns(ctx, s); err != nil {
+		return nil, err
+	}
 	if st := status.LastStop; st != nil {
 		r.Stopped = fmt.Sprintf("the last run stopped at tick %d without committing it (%s): %s", st.Tick, st.Reason, st.Error)
 	}
@@ -44,12 +48,38 @@ func Build(ctx context.Context, s *session.Session) (*Report, error) {
 	return r, nil
 }
 
+// trendCharts plots each trend over the turns, one line per player.
+func trendCharts(trends []session.Trend, unit string) []Chart {
+	var out []Chart
+	for _, tr := range trends {
+		c := Chart{Title: tr.Title, Unit: tr.Unit, Axis: unit}
+		for _, s := range tr.Series {
+			c.Series = append(c.Series, Series{Name: s.Name, Values: s.Values})
+			for len(c.Ticks) < len(s.Values) {
+				c.Ticks = append(c.Ticks, len(c.Ticks)+1)
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // figures are the run's headline numbers. part.ApplyErrors names what the
 // rules refused (a narrative's skipped updates, conquest's order errors),
 // "" when the kind has none to show; a kind that keeps cut answers has
 // them counted as truncated (summed over phases), not failed.
 func figures(part *session.ReportPart, st *session.Status, phases []PhaseTotal) []runner.Field {
 	t := st.Total
+	if t.Calls == 0 && len(phases) == 0 {
+		// A run without model calls (a game of bots and people): what the
+		// rules refused comes first, and the calls are said to be none
+		// last, not as a row of zeros.
+		var out []runner.Field
+		if part.ApplyErrors != "" {
+			out = append(out, runner.Field{Key: part.ApplyErrors, Value: fmt.Sprint(st.ApplyErrors)})
+		}
+		return append(out, runner.Field{Key: "model calls", Value: "none"})
+	}
 	truncated := 0
 	for _, p := range phases {
 		truncated += p.Truncated

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -104,7 +105,7 @@ func (s *seriesView) dot(x, y float64, title string) {
 
 // chartView is a Chart laid out.
 type chartView struct {
-	Title, Unit           string
+	Title, Unit, Axis     string
 	Width, Height         int
 	Left, Right, Top, Bot float64
 	Grid                  []gridLine
@@ -125,7 +126,7 @@ const (
 
 // view lays c out.
 func (c Chart) view() chartView {
-	v := chartView{Title: c.Title, Unit: c.Unit, Width: chartW, Height: chartH,
+	v := chartView{Title: c.Title, Unit: c.Unit, Axis: cmp.Or(c.Axis, "tick"), Width: chartW, Height: chartH,
 		Left: marginL, Right: chartW - marginR, Top: marginT, Bot: chartH - marginB}
 	top := 0.0
 	for _, s := range c.Series {
@@ -167,7 +168,7 @@ func (c Chart) view() chartView {
 			if i >= n {
 				break
 			}
-			title := fmt.Sprintf("%s, tick %d: %s %s", s.Name, c.Ticks[i], number(val), c.Unit)
+			title := fmt.Sprintf("%s, %s %d: %s %s", s.Name, v.Axis, c.Ticks[i], number(val), c.Unit)
 			if c.Bars {
 				if val > 0 {
 					x := v.Left + slot*float64(i) + slot*0.1 + bw*float64(si)
@@ -269,16 +270,24 @@ type pathView struct {
 	Notes []string
 }
 
-const rowH = 34
+// rowH is the least height of a location's row, and lane the room of
+// each character in it: characters at the same place at the same tick
+// are drawn a lane apart, more than a marker is wide (about 8 pixels), so
+// every path and every marker shows whoever shares the place.
+const (
+	rowH = 34.0
+	lane = 10.0
+)
 
 func (pc *PathChart) view() pathView {
 	v := pathView{Width: chartW, Left: 150, Right: chartW - marginR, Top: marginT}
-	v.Bot = v.Top + float64(rowH*len(pc.Locations))
+	h := max(rowH, lane*float64(len(pc.Paths))+10)
+	v.Bot = v.Top + h*float64(len(pc.Locations))
 	v.Height = int(v.Bot) + marginB
 	row := map[string]int{}
 	for i, l := range pc.Locations {
 		row[l.ID] = i
-		v.Rows = append(v.Rows, axisLabel{X: v.Left - 8, Y: v.Top + rowH*(float64(i)+0.5), Text: l.Name})
+		v.Rows = append(v.Rows, axisLabel{X: v.Left - 8, Y: v.Top + h*(float64(i)+0.5), Text: l.Name})
 	}
 	n := len(pc.Ticks)
 	slot := (v.Right - v.Left) / float64(max(n, 1))
@@ -293,19 +302,17 @@ func (pc *PathChart) view() pathView {
 	for _, l := range pc.Locations {
 		name[l.ID] = l.Name
 	}
-	// Characters sharing a location are spread a little so every line shows.
-	spread := min(4.0, float64(rowH-10)/float64(max(len(pc.Paths), 1)))
 	for ci, p := range pc.Paths {
 		sv := style(ci)
 		sv.Name, sv.Sample = p.Name, sv.marker(14, 6)
-		off := spread * (float64(ci) - float64(len(pc.Paths)-1)/2)
+		off := lane * (float64(ci) - float64(len(pc.Paths)-1)/2)
 		var pts []string
 		for i, loc := range p.At {
 			r, ok := row[loc]
 			if !ok || i >= n {
 				continue
 			}
-			x, y := xAt(i), v.Top+rowH*(float64(r)+0.5)+off
+			x, y := xAt(i), v.Top+h*(float64(r)+0.5)+off
 			pts = append(pts, coord(x)+","+coord(y))
 			sv.dot(x, y, fmt.Sprintf("%s after tick %d: %s", p.Name, pc.Ticks[i], name[loc]))
 		}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -112,6 +113,35 @@ func TestAnd(t *testing.T) {
 	}{{nil, ""}, {[]string{"a"}, "a"}, {[]string{"a", "b"}, "a and b"}, {[]string{"a", "b", "c"}, "a, b and c"}} {
 		if got := and(tc.in); got != tc.want {
 			t.Errorf("and(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestPathsSharingAPlaceStayApart: characters at the same place at the
+// same tick are drawn more than a marker's width (8 pixels) apart, however
+// many share it, each in a lane of its own, and the row grows to hold
+// them all.
+func TestPathsSharingAPlaceStayApart(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{2, 6, 12} {
+		pc := &PathChart{Locations: []Place{{ID: "a", Name: "A"}, {ID: "b", Name: "B"}}, Ticks: []int{0, 1}}
+		for i := range n {
+			pc.Paths = append(pc.Paths, Path{ID: fmt.Sprint("c", i), Name: fmt.Sprint("C", i), At: []string{"a", "a"}})
+		}
+		v := pc.view()
+		var ys []float64
+		for _, p := range v.Paths {
+			ys = append(ys, p.Dots[0].Y)
+		}
+		slices.Sort(ys)
+		for i := 1; i < len(ys); i++ {
+			if ys[i]-ys[i-1] <= 8 {
+				t.Errorf("%d characters at one place: markers %.1f and %.1f overlap", n, ys[i-1], ys[i])
+			}
+		}
+		rowTop, rowBot := v.Top, v.Top+(v.Bot-v.Top)/2 // the first row, A's
+		if ys[0] < rowTop || ys[len(ys)-1] > rowBot {
+			t.Errorf("%d characters: lanes %.1f..%.1f leave A's row %.1f..%.1f", n, ys[0], ys[len(ys)-1], rowTop, rowBot)
 		}
 	}
 }

@@ -70,7 +70,8 @@ func chromiumCases() []chromiumCase {
 			dir: func(t *testing.T) string { return narrativeRun(t, 3) },
 			want: []string{
 				"<h1>The Low Water at Vesper Lock</h1>", "3 ticks committed",
-				`<h3>Tick 1</h3>`, `<h3>Tick 3</h3>`, "Sallow Wharf", "The Undercroft",
+				`<h3>Tick 1<span class="run">run 1 · default templates</span></h3>`, `<h3>Tick 3<span class="run">run 1 · default templates</span></h3>`,
+				"Sallow Wharf", "The Undercroft",
 				`<span class="move">moved wharf → lock</span>`,
 				// Hollis's memory and the Drowned Bell's moment, as text.
 				`Saw "&lt;b&gt;CLOSED&lt;/b&gt;" &amp; &lt;script&gt;alert("x")&lt;/script&gt; on the door`,
@@ -90,10 +91,26 @@ func chromiumCases() []chromiumCase {
 			name: "conquest", shot: "report-conquest.png", height: 1400,
 			dir: func(t *testing.T) string { return gameRun(t, "conquest-demo", 8) },
 			want: []string{
-				"<h1>The Rim Wars</h1>", "8 turns committed", `<h3>Turn 1</h3>`, `<h3>Turn 8</h3>`,
+				"<h1>The Rim Wars</h1>", "8 turns committed", `<h3>Turn 1<span class="run">run 1</span></h3>`, `<h3>Turn 8<span`,
 				"8 of 40", `<section id="errors">`, "no model calls in this run",
+				// The page opens with where the game stands, the figures
+				// with what the rules refused, the calls last.
+				`<div class="ending" id="ending">` + "\n" + `<p class="result">not over: played to turn 8 of 40</p>`,
+				`<p class="note">8 of 40 turns played</p>`, `<th class="n">order errors</th>`,
+				`<ul class="figures" id="figures"><li><b>order errors</b>`, `<li><b>model calls</b>none</li></ul>`,
+				`<a href="#turns">Turns</a><a href="#calls">Model calls</a>`,
+				`<section id="trends">`, `aria-label="Ships per player"`, `aria-label="Stars per player"`, "<title>p1, turn 8: ",
+				`<p class="note map-legend">A star is drawn in its owner's colour, larger the more it produces; its letter is its id, and the number under it the ships there`,
 			},
-			count: map[string]int{`<div class="turn"`: 8, `<svg class="starmap"`: 8, "<script": 0},
+			count: map[string]int{`<div class="turn"`: 8, `<svg class="starmap"`: 8, "<script": 0, `<tr data-player=`: 2},
+		},
+		{
+			// A duel played to its end: the winner, how, and the last blow.
+			name: "duel-ending", shot: "report-duel-ending.png", height: 1100,
+			dir: func(t *testing.T) string { return gameRun(t, "duel-demo", 30) },
+			want: []string{`<p class="result"><b>`, "won", `<span class="mark win">winner</span>`, `<th class="n">refused choices</th>`,
+				`<p class="final">The last of turn `, "health "},
+			count: map[string]int{`<span class="mark win">winner</span>`: 1, `<section id="trends">`: 0, "<script": 0},
 		},
 		{
 			// No call failed, none fell back: that chart is one line.

@@ -137,6 +137,11 @@ func run(t *testing.T, dir string, set session.Settings, ticks int) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	// As `arbiter run` does: the run's manifest is stored with its first
+	// tick, and the page names the run of each tick.
+	if err := s.StartRun(map[string]string{}, nil); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.Run(ctx, ticks); err != nil {
 		t.Fatalf("run %s: %v", dir, err)
 	}

@@ -53,7 +53,8 @@ func narrativeReport() *report.Report {
 			{Title: "Tokens per tick", Unit: "tokens", Ticks: []int{1, 2}, Series: []report.Series{{Name: "intention " + evil, Values: []float64{1200, 25000}}}},
 			{Title: "Failed", Unit: "calls", Bars: true, Ticks: []int{1, 2}, Series: []report.Series{{Name: "resolution failed", Values: []float64{0, 2}}}},
 		},
-		Phases: []report.PhaseTotal{{Phase: "intention", Calls: 12, Failed: 1, Fallbacks: 1, PromptTokens: 900, CompletionTokens: 300, MeanLatencyMS: 42}},
+		Phases:   []report.PhaseTotal{{Phase: "intention", Calls: 12, Failed: 1, Fallbacks: 1, PromptTokens: 900, CompletionTokens: 300, MeanLatencyMS: 42}},
+		TickRuns: map[int]string{2: "run 2 · templates: prompts/ (phase1_intention_system.md)"},
 	}
 }
 
@@ -67,6 +68,10 @@ func gameReport() *report.Report {
 					Fleets: []session.Fleet{{Owner: "p1", From: "A", To: "B", Ships: 4, Arrives: 3}}},
 				Meters: []session.Meter{{Label: "p1 health " + evil, Value: 7, Max: 10}}}}},
 		Players: []session.PlayerErrors{{Player: "p1", Seat: "model", Errors: []session.TurnError{{Turn: 1, Error: "Order 0: " + evil}}}, {Player: "p2", Seat: "bot"}},
+		Ending: &session.Ending{Over: true, Result: "p1 won at turn 1 (" + evil + ")", Turns: 1, MaxTurns: 40, Final: "Final " + evil,
+			Players: []session.EndPlayer{{Player: "p1", Seat: "model", Winner: true, Holds: "2 stars, 13 ships", Invalid: 1, InvalidNoun: "order errors"},
+				{Player: "p2", Seat: "bot", Holds: "0 stars, 0 ships", InvalidNoun: "order errors"}}},
+		Trends: []report.Chart{{Title: "Ships per player", Unit: "ships", Axis: "turn", Ticks: []int{1}, Series: []report.Series{{Name: "p1", Values: []float64{13}}}}},
 	}
 }
 
@@ -119,7 +124,7 @@ func TestRenderNarrative(t *testing.T) {
 	page := render(t, narrativeReport())
 	for _, want := range []string{
 		"<title>demo — arbiter report</title>",
-		`<section id="timeline">`, `<h3>Tick 1</h3>`, `<h3>Tick 2</h3>`, `id="tick-1-hall"`, `id="tick-2-yard"`,
+		`<section id="timeline">`, `<h3>Tick 1</h3>`, `<h3>Tick 2<span class="run">run 2 · templates: prompts/ (phase1_intention_system.md)</span></h3>`, `id="tick-1-hall"`, `id="tick-2-yard"`,
 		"Moment &lt;/div&gt;", "Intends &lt;/div&gt;", "Remembers &lt;/div&gt;", "Skipped &lt;/div&gt;",
 		`<span class="move">moved hall → yard</span>`,
 		`<span class="mark">fallback</span>the game master's call failed`,
@@ -160,6 +165,13 @@ func TestRenderGame(t *testing.T) {
 		`<section id="errors">`, `<table class="player-errors" data-player="p1">`, "Order 0: &lt;/div&gt;",
 		`<h3>p2 <span class="id">bot</span></h3><p class="none">no errors</p>`,
 		"no model calls in this run", "1 turn committed",
+		// The page opens with the ending: the winner marked, what each
+		// player holds, their order errors; the last line as text.
+		`<p class="result"><b>p1 won at turn 1 (&lt;/div&gt;`, `<p class="note">1 of 40 turns played</p>`,
+		`<tr class="winner" data-player="p1"><td>p1 <span class="mark win">winner</span></td><td>model</td><td>2 stars, 13 ships</td><td class="n">1</td></tr>`,
+		`<tr data-player="p2"><td>p2</td><td>bot</td><td>0 stars, 0 ships</td><td class="n">0</td></tr>`,
+		`<p class="final">Final &lt;/div&gt;`,
+		`<section id="trends">`, "<title>p1, turn 1: 13 ships</title>", `dy="-4">turn</text>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)

@@ -32,9 +32,17 @@ type Report struct {
 	// failed calls.
 	KeepsCuts bool
 
-	// Games: every turn's log and board, and each player's errors.
+	// Games: how the game ended (the page opens with it), every turn's
+	// log and board, each player's errors, and figures of each player
+	// over the turns (Trends, charts over turns).
+	Ending  *session.Ending
 	Turns   []session.ReportTurn
 	Players []session.PlayerErrors
+	Trends  []Chart
+
+	// TickRuns names the run that committed each tick, with the template
+	// set it rendered with ("run 2 · templates: prompts/ (...)").
+	TickRuns map[int]string
 
 	// Chronicle: the history built so far (a chronicle's timeline).
 	Chronicle *session.Outline
@@ -54,6 +62,7 @@ type PhaseTotal struct {
 type Chart struct {
 	Title string
 	Unit  string // what the values count: tokens, ms, calls
+	Axis  string // what the ticks are called on the x axis; "" is tick
 	Bars  bool   // bars (counts) instead of lines
 	Ticks []int
 	// Series have one value per tick.

@@ -28,6 +28,10 @@ type ReportPart struct {
 	// Players its players with their errors over the game.
 	Turns   []ReportTurn
 	Players []PlayerErrors
+	// Ending is how a game ended (or stands), which its page opens with;
+	// Trends are figures of each player over its turns.
+	Ending *Ending
+	Trends []Trend
 
 	// Outline is a history built so far (a chronicle's timeline).
 	Outline *Outline

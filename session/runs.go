@@ -70,6 +70,9 @@ func DiffRuns(a, b Run) (*RunsDiff, error) {
 	return d, nil
 }
 
+// Manifest is what the run ran with, as stored with its first tick.
+func (r Run) Manifest() (*manifest.Manifest, error) { return r.readManifest() }
+
 func (r Run) readManifest() (*manifest.Manifest, error) {
 	var m manifest.Manifest
 	if err := json.Unmarshal(r.manifest, &m); err != nil {

@@ -29,7 +29,7 @@ func TestReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := string(b)
-	for _, want := range []string{"<!DOCTYPE html>", "<h1>The Rim Wars</h1>", `<h3>Turn 3</h3>`, "</html>\n"} {
+	for _, want := range []string{"<!DOCTYPE html>", "<h1>The Rim Wars</h1>", `<h3>Turn 3<span class="run">run 1</span></h3>`, "</html>\n"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}

@@ -149,16 +149,56 @@ func markOrderError(lines *[]string, player, recorded string) {
 	*lines = append(*lines, marked)
 }
 
-// Report is every turn with the star map after it, and each player's
-// errors.
+// Report is how the game ended, every turn with the star map after it,
+// each player's ships and stars over the turns, and each player's errors.
 func (g *Game) Report(ctx context.Context, s *session.Session) (*session.ReportPart, error) {
 	st := s.State().(*State)
-	part, err := s.GameReport(ctx, g.Players(), func(p string) string { return g.seatIn(st, p) }, g.board)
+	var scores [][]Score // per turn played
+	board := func(ctx context.Context, state any) (session.Board, error) {
+		scores = append(scores, state.(*State).Scores())
+		return g.board(ctx, state)
+	}
+	part, err := s.GameReport(ctx, g.Players(), func(p string) string { return g.seatIn(st, p) }, board)
 	if err != nil {
 		return nil, err
 	}
 	part.ApplyErrors = "order errors"
+	part.Ending = g.ending(st)
+	part.Trends = trends(st.Players, scores)
 	return part, nil
+}
+
+// ending is how the game in st ended, or where it stands: the result, and
+// each player's stars, ships and order errors.
+func (g *Game) ending(st *State) *session.Ending {
+	e := &session.Ending{Over: st.Over(), Turns: st.Turn, MaxTurns: st.MaxTurns,
+		Result: fmt.Sprintf("not over: played to turn %d of %d", st.Turn, st.MaxTurns)}
+	if st.Result != nil {
+		e.Result = st.Result.String()
+	}
+	for _, sc := range st.Scores() {
+		e.Players = append(e.Players, session.EndPlayer{Player: sc.Player, Seat: g.seatIn(st, sc.Player),
+			Winner: st.Result != nil && st.Result.Winner == sc.Player, Holds: count(sc.Stars, "star") + ", " + count(sc.Ships, "ship"),
+			Invalid: sc.Errors, InvalidNoun: "order errors"})
+	}
+	return e
+}
+
+// trends are each player's ships and stars after each turn.
+func trends(players []string, scores [][]Score) []session.Trend {
+	ships := session.Trend{Title: "Ships per player", Unit: "ships"}
+	stars := session.Trend{Title: "Stars per player", Unit: "stars"}
+	for i, p := range players {
+		sh, sr := make([]float64, len(scores)), make([]float64, len(scores))
+		for t, sc := range scores {
+			if i < len(sc) {
+				sh[t], sr[t] = float64(sc[i].Ships), float64(sc[i].Stars)
+			}
+		}
+		ships.Series = append(ships.Series, session.TrendSeries{Name: p, Values: sh})
+		stars.Series = append(stars.Series, session.TrendSeries{Name: p, Values: sr})
+	}
+	return []session.Trend{ships, stars}
 }
 
 // board is the status of a turn's state (the map's text left out: it is

@@ -118,7 +118,66 @@ func (g *Game) Report(ctx context.Context, s *session.Session) (*session.ReportP
 		}
 		return g.seatIn(last, p)
 	}
-	return s.GameReport(ctx, g.Players(), seat, g.board)
+	part, err := s.GameReport(ctx, g.Players(), seat, g.board)
+	if err != nil || last == nil {
+		return part, err
+	}
+	part.Ending = g.ending(last, part)
+	return part, nil
+}
+
+// finalLine is what decided the game in its last turn: the last event
+// that moved a fallen player's health (the blow that ended it), else the
+// turn's last event: "The last of turn 7: end of turn: all together,
+// p1's health goes 4 → 0".
+func finalLine(last session.ReportTurn, st *State) string {
+	lines := slices.DeleteFunc(slices.Clone(last.Lines), func(l string) bool { return strings.HasPrefix(l, "Game over: ") })
+	if len(lines) == 0 {
+		return ""
+	}
+	final := lines[len(lines)-1]
+	for i := len(lines) - 1; i >= 0; i-- {
+		if fallen(st, lines[i]) {
+			final = lines[i]
+			break
+		}
+	}
+	return fmt.Sprintf("The last of turn %d: %s", last.N, final)
+}
+
+// fallen reports whether line moves the health of a player who ended at 0
+// or below.
+func fallen(st *State, line string) bool {
+	for _, p := range st.Board.Players {
+		if p.Health <= 0 && strings.Contains(line, p.ID+"'s health") {
+			return true
+		}
+	}
+	return false
+}
+
+// ending is how the duel in st ended, or where it stands: the result, each
+// side's health and ships and its refused choices, and the last thing the
+// final turn did.
+func (g *Game) ending(st *State, part *session.ReportPart) *session.Ending {
+	e := &session.Ending{Over: st.Over(), Turns: st.Board.Turn, MaxTurns: g.MaxTurns,
+		Result: fmt.Sprintf("not over: played to turn %d of %d", st.Board.Turn, g.MaxTurns)}
+	if st.Over() {
+		e.Result = fmt.Sprintf("%s, at turn %d", g.overText(st), st.Board.Turn)
+		if n := len(part.Turns); n > 0 {
+			e.Final = finalLine(part.Turns[n-1], st)
+		}
+	}
+	refused := map[string]int{}
+	for _, p := range part.Players {
+		refused[p.Player] = len(p.Errors)
+	}
+	for _, p := range st.Board.Players {
+		e.Players = append(e.Players, session.EndPlayer{Player: p.ID, Seat: g.seatIn(st, p.ID), Winner: st.Result == p.ID,
+			Holds:   fmt.Sprintf("health %d/%d, %s", p.Health, p.MaxHealth, plural(len(st.Board.Fleet(p.ID)), "ship")),
+			Invalid: refused[p.ID], InvalidNoun: "refused choices"})
+	}
+	return e
 }
 
 func (g *Game) board(ctx context.Context, state any) (session.Board, error) {
