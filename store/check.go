@@ -77,7 +77,7 @@ func (s *Store) openedReadOnly(ctx context.Context) error {
 	case version < readableVersion:
 		return fmt.Errorf("run state written by an older arbiter (schema version %d); a run upgrades it", version)
 	}
-	s.live, s.untruncated = version < 7, version < 9
+	s.live, s.untruncated, s.version = version < 7, version < 9, version
 	if err := s.quickCheck(ctx); err != nil {
 		return err
 	}
@@ -147,11 +147,12 @@ func (s *Store) check(ctx context.Context) (err error) {
 	if last == 0 {
 		return nil
 	}
-	var raw string
-	if err := s.db.QueryRowContext(ctx, "SELECT state_json FROM ticks WHERE tick = ?", last).Scan(&raw); err != nil {
+	state, err := s.readState(ctx, s.db, last)
+	if err != nil {
 		return fmt.Errorf("check ticks: %w", err)
 	}
-	if !json.Valid([]byte(raw)) {
+	raw := string(state)
+	if !json.Valid(state) {
 		return fmt.Errorf("%w: the state stored at tick %d is not JSON, so the run cannot resume from it; %s", ErrDamaged, last, recovery)
 	}
 	var named struct{ Tick, Turn *int }

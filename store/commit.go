@@ -10,7 +10,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 )
 
 // CommitTick stores everything of one tick in a single transaction: either
@@ -54,9 +53,10 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 	if err != nil {
 		return err
 	}
-	w := &tickWriter{ctx: ctx, tx: tx, tick: rec.Tick}
+	w := &tickWriter{ctx: ctx, tx: tx, tick: rec.Tick, cold: !s.texts.warm()}
 	used := map[string]struct{}{} // the keys of the texts this tick references
-	s.writeRows(w, rec)
+	state := s.writeState(w, rec.State, last)
+	s.writeRows(w, rec, used)
 	s.writeCalls(w, rec.Calls, used)
 	writeTotals(w, rec)
 	s.writeEvents(w, rec)
@@ -75,6 +75,7 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 	}
 	done()
 	s.texts.replace(used)
+	s.keepState(rec.Tick, state)
 	s.seqsMu.Lock()
 	s.seqs = historySeqs{tick: rec.Tick, last: next}
 	s.seqsMu.Unlock()
@@ -107,11 +108,9 @@ func checkTick(ctx context.Context, tx *sql.Tx, rec *TickRecord) (last int, err 
 	return last, nil
 }
 
-// writeRows writes the tick's state and the kind's own rows: memories,
-// records, intentions and outputs.
-func (s *Store) writeRows(w *tickWriter, rec *TickRecord) {
-	w.exec("ticks", "INSERT INTO ticks (tick, committed_at, state_json) VALUES (?, ?, ?)",
-		rec.Tick, s.now().UTC().Format(time.RFC3339Nano), string(rec.State))
+// writeRows writes the kind's own rows of the tick: memories, records,
+// intentions and outputs (a long output in texts, its key in used).
+func (s *Store) writeRows(w *tickWriter, rec *TickRecord, used map[string]struct{}) {
 	seq := map[string]int{}
 	// Rows keyed by character or entity are written in the order of their
 	// keys, which leaves the order of each one's own rows as it was: the
@@ -131,8 +130,12 @@ func (s *Store) writeRows(w *tickWriter, rec *TickRecord) {
 			rec.Tick, in.CharacterID, in.Intention, in.Fallback)
 	}
 	for _, out := range rec.Outputs {
-		w.exec("outputs", "INSERT INTO outputs (tick, location_id, output_json, fallback) VALUES (?, ?, ?, ?)",
-			rec.Tick, out.LocationID, out.Output, out.Fallback)
+		output, ref := out.Output, ""
+		if len(output) >= minSharedText { // most often the answer itself, in texts already
+			output, ref = "null", s.putText(w, output, used)
+		}
+		w.exec("outputs", "INSERT INTO outputs (tick, location_id, output_json, fallback, output_ref) VALUES (?, ?, ?, ?, ?)",
+			rec.Tick, out.LocationID, output, out.Fallback, ref)
 	}
 }
 
@@ -148,13 +151,24 @@ func (s *Store) writeCalls(w *tickWriter, calls []CallRecord, used map[string]st
 		case c.Messages != nil:
 			request = s.requestJSON(w, c.Messages, used)
 		}
+		// The answer is kept once: a long one in texts (where the entity's
+		// history, which holds it too, finds it), and the parsed output
+		// only where it is not the answer itself.
+		raw, answerRef := bounded(s.clean(c.Raw), MaxStoredRaw), ""
+		parsed, same := c.Output, c.Output != "" && c.Output == raw
+		if same {
+			parsed = ""
+		}
+		if len(raw) >= minSharedText {
+			raw, answerRef = "", s.putText(w, raw, used)
+		}
 		w.exec("calls", `INSERT INTO calls (tick, phase, entity_key, model, endpoint, request_json, raw_response, parsed_output,
 			latency_ms, prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback,
-			batch_prompt_tokens, batch_completion_tokens, prompt_truncated)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			w.tick, c.Phase, c.EntityKey, c.Model, c.Endpoint, request, bounded(s.clean(c.Raw), MaxStoredRaw), c.Output,
+			batch_prompt_tokens, batch_completion_tokens, prompt_truncated, answer_ref, parsed_same)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			w.tick, c.Phase, c.EntityKey, c.Model, c.Endpoint, request, raw, parsed,
 			c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.Attempts, c.Repairs, c.ErrorKind, s.clean(c.Error), c.Fallback,
-			c.BatchPromptTokens, c.BatchCompletionTokens, c.PromptTruncated)
+			c.BatchPromptTokens, c.BatchCompletionTokens, c.PromptTruncated, answerRef, same)
 	}
 }
 
@@ -224,6 +238,10 @@ type tickWriter struct {
 	err   error
 	stmts map[string]*sql.Stmt // prepared on tx: closed when it commits or rolls back
 	texts []pendingText        // to write, by writeTexts
+	// cold is set when the store has committed nothing yet: texts its
+	// commit writes may be in the database already (the past exchanges a
+	// resumed run sends again), so writeTexts looks each up first.
+	cold bool
 }
 
 // sortedBy is a copy of rows stably sorted by key.

@@ -20,22 +20,6 @@ func (s *Store) LastTick(ctx context.Context) (_ int, err error) {
 	return last, nil
 }
 
-// State returns the state JSON committed at tick, as the kind wrote it. A
-// tick that was not committed, tick 0 included (the authored state), gives
-// an error wrapping ErrNoTick.
-func (s *Store) State(ctx context.Context, tick int) (_ json.RawMessage, err error) {
-	defer markDamaged(&err)
-	var data string
-	err = s.db.QueryRowContext(ctx, "SELECT state_json FROM ticks WHERE tick = ?", tick).Scan(&data)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("read state of tick %d: %w", tick, ErrNoTick)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read state of tick %d: %w", tick, err)
-	}
-	return json.RawMessage(data), nil
-}
-
 // Kind returns the simulation kind of the stored ticks, "" before the first.
 func (s *Store) Kind(ctx context.Context) (_ string, err error) {
 	defer markDamaged(&err)
@@ -189,6 +173,14 @@ func (s *Store) History(ctx context.Context, depth, upTo int) (_ map[string][]Hi
 		}
 		slices.Reverse(all[first:]) // oldest first
 	}
+	var refs []string
+	for _, h := range all {
+		refs = append(refs, h.userRef, h.assistantRef)
+	}
+	texts, err := s.textsOf(ctx, slices.DeleteFunc(refs, func(r string) bool { return r == "" }))
+	if err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
 	for _, h := range all {
 		for _, f := range []struct {
 			ref  string
@@ -197,9 +189,9 @@ func (s *Store) History(ctx context.Context, depth, upTo int) (_ map[string][]Hi
 			if f.ref == "" {
 				continue
 			}
-			text, err := s.getText(ctx, f.ref)
-			if err != nil {
-				return nil, fmt.Errorf("read history of %s: %w", h.EntityKey, err)
+			text, ok := texts[f.ref]
+			if !ok {
+				return nil, fmt.Errorf("read history of %s: text %s is missing", h.EntityKey, f.ref)
 			}
 			*f.text = text
 		}
@@ -253,33 +245,77 @@ func (s *Store) Events(ctx context.Context, fromTick, toTick int) (_ []Event, er
 // Calls returns the model calls of one tick in the order they were recorded.
 func (s *Store) Calls(ctx context.Context, tick int) (_ []CallRecord, err error) {
 	defer markDamaged(&err)
-	rows, err := s.db.QueryContext(ctx, `
-		SELECT id, tick, phase, entity_key, model, request_json, raw_response, parsed_output, latency_ms,
-			prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback, `+s.truncatedColumn()+`
-		FROM calls WHERE tick = ? ORDER BY id`, tick)
+	calls, refs, err := s.callRows(ctx, tick)
 	if err != nil {
 		return nil, fmt.Errorf("read calls of tick %d: %w", tick, err)
 	}
+	for _, c := range calls {
+		refs = append(refs, requestRefs(c.Request)...)
+	}
+	texts, err := s.textsOf(ctx, refs)
+	if err != nil {
+		return nil, fmt.Errorf("read calls of tick %d: %w", tick, err)
+	}
+	for i := range calls {
+		c := &calls[i]
+		if c.answerRef != "" {
+			var ok bool
+			if c.Raw, ok = texts[c.answerRef]; !ok {
+				return nil, fmt.Errorf("read calls of tick %d: call %d: the answer's text %s is missing", tick, c.ID, c.answerRef)
+			}
+		}
+		if c.parsedSame {
+			c.Output = c.Raw
+		}
+		if c.Request, err = expandRequest(c.Request, texts); err != nil {
+			return nil, fmt.Errorf("read calls of tick %d: call %d: %w", tick, c.ID, err)
+		}
+	}
+	out := make([]CallRecord, len(calls))
+	for i, c := range calls {
+		out[i] = c.CallRecord
+	}
+	return out, nil
+}
+
+// storedCall is a calls row as stored: its answer may be in texts, its
+// parsed output the answer itself.
+type storedCall struct {
+	CallRecord
+	answerRef  string
+	parsedSame bool
+}
+
+// callRows reads the rows of a tick's calls, and the keys of the answers
+// they keep in texts.
+func (s *Store) callRows(ctx context.Context, tick int) ([]storedCall, []string, error) {
+	newer := "'', 0"
+	if s.version >= 10 {
+		newer = "answer_ref, parsed_same"
+	}
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT id, tick, phase, entity_key, model, request_json, raw_response, parsed_output, latency_ms,
+			prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback, `+s.truncatedColumn()+`, `+newer+`
+		FROM calls WHERE tick = ? ORDER BY id`, tick)
+	if err != nil {
+		return nil, nil, err
+	}
 	defer rows.Close()
-	var calls []CallRecord
+	var (
+		calls []storedCall
+		refs  []string
+	)
 	for rows.Next() {
-		var c CallRecord
+		var c storedCall
 		if err := rows.Scan(&c.ID, &c.Tick, &c.Phase, &c.EntityKey, &c.Model, &c.Request, &c.Raw, &c.Output, &c.LatencyMS,
-			&c.PromptTokens, &c.CompletionTokens, &c.CachedTokens, &c.Attempts, &c.Repairs, &c.ErrorKind, &c.Error, &c.Fallback, &c.PromptTruncated); err != nil {
-			return nil, fmt.Errorf("read calls of tick %d: %w", tick, err)
+			&c.PromptTokens, &c.CompletionTokens, &c.CachedTokens, &c.Attempts, &c.Repairs, &c.ErrorKind, &c.Error, &c.Fallback, &c.PromptTruncated,
+			&c.answerRef, &c.parsedSame); err != nil {
+			return nil, nil, err
+		}
+		if c.answerRef != "" {
+			refs = append(refs, c.answerRef)
 		}
 		calls = append(calls, c)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read calls of tick %d: %w", tick, err)
-	}
-	rows.Close()
-	for i := range calls {
-		req, err := s.expandRequest(ctx, calls[i].Request)
-		if err != nil {
-			return nil, fmt.Errorf("read calls of tick %d: call %d: %w", tick, calls[i].ID, err)
-		}
-		calls[i].Request = req
-	}
-	return calls, nil
+	return calls, refs, rows.Err()
 }

@@ -2,7 +2,7 @@ package store
 
 // schemaVersion is stored in PRAGMA user_version. Raise it, and add a step
 // to upgrades, whenever the schema below changes.
-const schemaVersion = 9
+const schemaVersion = 10
 
 // readableVersion is the oldest version read-only commands read as it is:
 // version 5 changed only how new texts are compressed, which the reader
@@ -25,8 +25,13 @@ const readableVersion = 4
 // that they are priced at the batch discount; version 8 the attempts each
 // endpoint failed, so that one that failed every attempt (and so answered
 // no call) still has its row; version 9 whether each call's prompt filled
-// the model's context (the server cut it), and their running count. An
-// older database gets what it lacks when opened (see upgrades).
+// the model's context (the server cut it), and their running count;
+// version 10 stores a run in less: an answer once (a long one in texts,
+// parsed_output left out when it is the answer), a long output in texts,
+// the texts of a commit compressed together in blocks, and the state of
+// most ticks as what changed since the tick before (states). An older
+// database gets what it lacks when opened (see upgrades); the rows it
+// holds keep their forms, which every reader reads.
 const schema = `
 CREATE TABLE IF NOT EXISTS ticks (
 	tick         INTEGER PRIMARY KEY CHECK (tick > 0),
@@ -57,6 +62,9 @@ CREATE TABLE IF NOT EXISTS outputs (
 	location_id TEXT    NOT NULL,
 	output_json TEXT    NOT NULL CHECK (json_valid(output_json)),
 	fallback    INTEGER NOT NULL CHECK (fallback IN (0, 1)),
+	-- the key in texts of a long output (output_json is then 'null'); ''
+	-- before version 10
+	output_ref  TEXT    NOT NULL DEFAULT '',
 	PRIMARY KEY (tick, location_id)
 );
 
@@ -89,7 +97,17 @@ CREATE TABLE IF NOT EXISTS calls (
 	batch_completion_tokens INTEGER NOT NULL DEFAULT 0,
 	-- 1 when the prompt filled the model's context: the server cut it to
 	-- fit (llm.Result.PromptTruncated); 0 before version 9
-	prompt_truncated        INTEGER NOT NULL DEFAULT 0
+	prompt_truncated        INTEGER NOT NULL DEFAULT 0,
+	-- the key in texts of the raw answer when it is long (raw_response is
+	-- then ''); '' before version 10
+	answer_ref              TEXT    NOT NULL DEFAULT '',
+	-- 1 when the parsed output is the raw answer itself (parsed_output is
+	-- then ''); 0 before version 10
+	parsed_same             INTEGER NOT NULL DEFAULT 0,
+	-- 1 when compact dropped the request and answer texts of the call
+	-- (request_json is then '[]', the answer and output ''); 0 before
+	-- version 10
+	texts_dropped           INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS calls_tick ON calls (tick);
 
@@ -170,8 +188,27 @@ CREATE TABLE IF NOT EXISTS runs (
 -- SHA-256, hex), written in the transaction of the first tick that sent it.
 CREATE TABLE IF NOT EXISTS texts (
 	key  TEXT PRIMARY KEY,
-	body BLOB NOT NULL -- a form byte (0: as is, 1: DEFLATE, 2: S2), then the text
+	-- a form byte (0: as is, 1: DEFLATE, 2: S2), then the text; or 3, then
+	-- where the text is in a block (see blockRef)
+	body BLOB NOT NULL
 ); -- a rowid table: texts run to kilobytes, which WITHOUT ROWID stores poorly
+
+-- blocks: the texts a commit wrote, one after the other, compressed
+-- together (zstd): the prompts of a phase share most of their words, which
+-- a text compressed alone cannot use. Version 10.
+CREATE TABLE IF NOT EXISTS blocks (
+	id   INTEGER PRIMARY KEY,
+	body BLOB NOT NULL
+);
+
+-- states: the state of a tick (ticks.state_json is then 'null'), either
+-- whole (base 0) or as what changed since the state of tick base, the tick
+-- before (see delta.go); compressed (zstd). Version 10.
+CREATE TABLE IF NOT EXISTS states (
+	tick INTEGER PRIMARY KEY REFERENCES ticks (tick) ON DELETE CASCADE,
+	base INTEGER NOT NULL,
+	body BLOB    NOT NULL
+);
 
 -- totals: the calls summed per phase, entity and model, kept by each
 -- commit, so that status and resume read a row per entity rather than
@@ -263,17 +300,24 @@ var columns = map[int][]column{
 	// Version 7: calls and the running totals count the tokens a Batch
 	// API job answered; every call stored earlier was priced live, so 0.
 	6: {
-		{"calls", "batch_prompt_tokens"}, {"calls", "batch_completion_tokens"},
-		{"totals", "batch_prompt_tokens"}, {"totals", "batch_completion_tokens"},
-		{"endpoint_totals", "batch_prompt_tokens"}, {"endpoint_totals", "batch_completion_tokens"},
+		{"calls", "batch_prompt_tokens", ""}, {"calls", "batch_completion_tokens", ""},
+		{"totals", "batch_prompt_tokens", ""}, {"totals", "batch_completion_tokens", ""},
+		{"endpoint_totals", "batch_prompt_tokens", ""}, {"endpoint_totals", "batch_completion_tokens", ""},
 	},
 	// Version 8: the running totals per endpoint count the attempts it
 	// failed; those of earlier runs were not kept, so 0.
-	7: {{"endpoint_totals", "endpoint_failures"}},
+	7: {{"endpoint_totals", "endpoint_failures", ""}},
 	// Version 9: calls say whether their prompt filled the model's
 	// context; no call stored earlier was checked, so 0 (and no count).
-	8: {{"calls", "prompt_truncated"}},
+	8: {{"calls", "prompt_truncated", ""}},
+	// Version 10: answers, outputs and states in their shorter forms; the
+	// rows stored earlier keep the whole ones.
+	9: {
+		{"calls", "answer_ref", "TEXT NOT NULL DEFAULT ''"}, {"calls", "parsed_same", ""}, {"calls", "texts_dropped", ""},
+		{"outputs", "output_ref", "TEXT NOT NULL DEFAULT ''"},
+	},
 }
 
-// column is a count column added to table, 0 in the rows it finds.
-type column struct{ table, name string }
+// column is a column added to table: a count, 0 in the rows it finds,
+// unless decl says otherwise.
+type column struct{ table, name, decl string }

@@ -7,6 +7,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -60,6 +61,10 @@ type Store struct {
 	// untruncated is set when the database predates version 9 and is read
 	// as it is: its calls have no prompt_truncated.
 	untruncated bool
+	// version is the database's schema version: schemaVersion once opened
+	// to write, older when read as it is (OpenReadOnly).
+	version int
+	last    lastState // see keepState
 	// pin holds one connection open for the store's life: SQLite deletes
 	// the WAL when its last connection closes, which the WAL check would
 	// take for a deletion by someone else.
@@ -126,7 +131,7 @@ func open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, now: time.Now}
+	s := &Store{db: db, path: path, now: time.Now, version: schemaVersion}
 	// Before anything is written: a malformed file is never migrated or
 	// committed onto.
 	if err := s.quickCheck(ctx); err != nil {
@@ -206,7 +211,8 @@ func (s *Store) migrate(ctx context.Context) error {
 			if n > 0 {
 				continue // the schema has just made the table whole
 			}
-			if _, err := tx.ExecContext(ctx, "ALTER TABLE "+c.table+" ADD COLUMN "+c.name+" INTEGER NOT NULL DEFAULT 0"); err != nil {
+			decl := cmp.Or(c.decl, "INTEGER NOT NULL DEFAULT 0")
+			if _, err := tx.ExecContext(ctx, "ALTER TABLE "+c.table+" ADD COLUMN "+c.name+" "+decl); err != nil {
 				return fmt.Errorf("upgrade schema version %d to %d: %w", version, schemaVersion, err)
 			}
 		}

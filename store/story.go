@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // StoryRows are the narrative rows of a range of ticks, for `arbiter story`:
@@ -47,14 +48,7 @@ func (s *Store) Story(ctx context.Context, from, to int) (_ StoryRows, err error
 		return nil
 	}, "SELECT tick, character_id, intention, fallback FROM intentions WHERE tick BETWEEN ? AND ? ORDER BY tick, character_id", from, to)
 	if err == nil {
-		err = s.scan(ctx, func(scan func(...any) error) error {
-			var r TickOutput
-			if err := scan(&r.Tick, &r.LocationID, &r.Output, &r.Fallback); err != nil {
-				return err
-			}
-			out.Outputs = append(out.Outputs, r)
-			return nil
-		}, "SELECT tick, location_id, output_json, fallback FROM outputs WHERE tick BETWEEN ? AND ? ORDER BY tick, location_id", from, to)
+		out.Outputs, err = s.outputs(ctx, from, to)
 	}
 	if err == nil {
 		err = s.scan(ctx, func(scan func(...any) error) error {
@@ -78,6 +72,45 @@ func (s *Store) Story(ctx context.Context, from, to int) (_ StoryRows, err error
 	}
 	if err != nil {
 		return StoryRows{}, fmt.Errorf("read ticks %d..%d: %w", from, to, err)
+	}
+	return out, nil
+}
+
+// outputs reads the outputs of ticks from to to, a long one from texts.
+func (s *Store) outputs(ctx context.Context, from, to int) ([]TickOutput, error) {
+	ref := "''"
+	if s.version >= 10 {
+		ref = "output_ref"
+	}
+	var (
+		out  []TickOutput
+		refs []string // of each output, "" when kept whole in its row
+	)
+	err := s.scan(ctx, func(scan func(...any) error) error {
+		var r TickOutput
+		var key string
+		if err := scan(&r.Tick, &r.LocationID, &r.Output, &r.Fallback, &key); err != nil {
+			return err
+		}
+		out, refs = append(out, r), append(refs, key)
+		return nil
+	}, "SELECT tick, location_id, output_json, fallback, "+ref+" FROM outputs WHERE tick BETWEEN ? AND ? ORDER BY tick, location_id", from, to)
+	if err != nil {
+		return nil, err
+	}
+	texts, err := s.textsOf(ctx, slices.DeleteFunc(slices.Clone(refs), func(r string) bool { return r == "" }))
+	if err != nil {
+		return nil, err
+	}
+	for i, key := range refs {
+		if key == "" {
+			continue
+		}
+		text, ok := texts[key]
+		if !ok {
+			return nil, fmt.Errorf("the output of %s at tick %d: text %s is missing", out[i].LocationID, out[i].Tick, key)
+		}
+		out[i].Output = text
 	}
 	return out, nil
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -80,6 +79,10 @@ func (c *textCache) has(key string) bool {
 	_, ok := (*m)[key]
 	return ok
 }
+
+// warm reports whether the store has committed a tick: before it, the
+// cache knows none of the texts stored.
+func (c *textCache) warm() bool { return c.keys.Load() != nil }
 
 // replace makes keys the set; the caller no longer changes it.
 func (c *textCache) replace(keys map[string]struct{}) { c.keys.Store(&keys) }
@@ -156,7 +159,7 @@ func (s *Store) PrepareRequest(msgs []Message) *PreparedRequest {
 // one referred to, and returns its request_json.
 func (s *Store) writePrepared(w *tickWriter, p *PreparedRequest, used map[string]struct{}) string {
 	for _, t := range p.texts {
-		writeText(w, t.key, func() []byte { return t.body }, used)
+		writeText(w, t.key, func() (string, error) { return unpack(t.body) }, used)
 	}
 	for _, key := range p.refs {
 		used[key] = struct{}{}
@@ -164,38 +167,27 @@ func (s *Store) writePrepared(w *tickWriter, p *PreparedRequest, used map[string
 	return p.json
 }
 
-// writeText has the commit write the text under key, its body made by
-// body, unless it has written or referred to it already (used, which it
+// writeText has the commit write the text under key, its content given by
+// text, unless it has written or referred to it already (used, which it
 // joins). The texts are written together, by writeTexts.
-func writeText(w *tickWriter, key string, body func() []byte, used map[string]struct{}) {
+func writeText(w *tickWriter, key string, text func() (string, error), used map[string]struct{}) {
 	if _, done := used[key]; !done {
-		w.texts = append(w.texts, pendingText{key, body})
+		w.texts = append(w.texts, pendingText{key, text})
 	}
 	used[key] = struct{}{}
 }
 
 type pendingText struct {
 	key  string
-	body func() []byte
+	text func() (string, error)
 }
 
-// writeTexts writes the texts writeText was given, in the order of their
-// keys. A key is a hash, so in the order they came each insert went to a
-// page of the key's index anywhere in it, which grows every tick: in
-// order, each page is visited once.
-func writeTexts(w *tickWriter) {
-	slices.SortFunc(w.texts, func(a, b pendingText) int { return strings.Compare(a.key, b.key) })
-	for _, t := range w.texts {
-		w.exec("texts", "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", t.key, t.body())
-	}
-}
-
-// putText stores text (already scrubbed and bounded) in texts, compressed,
-// unless this commit or the last one referenced it, and returns its key.
+// putText stores text (already scrubbed and bounded) in texts, unless this
+// commit or the last one referenced it, and returns its key.
 func (s *Store) putText(w *tickWriter, text string, used map[string]struct{}) string {
 	key := textKey(text)
 	if !s.texts.has(key) {
-		writeText(w, key, func() []byte { return pack(text) }, used)
+		writeText(w, key, func() (string, error) { return text, nil }, used)
 	}
 	used[key] = struct{}{}
 	return key
@@ -203,13 +195,13 @@ func (s *Store) putText(w *tickWriter, text string, used map[string]struct{}) st
 
 // getText reads the text stored under key.
 func (s *Store) getText(ctx context.Context, key string) (string, error) {
-	var body []byte
-	if err := s.db.QueryRowContext(ctx, "SELECT body FROM texts WHERE key = ?", key).Scan(&body); err != nil {
-		return "", fmt.Errorf("text %s: %w", key, err)
-	}
-	text, err := unpack(body)
+	texts, err := s.textsOf(ctx, []string{key})
 	if err != nil {
-		return "", fmt.Errorf("text %s: %w", key, err)
+		return "", err
+	}
+	text, ok := texts[key]
+	if !ok {
+		return "", fmt.Errorf("text %s is missing", key)
 	}
 	return text, nil
 }
@@ -267,9 +259,25 @@ func unpack(body []byte) (string, error) {
 	}
 }
 
+// requestRefs lists the keys of the texts a stored calls.request_json
+// refers to.
+func requestRefs(stored string) []string {
+	var msgs []storedMessage
+	if json.Unmarshal([]byte(stored), &msgs) != nil {
+		return nil
+	}
+	var keys []string
+	for _, m := range msgs {
+		if m.Ref != "" {
+			keys = append(keys, m.Ref)
+		}
+	}
+	return keys
+}
+
 // expandRequest turns calls.request_json back into the messages as sent,
-// as JSON: a stored reference is replaced by its text.
-func (s *Store) expandRequest(ctx context.Context, stored string) (string, error) {
+// as JSON: a stored reference is replaced by its text, from texts.
+func expandRequest(stored string, texts map[string]string) (string, error) {
 	var msgs []storedMessage
 	if err := json.Unmarshal([]byte(stored), &msgs); err != nil {
 		return stored, nil // written whole by an earlier arbiter, or cut at MaxStoredRequest
@@ -279,9 +287,9 @@ func (s *Store) expandRequest(ctx context.Context, stored string) (string, error
 		out[i] = Message{Role: m.Role, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
 		switch {
 		case m.Ref != "":
-			text, err := s.getText(ctx, m.Ref)
-			if err != nil {
-				return "", fmt.Errorf("message %d: %w", i+1, err)
+			text, ok := texts[m.Ref]
+			if !ok {
+				return "", fmt.Errorf("message %d: text %s is missing", i+1, m.Ref)
 			}
 			out[i].Content = text
 		case m.Content != nil:

@@ -73,8 +73,8 @@ func TestUpgradeV2(t *testing.T) {
 		t.Fatalf("Open of a version 2 database: %v", err)
 	}
 	defer s.Close()
-	if v := userVersion(t, s); v != schemaVersion || schemaVersion != 9 {
-		t.Fatalf("user_version after the upgrade = %d, want 9", v)
+	if v := userVersion(t, s); v != schemaVersion || schemaVersion != 10 {
+		t.Fatalf("user_version after the upgrade = %d, want 10", v)
 	}
 	if sum, err := s.Summary(t.Context()); err != nil || sum.Total.Calls != 2 || sum.Total.PromptTokens != 200 || len(sum.ByEntity) != 1 {
 		t.Fatalf("summary after the upgrade = %+v, %v; want the 2 old calls in the totals", sum, err)
@@ -169,7 +169,7 @@ func TestNewDatabaseMatchesUpgraded(t *testing.T) {
 		}
 		return strings.Join(cols, ", ")
 	}
-	if a, b := columns(fresh), columns(up); a != b || !strings.HasSuffix(a, "model TEXT 1, endpoint TEXT 1, batch_prompt_tokens INTEGER 1, batch_completion_tokens INTEGER 1, prompt_truncated INTEGER 1") {
+	if a, b := columns(fresh), columns(up); a != b || !strings.HasSuffix(a, "model TEXT 1, endpoint TEXT 1, batch_prompt_tokens INTEGER 1, batch_completion_tokens INTEGER 1, prompt_truncated INTEGER 1, answer_ref TEXT 1, parsed_same INTEGER 1, texts_dropped INTEGER 1") {
 		t.Errorf("calls columns differ:\n new      %s\n upgraded %s", a, b)
 	}
 }
@@ -186,8 +186,8 @@ func TestVersion4TextsRead(t *testing.T) {
 	// Make it what version 4 wrote: DEFLATE bodies.
 	var body []byte
 	key := textKey(long)
-	if err := s.db.QueryRowContext(t.Context(), "SELECT body FROM texts WHERE key = ?", key).Scan(&body); err != nil || body[0] != bodyS2 {
-		t.Fatalf("body of the long text: form %v, %v; want S2", body[:1], err)
+	if err := s.db.QueryRowContext(t.Context(), "SELECT body FROM texts WHERE key = ?", key).Scan(&body); err != nil || body[0] != bodyBlock {
+		t.Fatalf("body of the long text: form %v, %v; want a block's", body[:1], err)
 	}
 	var old bytes.Buffer
 	old.WriteByte(bodyDeflated)
@@ -407,8 +407,8 @@ func TestUpgradeV8(t *testing.T) {
 		t.Fatalf("Open of a version 8 database: %v", err)
 	}
 	defer s.Close()
-	if v := userVersion(t, s); v != 9 {
-		t.Fatalf("user_version after the upgrade = %d, want 9", v)
+	if v := userVersion(t, s); v != 10 {
+		t.Fatalf("user_version after the upgrade = %d, want 10", v)
 	}
 	rec := record(2)
 	rec.Calls[0].PromptTruncated, rec.Calls[2].PromptTruncated = true, true

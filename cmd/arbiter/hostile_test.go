@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/arbiter-sim/arbiter/store"
 )
 
 // arbiterWithin runs arbiter as arbiter does, failing the test when the
@@ -59,20 +62,26 @@ func TestFaultHostileTemplateCannotHang(t *testing.T) {
 }
 
 // editState rewrites the state stored at tick in sim's state.db through
-// edit, as a person with sqlite3 could.
+// edit, as a person with sqlite3 could: a whole state written into
+// ticks.state_json is what the tick reads as.
 func editState(t *testing.T, sim string, tick int, edit func(map[string]any)) {
 	t.Helper()
+	ro, err := store.OpenReadOnly(t.Context(), filepath.Join(sim, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := ro.State(t.Context(), tick)
+	ro.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 	db, err := sql.Open("sqlite", filepath.Join(sim, "state.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var raw string
-	if err := db.QueryRow("SELECT state_json FROM ticks WHERE tick = ?", tick).Scan(&raw); err != nil {
-		t.Fatal(err)
-	}
 	var st map[string]any
-	dec := json.NewDecoder(strings.NewReader(raw))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&st); err != nil {
 		t.Fatal(err)
