@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -41,7 +42,7 @@ var (
 func zstdCodec() (*zstd.Encoder, *zstd.Decoder) {
 	zstdOnce.Do(func() {
 		// Neither fails with these options.
-		zEnc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithLowerEncoderMem(true))
+		zEnc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithLowerEncoderMem(true))
 		zDec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
 	})
 	return zEnc, zDec
@@ -82,81 +83,108 @@ func parseBlockRef(body []byte) (id int64, off, n int, err error) {
 	return int64(v[0]), int(v[1]), int(v[2]), nil
 }
 
-// blockPlan is a block to write: the texts it holds, in order.
-type blockPlan struct {
-	texts []pendingText
-	plain []string
-	body  []byte // compressed
-}
-
-// writeTexts writes the texts writeText was given, in the order of their
-// keys (a key is a hash: in the order they came each insert went to a page
-// of the key's index anywhere in it, which grows every tick; in order,
-// each page is visited once), each in a block with those next to it. The
-// blocks are compressed in parallel.
+// writeTexts writes the texts writeText was given and the requests
+// writeCalls added, in blocks: ordered by their content, so that texts
+// alike (the prompts of characters in one place, say) share a block and
+// compress together; the blocks are compressed in parallel. The rows of
+// texts are then written in the order of their keys: a key is a hash, so
+// in the order they came each insert went to a page of the key's index
+// anywhere in it, which grows every tick; in order, each page is visited
+// once.
 func writeTexts(w *tickWriter) {
 	if w.err != nil || len(w.texts) == 0 {
 		return
 	}
-	slices.SortFunc(w.texts, func(a, b pendingText) int { return strings.Compare(a.key, b.key) })
 	if w.cold {
-		w.texts = slices.DeleteFunc(w.texts, func(t pendingText) bool {
-			var n int
-			if err := w.tx.QueryRowContext(w.ctx, "SELECT COUNT(*) FROM texts WHERE key = ?", t.key).Scan(&n); err != nil && w.err == nil {
-				w.err = fmt.Errorf("read texts: %w", err)
-			}
-			return n > 0
-		})
+		w.texts = slices.DeleteFunc(w.texts, func(t pendingText) bool { return t.key != "" && w.stored(t.key) })
 	}
-	if w.err != nil || len(w.texts) == 0 {
-		return
+	items := make([]blockItem, len(w.texts))
+	for i, t := range w.texts {
+		text, err := t.text()
+		if err != nil {
+			w.err = fmt.Errorf("write texts: text %s: %w", t.key, err)
+			return
+		}
+		items[i] = blockItem{pendingText: t, plain: text}
 	}
-	plans, err := planBlocks(w.texts)
-	if err != nil {
-		w.err = fmt.Errorf("write texts: %w", err)
-		return
-	}
-	for _, p := range plans {
+	slices.SortStableFunc(items, func(a, b blockItem) int {
+		return cmp.Or(cmp.Compare(len(a.key), len(b.key)), strings.Compare(a.plain, b.plain)) // requests first
+	})
+	for _, p := range planBlocks(items) {
 		var id int64
 		if err := w.tx.QueryRowContext(w.ctx, "INSERT INTO blocks (body) VALUES (?) RETURNING id", p.body).Scan(&id); err != nil {
 			w.err = fmt.Errorf("write blocks: %w", err)
 			return
 		}
 		off := 0
-		for i, t := range p.texts {
-			w.exec("texts", "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", t.key, blockRef(id, off, len(p.plain[i])))
-			off += len(p.plain[i])
+		for _, it := range p.items {
+			it.ref = blockRef(id, off, len(it.plain))
+			if it.key == "" {
+				*it.at = it.ref
+			}
+			off += len(it.plain)
+		}
+	}
+	slices.SortFunc(items, func(a, b blockItem) int { return strings.Compare(a.key, b.key) })
+	for _, it := range items {
+		if it.key != "" {
+			w.exec("texts", "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", it.key, it.ref)
 		}
 	}
 }
 
-// planBlocks reads each text's content, groups them in blocks of about
-// blockSize and compresses each, on every core.
-func planBlocks(texts []pendingText) ([]*blockPlan, error) {
+// stored reports whether texts holds key already.
+func (w *tickWriter) stored(key string) bool {
+	var n int
+	if err := w.tx.QueryRowContext(w.ctx, "SELECT COUNT(*) FROM texts WHERE key = ?", key).Scan(&n); err != nil && w.err == nil {
+		w.err = fmt.Errorf("read texts: %w", err)
+	}
+	return n > 0
+}
+
+// blockItem is a text or request with its content, and where it is once
+// its block is written.
+type blockItem struct {
+	pendingText
+	plain string
+	ref   []byte
+}
+
+// blockPlan is a block to write: the texts it holds, in order, and its
+// compressed body.
+type blockPlan struct {
+	items []*blockItem
+	body  []byte
+}
+
+// planBlocks groups items, in their order, in blocks of about blockSize
+// and compresses each, on every core.
+func planBlocks(items []blockItem) []*blockPlan {
 	var plans []*blockPlan
 	cur, size := &blockPlan{}, 0
-	for _, t := range texts {
-		text, err := t.text()
-		if err != nil {
-			return nil, fmt.Errorf("text %s: %w", t.key, err)
-		}
-		cur.texts, cur.plain = append(cur.texts, t), append(cur.plain, text)
-		if size += len(text); size >= blockSize {
+	for i := range items {
+		cur.items = append(cur.items, &items[i])
+		if size += len(items[i].plain); size >= blockSize {
 			plans, cur, size = append(plans, cur), &blockPlan{}, 0
 		}
 	}
-	if len(cur.texts) > 0 {
+	if len(cur.items) > 0 {
 		plans = append(plans, cur)
 	}
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for _, p := range plans {
 		g.Go(func() error {
-			p.body = compress([]byte(strings.Join(p.plain, "")))
+			var b strings.Builder
+			for _, it := range p.items {
+				b.WriteString(it.plain)
+			}
+			p.body = compress([]byte(b.String()))
 			return nil
 		})
 	}
-	return plans, g.Wait()
+	g.Wait() // compress does not fail
+	return plans
 }
 
 // textsOf reads the texts stored under keys, reading each block once. A

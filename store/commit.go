@@ -66,6 +66,7 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 	}
 	s.writeHistory(w, rec.History, next, used)
 	writeTexts(w)
+	writeCallRows(w)
 	done := s.writeRun(w)
 	if w.err != nil {
 		return w.err
@@ -139,9 +140,11 @@ func (s *Store) writeRows(w *tickWriter, rec *TickRecord, used map[string]struct
 	}
 }
 
-// writeCalls writes the tick's model calls, each request with its long
-// texts stored once in the texts table (their keys added to used) when the
-// caller handed its messages, else as given, scrubbed and bounded.
+// writeCalls has the commit write the tick's model calls (writeCallRows),
+// each request with its long texts stored once in the texts table (their
+// keys added to used) when the caller handed its messages, else as given,
+// scrubbed and bounded; the request itself goes into a block with the
+// commit's texts.
 func (s *Store) writeCalls(w *tickWriter, calls []CallRecord, used map[string]struct{}) {
 	for _, c := range calls {
 		request := bounded(s.clean(c.Request), MaxStoredRequest)
@@ -162,13 +165,27 @@ func (s *Store) writeCalls(w *tickWriter, calls []CallRecord, used map[string]st
 		if len(raw) >= minSharedText {
 			raw, answerRef = "", s.putText(w, raw, used)
 		}
+		p := &pendingCall{args: []any{w.tick, c.Phase, c.EntityKey, c.Model, c.Endpoint, "", raw, parsed,
+			c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.Attempts, c.Repairs, c.ErrorKind, s.clean(c.Error), c.Fallback,
+			c.BatchPromptTokens, c.BatchCompletionTokens, c.PromptTruncated, answerRef, same}}
+		w.calls = append(w.calls, p)
+		w.texts = append(w.texts, pendingText{text: func() (string, error) { return request, nil }, at: &p.at})
+	}
+}
+
+// pendingCall is a calls row to write once its request is in a block (at).
+type pendingCall struct {
+	args []any
+	at   []byte
+}
+
+// writeCallRows writes the calls writeCalls was given, in their order.
+func writeCallRows(w *tickWriter) {
+	for _, p := range w.calls {
 		w.exec("calls", `INSERT INTO calls (tick, phase, entity_key, model, endpoint, request_json, raw_response, parsed_output,
 			latency_ms, prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback,
-			batch_prompt_tokens, batch_completion_tokens, prompt_truncated, answer_ref, parsed_same)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			w.tick, c.Phase, c.EntityKey, c.Model, c.Endpoint, request, raw, parsed,
-			c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.Attempts, c.Repairs, c.ErrorKind, s.clean(c.Error), c.Fallback,
-			c.BatchPromptTokens, c.BatchCompletionTokens, c.PromptTruncated, answerRef, same)
+			batch_prompt_tokens, batch_completion_tokens, prompt_truncated, answer_ref, parsed_same, request_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append(p.args, p.at)...)
 	}
 }
 
@@ -238,6 +255,7 @@ type tickWriter struct {
 	err   error
 	stmts map[string]*sql.Stmt // prepared on tx: closed when it commits or rolls back
 	texts []pendingText        // to write, by writeTexts
+	calls []*pendingCall       // to write, by writeCallRows
 	// cold is set when the store has committed nothing yet: texts its
 	// commit writes may be in the database already (the past exchanges a
 	// resumed run sends again), so writeTexts looks each up first.

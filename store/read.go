@@ -249,6 +249,9 @@ func (s *Store) Calls(ctx context.Context, tick int) (_ []CallRecord, err error)
 	if err != nil {
 		return nil, fmt.Errorf("read calls of tick %d: %w", tick, err)
 	}
+	if err := s.requestsOf(ctx, calls); err != nil {
+		return nil, fmt.Errorf("read calls of tick %d: %w", tick, err)
+	}
 	for _, c := range calls {
 		refs = append(refs, requestRefs(c.Request)...)
 	}
@@ -284,14 +287,15 @@ type storedCall struct {
 	CallRecord
 	answerRef  string
 	parsedSame bool
+	requestAt  []byte // where the request is, in a block; nil when in Request
 }
 
 // callRows reads the rows of a tick's calls, and the keys of the answers
 // they keep in texts.
 func (s *Store) callRows(ctx context.Context, tick int) ([]storedCall, []string, error) {
-	newer := "'', 0"
+	newer := "'', 0, NULL"
 	if s.version >= 10 {
-		newer = "answer_ref, parsed_same"
+		newer = "answer_ref, parsed_same, request_at"
 	}
 	rows, err := s.db.QueryContext(ctx, `
 		SELECT id, tick, phase, entity_key, model, request_json, raw_response, parsed_output, latency_ms,
@@ -309,7 +313,7 @@ func (s *Store) callRows(ctx context.Context, tick int) ([]storedCall, []string,
 		var c storedCall
 		if err := rows.Scan(&c.ID, &c.Tick, &c.Phase, &c.EntityKey, &c.Model, &c.Request, &c.Raw, &c.Output, &c.LatencyMS,
 			&c.PromptTokens, &c.CompletionTokens, &c.CachedTokens, &c.Attempts, &c.Repairs, &c.ErrorKind, &c.Error, &c.Fallback, &c.PromptTruncated,
-			&c.answerRef, &c.parsedSame); err != nil {
+			&c.answerRef, &c.parsedSame, &c.requestAt); err != nil {
 			return nil, nil, err
 		}
 		if c.answerRef != "" {
@@ -318,4 +322,31 @@ func (s *Store) callRows(ctx context.Context, tick int) ([]storedCall, []string,
 		calls = append(calls, c)
 	}
 	return calls, refs, rows.Err()
+}
+
+// requestsOf reads into each call the request kept in a block.
+func (s *Store) requestsOf(ctx context.Context, calls []storedCall) error {
+	blocks := map[int64][]byte{}
+	for i := range calls {
+		c := &calls[i]
+		if c.requestAt == nil {
+			continue
+		}
+		id, off, n, err := parseBlockRef(c.requestAt)
+		if err != nil {
+			return fmt.Errorf("call %d: the request: %w", c.ID, err)
+		}
+		block, ok := blocks[id]
+		if !ok {
+			if block, err = s.block(ctx, id); err != nil {
+				return fmt.Errorf("call %d: the request: %w", c.ID, err)
+			}
+			blocks[id] = block
+		}
+		if off+n > len(block) {
+			return fmt.Errorf("call %d: the request is past the end of block %d", c.ID, id)
+		}
+		c.Request = string(block[off : off+n])
+	}
+	return nil
 }

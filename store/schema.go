@@ -107,7 +107,10 @@ CREATE TABLE IF NOT EXISTS calls (
 	-- 1 when compact dropped the request and answer texts of the call
 	-- (request_json is then '[]', the answer and output ''); 0 before
 	-- version 10
-	texts_dropped           INTEGER NOT NULL DEFAULT 0
+	texts_dropped           INTEGER NOT NULL DEFAULT 0,
+	-- where request_json is, in a block (see blockRef): request_json is
+	-- then ''; NULL when request_json holds it, and before version 10
+	request_at              BLOB
 );
 CREATE INDEX IF NOT EXISTS calls_tick ON calls (tick);
 
@@ -313,7 +316,7 @@ var columns = map[int][]column{
 	// Version 10: answers, outputs and states in their shorter forms; the
 	// rows stored earlier keep the whole ones.
 	9: {
-		{"calls", "answer_ref", "TEXT NOT NULL DEFAULT ''"}, {"calls", "parsed_same", ""}, {"calls", "texts_dropped", ""},
+		{"calls", "answer_ref", "TEXT NOT NULL DEFAULT ''"}, {"calls", "parsed_same", ""}, {"calls", "texts_dropped", ""}, {"calls", "request_at", "BLOB"},
 		{"outputs", "output_ref", "TEXT NOT NULL DEFAULT ''"},
 	},
 }

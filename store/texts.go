@@ -172,14 +172,18 @@ func (s *Store) writePrepared(w *tickWriter, p *PreparedRequest, used map[string
 // joins). The texts are written together, by writeTexts.
 func writeText(w *tickWriter, key string, text func() (string, error), used map[string]struct{}) {
 	if _, done := used[key]; !done {
-		w.texts = append(w.texts, pendingText{key, text})
+		w.texts = append(w.texts, pendingText{key: key, text: text})
 	}
 	used[key] = struct{}{}
 }
 
+// pendingText is a text for the commit's blocks: a text of the texts table
+// under key, or, with no key, a request whose place in its block is
+// written to at.
 type pendingText struct {
 	key  string
 	text func() (string, error)
+	at   *[]byte
 }
 
 // putText stores text (already scrubbed and bounded) in texts, unless this

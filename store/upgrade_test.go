@@ -169,7 +169,7 @@ func TestNewDatabaseMatchesUpgraded(t *testing.T) {
 		}
 		return strings.Join(cols, ", ")
 	}
-	if a, b := columns(fresh), columns(up); a != b || !strings.HasSuffix(a, "model TEXT 1, endpoint TEXT 1, batch_prompt_tokens INTEGER 1, batch_completion_tokens INTEGER 1, prompt_truncated INTEGER 1, answer_ref TEXT 1, parsed_same INTEGER 1, texts_dropped INTEGER 1") {
+	if a, b := columns(fresh), columns(up); a != b || !strings.HasSuffix(a, "model TEXT 1, endpoint TEXT 1, batch_prompt_tokens INTEGER 1, batch_completion_tokens INTEGER 1, prompt_truncated INTEGER 1, answer_ref TEXT 1, parsed_same INTEGER 1, texts_dropped INTEGER 1, request_at BLOB 0") {
 		t.Errorf("calls columns differ:\n new      %s\n upgraded %s", a, b)
 	}
 }
@@ -183,11 +183,12 @@ func TestVersion4TextsRead(t *testing.T) {
 	long := strings.Repeat("A long system prompt, packed. ", 60)
 	msgs[0].Content = long
 	commit(t, s, rec)
-	// Make it what version 4 wrote: DEFLATE bodies.
+	// Make it what version 4 wrote: whole rows, DEFLATE bodies.
+	toWhole(t, s)
 	var body []byte
 	key := textKey(long)
-	if err := s.db.QueryRowContext(t.Context(), "SELECT body FROM texts WHERE key = ?", key).Scan(&body); err != nil || body[0] != bodyBlock {
-		t.Fatalf("body of the long text: form %v, %v; want a block's", body[:1], err)
+	if err := s.db.QueryRowContext(t.Context(), "SELECT body FROM texts WHERE key = ?", key).Scan(&body); err != nil || body[0] != bodyS2 {
+		t.Fatalf("body of the long text: form %v, %v; want S2", body[:1], err)
 	}
 	var old bytes.Buffer
 	old.WriteByte(bodyDeflated)
