@@ -246,8 +246,12 @@ func (s *Store) textsOf(ctx context.Context, keys []string) (map[string]string, 
 
 // block reads and decompresses block id.
 func (s *Store) block(ctx context.Context, id int64) ([]byte, error) {
+	return readBlock(ctx, s.db, id)
+}
+
+func readBlock(ctx context.Context, q querier, id int64) ([]byte, error) {
 	var body []byte
-	if err := s.db.QueryRowContext(ctx, "SELECT body FROM blocks WHERE id = ?", id).Scan(&body); err != nil {
+	if err := q.QueryRowContext(ctx, "SELECT body FROM blocks WHERE id = ?", id).Scan(&body); err != nil {
 		return nil, fmt.Errorf("block %d: %w", id, err)
 	}
 	b, err := decompress(body)

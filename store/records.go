@@ -168,6 +168,9 @@ type Summary struct {
 	// LastStop is why the latest run stopped short, when it did so after the
 	// last commit; nil otherwise.
 	LastStop *Stop `json:"last_stop,omitempty"`
+	// TextsDroppedThrough is the last tick whose prompt and answer texts
+	// `arbiter compact` dropped (ticks 1 to it); 0 when it dropped none.
+	TextsDroppedThrough int `json:"texts_dropped_through,omitempty"`
 }
 
 // Stop records a run that ended without committing the tick it was on.

@@ -225,8 +225,15 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion)); err != nil {
 		return err
 	}
+	if migrateHook != nil {
+		migrateHook()
+	}
 	return tx.Commit()
 }
+
+// migrateHook, when set (by a test), runs inside an upgrade's transaction
+// just before it commits.
+var migrateHook func()
 
 // escapePath makes a file path safe inside a SQLite URI, where '?' and '#'
 // would end the path and '%' starts an escape.

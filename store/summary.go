@@ -152,6 +152,9 @@ func (s *Store) summary(ctx context.Context) (Summary, error) {
 	if sum.LastStop, err = s.lastStop(ctx, sum.LastTick); err != nil {
 		return sum, err
 	}
+	if sum.TextsDroppedThrough, err = droppedThrough(ctx, s.db); err != nil {
+		return sum, err
+	}
 	return sum, nil
 }
 

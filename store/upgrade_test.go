@@ -434,3 +434,61 @@ func TestUpgradeV8(t *testing.T) {
 		}
 	}
 }
+
+// schema9DB is a state.db written by the arbiter of schema version 9 (a
+// run of demo-sim: see cmd/arbiter/testdata/v9run/README.md).
+var schema9DB = filepath.Join("..", "cmd", "arbiter", "testdata", "v9run", "demo-sim", FileName)
+
+// TestUpgradeSchema9File: a state.db the schema 9 arbiter wrote upgrades to
+// version 10 and reads the same; an upgrade killed (SIGKILL) inside its
+// transaction leaves it as it was, version 9, which then upgrades.
+func TestUpgradeSchema9File(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	copyFile(t, schema9DB, path)
+	before := readSnapshot(t, path, false)
+
+	cmd := helper(t, "upgrade", path, "1")
+	cmd.Process.Kill()
+	cmd.Wait()
+	ro, err := OpenReadOnly(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := userVersion(t, ro); v != 9 {
+		t.Errorf("killed mid-upgrade, user_version = %d, want 9", v)
+	}
+	ro.Close()
+	if got := readSnapshot(t, path, false); got != before {
+		t.Errorf("killed mid-upgrade, the run reads otherwise:%s", firstDifference(got, before))
+	}
+
+	if got := readSnapshot(t, path, true); got != before {
+		t.Errorf("upgraded, the run reads otherwise:%s", firstDifference(got, before))
+	}
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if v := userVersion(t, s); v != schemaVersion {
+		t.Errorf("user_version = %d, want %d", v, schemaVersion)
+	}
+	rec := longRecord(6)
+	commit(t, s, rec)
+	if st, err := s.State(t.Context(), 6); err != nil || string(st) != string(rec.State) {
+		t.Errorf("tick 6 on the upgraded file: %s, %v", st, err)
+	}
+	if got, want := ticksOnly(snapshotThrough(t, s, 5)), ticksOnly(before); got != want {
+		t.Errorf("after a tick on the upgraded file, ticks 1..5 read otherwise:%s", firstDifference(got, want))
+	}
+}
+
+// ticksOnly is a snapshot without the run's figures (which later ticks
+// change): the ticks' own rows.
+func ticksOnly(snap string) string {
+	lines := strings.Split(snap, "\n")
+	return strings.Join(slices.DeleteFunc(lines, func(l string) bool {
+		return strings.HasPrefix(l, "summary: ") || strings.HasPrefix(l, "runs: ") || strings.HasPrefix(l, "usage: ")
+	}), "\n")
+}
