@@ -25,7 +25,10 @@ type UsageReport struct {
 	ByModel  []UsageLine `json:"by_model"`
 	ByPhase  []UsageLine `json:"by_phase"`
 	ByEntity []UsageLine `json:"by_entity"`
-	ByTick   []UsageLine `json:"by_tick"`
+	// TextsDroppedThrough is the last tick whose prompt and answer texts
+	// `arbiter compact` dropped; 0 when it dropped none.
+	TextsDroppedThrough int         `json:"texts_dropped_through,omitempty"`
+	ByTick              []UsageLine `json:"by_tick"`
 	// ByEndpoint is the calls per endpoint that answered them and the
 	// attempts each failed (not priced: the model prices them), a row for
 	// every endpoint the latest run configured; none in a state.db written
@@ -66,6 +69,7 @@ func (s *Session) UsageReport(ctx context.Context) (*UsageReport, error) {
 		for _, g := range sum.ByEndpoint {
 			rep.ByEndpoint = append(rep.ByEndpoint, UsageLine{Key: g.Key, Usage: g.Usage})
 		}
+		rep.TextsDroppedThrough = sum.TextsDroppedThrough
 	}
 	return rep, nil
 }

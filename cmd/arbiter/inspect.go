@@ -80,6 +80,9 @@ func writeStatus(io *IOStreams, s *session.Status) error {
 	} else {
 		fmt.Fprintln(io.Out, "truncated prompts: 0")
 	}
+	if note := droppedNote(s.TextsDroppedThrough); note != "" {
+		fmt.Fprintln(io.Out, note)
+	}
 	if st := s.LastStop; st != nil {
 		fmt.Fprintf(io.Out, "last run:     stopped at tick %d, not committed (%s, %s): %s\n",
 			st.Tick, st.Reason, st.StoppedAt.Local().Format("2006-01-02 15:04:05"), st.Error)
@@ -152,6 +155,9 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 	defer s.Close()
 	v, err := s.Export(ctx, opts.Tick, opts.Latest)
 	if err != nil {
+		return err
+	}
+	if err := noteDropped(ctx, opts.IO, s); err != nil {
 		return err
 	}
 	return exportJSON.Write(opts.IO, v)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbiter-sim/arbiter/internal/filelock"
 	"github.com/arbiter-sim/arbiter/internal/worldtest"
 )
 
@@ -93,4 +94,93 @@ func firstDiff(got, want string) string {
 func TestSchema9RunReads(t *testing.T) {
 	cleanEnv(t)
 	checkGolden(t, v9Copy(t))
+}
+
+// TestSchema9RunUpgraded: the fixture run, upgraded to today's schema (by
+// a compaction that keeps every text), reads as it did, byte for byte.
+func TestSchema9RunUpgraded(t *testing.T) {
+	cleanEnv(t)
+	sim := v9Copy(t)
+	if code, out, errOut := arbiter(t, "compact", sim, "--keep-texts", "100"); code != 0 || !strings.Contains(out, "no texts dropped") {
+		t.Fatalf("compact: exit %d\n%s%s", code, out, errOut)
+	}
+	checkGolden(t, sim)
+}
+
+// TestRunReplayedStoresTheSame: the fixture run made again from its
+// cassette, stored in today's forms, tells the same story and exports the
+// same state at every tick, byte for byte, as the schema 9 arbiter did.
+func TestRunReplayedStoresTheSame(t *testing.T) {
+	cleanEnv(t)
+	t.Setenv("ARBITER_LLM_MODEL", "test-model") // the model it was recorded with
+	sim := worldtest.Copy(t, filepath.Join(v9Run, "demo-sim"))
+	cassette := filepath.Join(v9Run, "cassette.jsonl")
+	for _, ticks := range []string{"3", "2"} {
+		if code, _, errOut := arbiter(t, "run", sim, "--ticks", ticks, "--replay", cassette); code != 0 {
+			t.Fatalf("run --replay: exit %d\n%s", code, errOut)
+		}
+	}
+	only := []string{"story", "story.json"}
+	for n := 0; n <= 5; n++ {
+		only = append(only, "export-"+strconv.Itoa(n)+".json")
+	}
+	checkGolden(t, sim, only...)
+}
+
+// TestCompactCommand: compacting the fixture run to its last 2 ticks keeps
+// story and export byte for byte and status and usage but for the line
+// saying which ticks lost their texts, which story and export say on
+// stderr; compact is refused while the simulation is in use.
+func TestCompactCommand(t *testing.T) {
+	cleanEnv(t)
+	sim := v9Copy(t)
+	code, out, errOut := arbiter(t, "compact", sim, "--keep-texts", "2")
+	if code != 0 || !strings.Contains(out, "the prompt and answer texts of ticks 1..3 dropped (33 calls now)") {
+		t.Fatalf("compact: exit %d\n%s%s", code, out, errOut)
+	}
+	checkGolden(t, sim, "story", "story.json", "export-0.json", "export-3.json", "export-5.json", "diff-runs", "report.html")
+	note := "the prompts and answers of ticks 1..3 were dropped by `arbiter compact`"
+	for _, args := range [][]string{{"story", sim}, {"export", sim, "--tick", "2"}} {
+		if _, _, errOut := arbiter(t, args...); !strings.Contains(errOut, "note: "+note) {
+			t.Errorf("%s: stderr lacks the note: %q", args[0], errOut)
+		}
+	}
+	for _, name := range []string{"status", "usage"} {
+		want, _ := os.ReadFile(filepath.Join(v9Run, "golden", name))
+		_, out, _ := arbiter(t, name, sim)
+		line := "texts:        " + note + " (counts, tokens, costs and states are whole)\n"
+		if name == "usage" {
+			line = note + " (counts, tokens, costs and states are whole)\n"
+		}
+		if !strings.Contains(out, line) || strings.Replace(strings.ReplaceAll(out, sim, "SIM"), line, "", 1) != string(want) {
+			t.Errorf("%s after compact: want the schema 9 output plus %q:%s", name, line, firstDiff(out, string(want)))
+		}
+	}
+	_, out, _ = arbiter(t, "status", sim, "--json")
+	if !strings.Contains(out, `"texts_dropped_through": 3`) {
+		t.Errorf("status --json lacks texts_dropped_through:\n%s", out)
+	}
+
+	unlock, err := filelock.TryLock(sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = arbiter(t, "compact", sim)
+	unlock()
+	if code != ExitError || !strings.Contains(errOut, "is in use by another arbiter process") {
+		t.Errorf("compact of a simulation in use: exit %d\n%s", code, errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"compact", sim, "--keep-texts", "-1"}, ExitUsage, "--keep-texts -1: give 0 or more ticks"},
+		{[]string{"compact", filepath.Join(sim, "nowhere")}, ExitUsage, "no such simulation folder"},
+		{[]string{"compact", demoCopy(t)}, ExitUsage, "no run state to compact"},
+	} {
+		if code, _, errOut := arbiter(t, tc.args...); code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, want %d with %q\n%s", tc.args, code, tc.code, tc.want, errOut)
+		}
+	}
 }

@@ -67,6 +67,9 @@ func runStory(ctx context.Context, opts *StoryOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := noteDropped(ctx, opts.IO, s); err != nil {
+		return err
+	}
 	if ex := opts.Globals.exporter(); ex != nil {
 		return ex.Write(opts.IO, st)
 	}

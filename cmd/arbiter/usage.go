@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -87,6 +88,9 @@ func writeUsage(io *IOStreams, rep *session.UsageReport) error {
 	}
 	if !rep.Priced {
 		fmt.Fprintf(w, "no price configured for %v: add them under prices: in config.yaml (USD per million tokens)\n", rep.Unpriced)
+	}
+	if note := droppedNote(rep.TextsDroppedThrough); note != "" {
+		fmt.Fprintln(w, strings.TrimSpace(strings.TrimPrefix(note, "texts:")))
 	}
 	if rep.Assumed {
 		fmt.Fprintln(w, "some calls were stored without their model (by an arbiter before schema version 3): counted at the model their phase is configured with now")
