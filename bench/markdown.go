@@ -19,6 +19,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	b.targets(r)
 	b.worlds(r)
 	b.outOfOrder(r)
+	b.storage(r)
 	b.prefix(r)
 	b.sequential(r)
 	b.exponent(r)
@@ -108,6 +109,17 @@ func (b *page) outOfOrder(r *Report) {
 		b.p("\n## Out-of-order ticks\n\nThe main world plays each location's next tick as soon as it and every location with a connection into it have resolved this one; `main, lockstep` is the same world, run after it, with every location waiting for the whole world (`arbiter run --lockstep`). T/T*: **%.3f** out of order, %.3f in lockstep (T %s and %s, T* %s).\n",
 			r.Main.Ratio, l.Ratio, seconds(r.Main.Tick), seconds(l.Tick), seconds(r.Main.Ideal))
 	}
+}
+
+// storage is how state.db grew per model call and how long reading a
+// tick back took.
+func (b *page) storage(r *Report) {
+	m := r.Main
+	if m.DBPerCall == 0 && m.ExportMax == 0 {
+		return
+	}
+	b.p("\n## state.db\n\nThe main world's state.db grew %.2f KB per model call from tick 1 to tick %d (%.1f MB a tick; %.1f MB once closed); `export --tick N`, read back after the run for every tick, took at most %s (tick %d).\n",
+		m.DBPerCall/1000, m.Ticks, float64(m.DBGrowth)/1e6, float64(m.DBBytes)/1e6, m.ExportMax.Round(time.Millisecond), m.ExportTick)
 }
 
 // prefix is the start the main world's system prompts of tick 1 share.

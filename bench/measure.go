@@ -63,6 +63,11 @@ func (w *World) measure(ctx context.Context, o *Options, children []*Child, simD
 	if fi, err := os.Stat(sizes.path); err == nil {
 		w.DBBytes = fi.Size()
 	}
+	if runErr == nil && rep != nil {
+		if err := w.timeExports(ctx, simDir, w.settings(o, children, sizes, ticks, concurrency), len(rep.Ticks)); err != nil {
+			o.progress("%s world: export not timed: %v", w.Role, err)
+		}
+	}
 	if runErr != nil {
 		w.Error = fmt.Sprintf("run: %v", runErr)
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -196,6 +201,9 @@ func (w *World) sum(rep *runner.Report, failed bool, sp span) {
 	}
 	if n := len(w.DBAfter); n >= 2 {
 		w.DBGrowth = (w.DBAfter[n-1] - w.DBAfter[0]) / int64(n-1)
+		if later := w.Calls - rep.Ticks[0].Calls; later > 0 {
+			w.DBPerCall = float64(w.DBAfter[n-1]-w.DBAfter[0]) / float64(later)
+		}
 	} else if n == 1 {
 		w.DBGrowth = w.DBAfter[0]
 	}
@@ -230,4 +238,25 @@ func (d *dbWatch) close() {
 		d.db.Close()
 		d.db = nil
 	}
+}
+
+// timeExports times `export --tick N` of every tick of the world, as the
+// command does it: a read-only session opened once, then each tick's
+// state with its memories. The longest is kept.
+func (w *World) timeExports(ctx context.Context, simDir string, set session.Settings, ticks int) error {
+	sess, err := session.Open(ctx, simDir, set, session.ReadOnly)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	for tick := 1; tick <= ticks; tick++ {
+		start := time.Now()
+		if _, err := sess.Export(ctx, tick, false); err != nil {
+			return fmt.Errorf("tick %d: %w", tick, err)
+		}
+		if d := time.Since(start); d > w.ExportMax {
+			w.ExportMax, w.ExportTick = d, tick
+		}
+	}
+	return nil
 }

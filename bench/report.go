@@ -93,6 +93,14 @@ type World struct {
 	DBAfter  []int64 `json:"db_bytes_after_tick"` // state.db (WAL included) after each tick
 	DBGrowth int64   `json:"db_growth_per_tick"`  // after tick 1
 	DBBytes  int64   `json:"db_bytes"`            // the file once closed
+	// DBPerCall is state.db's growth from tick 1 to the last tick over
+	// the model calls of the ticks after the first.
+	DBPerCall float64 `json:"db_bytes_per_call"`
+	// ExportMax is the longest `export --tick N` of the world's ticks
+	// (session.Export through a read-only session, after the run), at
+	// tick ExportTick.
+	ExportMax  time.Duration `json:"export_max_ns"`
+	ExportTick int           `json:"export_tick"`
 
 	Prompt []float64 `json:"prompt_tokens_per_call"` // by tick
 	// Prefix is, per phase, how much of the system prompts of the first

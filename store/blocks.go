@@ -95,7 +95,7 @@ func writeTexts(w *tickWriter) {
 	if w.err != nil || len(w.texts) == 0 {
 		return
 	}
-	if w.cold {
+	if w.cold && w.anyTexts() {
 		w.texts = slices.DeleteFunc(w.texts, func(t pendingText) bool { return t.key != "" && w.stored(t.key) })
 	}
 	items := make([]blockItem, len(w.texts))
@@ -131,6 +131,15 @@ func writeTexts(w *tickWriter) {
 			w.exec("texts", "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", it.key, it.ref)
 		}
 	}
+}
+
+// anyTexts reports whether texts holds any text (not in a new database).
+func (w *tickWriter) anyTexts() bool {
+	var n int
+	if err := w.tx.QueryRowContext(w.ctx, "SELECT EXISTS (SELECT 1 FROM texts)").Scan(&n); err != nil && w.err == nil {
+		w.err = fmt.Errorf("read texts: %w", err)
+	}
+	return n > 0
 }
 
 // stored reports whether texts holds key already.

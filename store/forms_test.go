@@ -265,3 +265,37 @@ func checkForms(t *testing.T, path string) {
 			deltas, wholes, answers, same, requests, outputs, inBlocks, whole)
 	}
 }
+
+// TestResumeWritesNoTextTwice: the first commit after the store is opened
+// again (a resumed run) resends the texts of the ticks before, which are
+// stored already: they go into no new block.
+func TestResumeWritesNoTextTwice(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	compactRun(t, path, 2)
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var lastBlock int64
+	if err := s.db.QueryRowContext(t.Context(), "SELECT MAX(id) FROM blocks").Scan(&lastBlock); err != nil {
+		t.Fatal(err)
+	}
+	rec, msgs := withMessages(3)
+	commit(t, s, rec)
+	resent := msgs[1].Content // tick 1's prompt, stored by tick 1
+	var n int
+	if err := s.db.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM texts WHERE key = ?", textKey(resent)).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("tick 1's prompt is not a text of its own (%d, %v)", n, err)
+	}
+	for id := lastBlock + 1; ; id++ {
+		b, err := s.block(t.Context(), id)
+		if err != nil {
+			break
+		}
+		if strings.Contains(string(b), resent) {
+			t.Errorf("block %d, written by the resumed run's commit, holds tick 1's prompt again", id)
+		}
+	}
+}
