@@ -63,7 +63,9 @@ func (w *World) measure(ctx context.Context, o *Options, children []*Child, simD
 	if fi, err := os.Stat(sizes.path); err == nil {
 		w.DBBytes = fi.Size()
 	}
-	if runErr == nil && rep != nil {
+	// Reading ticks back is timed on the main world, when it has ticks
+	// before its last (a read-only session lints every prompt as it opens).
+	if runErr == nil && rep != nil && w.Role == "main" && len(rep.Ticks) > 1 {
 		if err := w.timeExports(ctx, simDir, w.settings(o, children, sizes, ticks, concurrency), len(rep.Ticks)); err != nil {
 			o.progress("%s world: export not timed: %v", w.Role, err)
 		}
