@@ -98,6 +98,9 @@ func writeTexts(w *tickWriter) {
 	if w.cold && w.anyTexts() {
 		w.texts = slices.DeleteFunc(w.texts, func(t pendingText) bool { return t.key != "" && w.stored(t.key) })
 	}
+	// Only the start of each text is held to order them: the texts are read
+	// again, a block at a time, as it is made (a tick's texts at once
+	// were most of the commit's memory at 10,000 characters).
 	items := make([]blockItem, len(w.texts))
 	for i, t := range w.texts {
 		text, err := t.text()
@@ -105,12 +108,17 @@ func writeTexts(w *tickWriter) {
 			w.err = fmt.Errorf("write texts: text %s: %w", t.key, err)
 			return
 		}
-		items[i] = blockItem{pendingText: t, plain: text}
+		items[i] = blockItem{pendingText: t, n: len(text), start: strings.Clone(text[:min(len(text), orderedBy)])}
 	}
 	slices.SortStableFunc(items, func(a, b blockItem) int {
-		return cmp.Or(cmp.Compare(len(a.key), len(b.key)), strings.Compare(a.plain, b.plain)) // requests first
+		return cmp.Or(cmp.Compare(len(a.key), len(b.key)), strings.Compare(a.start, b.start)) // requests first
 	})
-	for _, p := range planBlocks(items) {
+	plans, err := planBlocks(items)
+	if err != nil {
+		w.err = fmt.Errorf("write texts: %w", err)
+		return
+	}
+	for _, p := range plans {
 		var id int64
 		if err := w.tx.QueryRowContext(w.ctx, "INSERT INTO blocks (body) VALUES (?) RETURNING id", p.body).Scan(&id); err != nil {
 			w.err = fmt.Errorf("write blocks: %w", err)
@@ -118,11 +126,11 @@ func writeTexts(w *tickWriter) {
 		}
 		off := 0
 		for _, it := range p.items {
-			it.ref = blockRef(id, off, len(it.plain))
+			it.ref = blockRef(id, off, it.n)
 			if it.key == "" {
 				*it.at = it.ref
 			}
-			off += len(it.plain)
+			off += it.n
 		}
 	}
 	slices.SortFunc(items, func(a, b blockItem) int { return strings.Compare(a.key, b.key) })
@@ -151,11 +159,18 @@ func (w *tickWriter) stored(key string) bool {
 	return n > 0
 }
 
-// blockItem is a text or request with its content, and where it is once
-// its block is written.
+// orderedBy is how much of the start of each text orders a commit's texts
+// in its blocks.
+const orderedBy = 64
+
+// blockItem is a text or request of n bytes, with its start, and where it
+// is once its block is written. plain, when set, is its content (else
+// its text gives it).
 type blockItem struct {
 	pendingText
 	plain string
+	n     int
+	start string
 	ref   []byte
 }
 
@@ -168,12 +183,12 @@ type blockPlan struct {
 
 // planBlocks groups items, in their order, in blocks of about blockSize
 // and compresses each, on every core.
-func planBlocks(items []blockItem) []*blockPlan {
+func planBlocks(items []blockItem) ([]*blockPlan, error) {
 	var plans []*blockPlan
 	cur, size := &blockPlan{}, 0
 	for i := range items {
 		cur.items = append(cur.items, &items[i])
-		if size += len(items[i].plain); size >= blockSize {
+		if size += items[i].n; size >= blockSize {
 			plans, cur, size = append(plans, cur), &blockPlan{}, 0
 		}
 	}
@@ -184,16 +199,25 @@ func planBlocks(items []blockItem) []*blockPlan {
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for _, p := range plans {
 		g.Go(func() error {
-			var b strings.Builder
+			var b []byte
 			for _, it := range p.items {
-				b.WriteString(it.plain)
+				text := it.plain
+				if it.plain == "" && it.n > 0 {
+					var err error
+					if text, err = it.text(); err != nil {
+						return fmt.Errorf("text %s: %w", it.key, err)
+					}
+				}
+				if len(text) != it.n {
+					return fmt.Errorf("text %s changed length", it.key)
+				}
+				b = append(b, text...)
 			}
-			p.body = compress([]byte(b.String()))
+			p.body = compress(b)
 			return nil
 		})
 	}
-	g.Wait() // compress does not fail
-	return plans
+	return plans, g.Wait()
 }
 
 // textsOf reads the texts stored under keys, reading each block once. A

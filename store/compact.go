@@ -342,19 +342,23 @@ func repack(ctx context.Context, tx *sql.Tx, touched map[int64]bool) error {
 			if o.off+o.n > len(block) {
 				return fmt.Errorf("block %d: a text past its end", id)
 			}
-			items = append(items, blockItem{pendingText: pendingText{key: o.key}, plain: string(block[o.off : o.off+o.n])})
+			items = append(items, blockItem{pendingText: pendingText{key: o.key}, plain: string(block[o.off : o.off+o.n]), n: o.n})
 			owners = append(owners, o)
 		}
 	}
-	for _, p := range planBlocks(items) {
+	plans, err := planBlocks(items)
+	if err != nil {
+		return err
+	}
+	for _, p := range plans {
 		var id int64
 		if err := tx.QueryRowContext(ctx, "INSERT INTO blocks (body) VALUES (?) RETURNING id", p.body).Scan(&id); err != nil {
 			return err
 		}
 		off := 0
 		for _, it := range p.items {
-			it.ref = blockRef(id, off, len(it.plain))
-			off += len(it.plain)
+			it.ref = blockRef(id, off, it.n)
+			off += it.n
 		}
 	}
 	for i, o := range owners {
