@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -159,6 +160,17 @@ func TestCompactCommand(t *testing.T) {
 	_, out, _ = arbiter(t, "status", sim, "--json")
 	if !strings.Contains(out, `"texts_dropped_through": 3`) {
 		t.Errorf("status --json lacks texts_dropped_through:\n%s", out)
+	}
+	// Again: nothing more to drop, and said so as data.
+	code, out, _ = arbiter(t, "compact", sim, "--keep-texts", "2", "--json")
+	var again struct {
+		Compacted struct {
+			Through int `json:"texts_dropped_through"`
+			Calls   int `json:"calls"`
+		} `json:"compacted"`
+	}
+	if err := json.Unmarshal([]byte(out), &again); err != nil || code != 0 || again.Compacted.Through != 3 || again.Compacted.Calls != 0 {
+		t.Errorf("compact --json again: exit %d, %v: %+v\n%s", code, err, again, out)
 	}
 
 	unlock, err := filelock.TryLock(sim)
