@@ -199,7 +199,11 @@ func planBlocks(items []blockItem) ([]*blockPlan, error) {
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for _, p := range plans {
 		g.Go(func() error {
-			var b []byte
+			size := 0
+			for _, it := range p.items {
+				size += it.n
+			}
+			b := make([]byte, 0, size)
 			for _, it := range p.items {
 				text := it.plain
 				if it.plain == "" && it.n > 0 {
