@@ -33,7 +33,7 @@ func BenchmarkCommit(b *testing.B) {
 			answer := fmt.Sprintf(`{"intention":"c%04d waits at tick %d"}`, i, tick)
 			rec.Calls = append(rec.Calls, CallRecord{Phase: "intention", EntityKey: fmt.Sprintf("intention:c%04d", i),
 				Prepared: s.PrepareRequest([]Message{{Role: "system", Content: system}, {Role: "user", Content: prompt}}),
-				Raw: answer, Output: answer, Attempts: 1})
+				Raw:      answer, Output: answer, Attempts: 1})
 			rec.History = append(rec.History, HistoryRecord{EntityKey: fmt.Sprintf("intention:c%04d", i), User: prompt, Assistant: answer})
 		}
 		rec.State = []byte(strings.TrimSuffix(state.String(), ",") + "}}")
