@@ -14,6 +14,7 @@ import (
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
+	"github.com/arbiter-sim/arbiter/store"
 )
 
 // standInKey is the API key sent to the stand-in server. Like a real key,
@@ -242,10 +243,25 @@ func (d *dbWatch) close() {
 	}
 }
 
-// timeExports times `export --tick N` of every tick of the world, as the
-// command does it: a read-only session opened once, then each tick's
-// state with its memories. The longest is kept.
+// timeExports times reading back the state of every tick of the world
+// (store.State: a whole state and the deltas after it), then `export
+// --tick N` of each as the command does it: a read-only session opened
+// once, then each tick's state with every memory written up to it. The
+// longest of each is kept.
 func (w *World) timeExports(ctx context.Context, simDir string, set session.Settings, ticks int) error {
+	st, err := store.OpenReadOnly(ctx, session.StatePath(simDir))
+	if err != nil {
+		return err
+	}
+	for tick := 1; tick <= ticks; tick++ {
+		start := time.Now()
+		if _, err := st.State(ctx, tick); err != nil {
+			st.Close()
+			return fmt.Errorf("tick %d: %w", tick, err)
+		}
+		w.StateReadMax = max(w.StateReadMax, time.Since(start))
+	}
+	st.Close()
 	sess, err := session.Open(ctx, simDir, set, session.ReadOnly)
 	if err != nil {
 		return err

@@ -101,6 +101,9 @@ type World struct {
 	// tick ExportTick.
 	ExportMax  time.Duration `json:"export_max_ns"`
 	ExportTick int           `json:"export_tick"`
+	// StateReadMax is the longest read of a tick's state alone
+	// (store.State), the part of an export that state.db's forms decide.
+	StateReadMax time.Duration `json:"state_read_max_ns"`
 
 	Prompt []float64 `json:"prompt_tokens_per_call"` // by tick
 	// Prefix is, per phase, how much of the system prompts of the first
