@@ -44,7 +44,21 @@ type ChatResult struct {
 // with the same retries and error classification as Complete. A refusal, an
 // answer cut off at the token limit (finish_reason=length) and an empty
 // answer are errors; only the cut answer keeps its text in Content.
-func (c *Client) Chat(ctx context.Context, req ChatRequest) (res ChatResult) {
+func (c *Client) Chat(ctx context.Context, req ChatRequest) ChatResult {
+	ctx, span := spanOf(ctx, req.EntityKey, req.Phase, 0, req.Params)
+	if span == nil {
+		return c.chat(ctx, req, nil)
+	}
+	how := &called{msgs: req.Messages}
+	res := c.chat(ctx, req, how)
+	how.answer = res.Content
+	c.endSpan(ctx, span, done(res.Usage, res.Attempts, 0, res.Latency, res.Endpoint, res.EndpointFailures, res.Err), *how)
+	return res
+}
+
+// chat is Chat; how, when not nil, is told of the answer for the call's
+// span.
+func (c *Client) chat(ctx context.Context, req ChatRequest, how *called) (res ChatResult) {
 	start := time.Now()
 	res.Request = req
 	ctx = watchCall(ctx, req.EntityKey)
@@ -70,6 +84,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (res ChatResult) {
 	res.PromptTruncated, res.ContextTokens = rt.truncated, rt.window.Tokens
 	n := rt.attempts
 	res.Attempts = n
+	how.sent(resp, rt)
 	if callErr != nil {
 		res.Err = callErr
 		return res

@@ -176,8 +176,22 @@ type given struct {
 }
 
 // complete is Complete, whose first answer is first when not nil: no call
-// is made for it, and a repair it needs is asked live.
-func (c *Client) complete(ctx context.Context, req Request, first *given) (res Result) {
+// is made for it, and a repair it needs is asked live. The call has a
+// span when ctx has telemetry.
+func (c *Client) complete(ctx context.Context, req Request, first *given) Result {
+	ctx, span := spanOf(ctx, req.EntityKey, req.Phase, req.Tick, req.Params)
+	if span == nil {
+		return c.completeCall(ctx, req, first, nil)
+	}
+	how := new(called)
+	res := c.completeCall(ctx, req, first, how)
+	c.endSpan(ctx, span, done(res.Usage, res.Attempts, res.Repairs, res.Latency, res.Endpoint, res.EndpointFailures, res.Err), *how)
+	return res
+}
+
+// completeCall is complete; how, when not nil, is told of each answer for
+// the call's span.
+func (c *Client) completeCall(ctx context.Context, req Request, first *given, how *called) (res Result) {
 	res.Request = req
 	ctx = watchCall(ctx, req.EntityKey)
 	defer finish(ctx, &res, time.Now())
@@ -211,6 +225,7 @@ func (c *Client) complete(ctx context.Context, req Request, first *given) (res R
 		} else {
 			ans, rt, usage, callErr = c.send(ctx, log, &res.Recoveries, req, msgs, avoid)
 		}
+		how.saw(ans, rt, msgs)
 		res.Attempts += rt.attempts
 		if ans.endpoint != "" {
 			res.Endpoint = ans.endpoint
@@ -356,6 +371,7 @@ func (c *Client) send(ctx context.Context, log *slog.Logger, recs *[]Recovery, r
 		a.content, a.refusal, a.finish = ch.Message.Content, ch.Message.Refusal, ch.FinishReason
 		a.toolCalls = len(ch.Message.ToolCalls)
 	}
+	a.model = resp.Model
 	return a, rt, usage, nil
 }
 

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/arbiter-sim/arbiter/telemetry"
 )
 
 // route is where a call's attempts went: how many were made, the endpoint
@@ -144,15 +146,18 @@ func (c *Client) try(ctx context.Context, log *slog.Logger, ep *endpoint, turn s
 	hold = new(retryAfter)
 	actx, cancel := context.WithTimeout(context.WithValue(ctx, retryAfterKey{}, hold), c.cfg.Timeout)
 	ep.brk.take(time.Now())
+	telemetry.Attempt(ctx, ep.name, 1, false)
 	err := call(actx, ep)
 	cancel()
 	if err == nil {
+		telemetry.Attempt(ctx, ep.name, -1, false)
 		ep.gate.release(turn, endOK)
 		ep.answered.Add(1)
 		ep.brk.done(time.Now(), true, false)
 		return nil, false, hold
 	}
 	e = ep.class.classify(ctx, err)
+	telemetry.Attempt(ctx, ep.name, -1, e.Kind == KindRateLimit)
 	switch {
 	case e.Kind == KindRateLimit:
 		ep.limited.Add(1)

@@ -73,7 +73,24 @@ type ToolResult struct {
 // classification as Complete. It does not repair: a call with invalid
 // arguments comes back with Invalid set so the caller can answer it with the
 // reason, which is how a tool-using agent learns.
-func (c *Client) CompleteTools(ctx context.Context, req ToolRequest) (res ToolResult) {
+func (c *Client) CompleteTools(ctx context.Context, req ToolRequest) ToolResult {
+	ctx, span := spanOf(ctx, req.EntityKey, req.Phase, req.Tick, req.Params)
+	if span == nil {
+		return c.completeTools(ctx, req, nil)
+	}
+	how := &called{msgs: req.Messages}
+	res := c.completeTools(ctx, req, how)
+	for _, tc := range res.Calls {
+		how.toolCalls = append(how.toolCalls, tc.Name)
+	}
+	how.answer = res.Message.Content
+	c.endSpan(ctx, span, done(res.Usage, res.Attempts, 0, res.Latency, res.Endpoint, res.EndpointFailures, res.Err), *how)
+	return res
+}
+
+// completeTools is CompleteTools; how, when not nil, is told of the
+// answer for the call's span.
+func (c *Client) completeTools(ctx context.Context, req ToolRequest, how *called) (res ToolResult) {
 	start := time.Now()
 	res.Request = req
 	ctx = watchCall(ctx, req.EntityKey)
@@ -96,6 +113,7 @@ func (c *Client) CompleteTools(ctx context.Context, req ToolRequest) (res ToolRe
 	res.PromptTruncated, res.ContextTokens = rt.truncated, rt.window.Tokens
 	n := rt.attempts
 	res.Attempts = n
+	how.sent(resp, rt)
 	if callErr != nil {
 		callErr.Attempts = n
 		res.Err = callErr

@@ -29,6 +29,7 @@ type answer struct {
 	toolCalls int
 	maxTokens int    // of the request, to say which limit cut the answer
 	endpoint  string // the endpoint that answered (Endpoint's name)
+	model     string // the model the answer names
 	window    Window // the model's context there
 	truncated bool   // the prompt filled it (see served)
 }

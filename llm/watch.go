@@ -70,6 +70,9 @@ func watcher(ctx context.Context) (Watch, *watchedCall) {
 // tellFailed tells the Watch of ctx, if any, that an attempt failed with e.
 func tellFailed(ctx context.Context, e *Error) {
 	w, c := watcher(ctx)
+	if e != nil {
+		spanFailed(ctx, e)
+	}
 	switch {
 	case c == nil || e == nil:
 	case w.Failed == nil:
@@ -90,6 +93,7 @@ func tellFinal(ctx context.Context, err error) {
 
 // tellRecovered tells the Watch of ctx, if any, that the recovery r ended.
 func tellRecovered(ctx context.Context, r Recovery) {
+	spanRecovered(ctx, r)
 	if w, c := watcher(ctx); c != nil && w.Recovered != nil {
 		w.Recovered(c.entity, r)
 	}

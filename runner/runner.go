@@ -13,6 +13,7 @@ import (
 
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/store"
+	"github.com/arbiter-sim/arbiter/telemetry"
 )
 
 // Config bounds a run, whatever its kind.
@@ -115,6 +116,9 @@ type Runner struct {
 	// phase, from which a phase's expected cost is estimated when a budget
 	// is set.
 	cost map[string]*phaseCost
+	// spans are the tick spans of the Run or Turn in progress (nil: not
+	// traced).
+	spans *telemetry.Ticks
 }
 
 type phaseCost struct {
@@ -366,10 +370,12 @@ func (r *Runner) State() any { return r.state }
 // and nil when all n committed; otherwise the report of what did commit and
 // an error: ErrInterrupted, *QuorumError, *BudgetError, or a storage, prompt or
 // world error that stopped it.
-func (r *Runner) Run(ctx context.Context, n int) (*Report, error) {
+func (r *Runner) Run(ctx context.Context, n int) (_ *Report, err error) {
 	if err := r.Open(ctx); err != nil {
 		return nil, err
 	}
+	ctx, untrace := r.traced(ctx)
+	defer func() { untrace(err) }()
 	rep := &Report{FirstTick: r.last + 1, LastTick: r.last, Stop: StopCompleted}
 	target := r.last + n
 	// Each tick's commit runs while the next tick's calls are made; still
@@ -419,10 +425,12 @@ func (r *Runner) Run(ctx context.Context, n int) (*Report, error) {
 // Turn plays one turn with the move of an interactive seat and commits it.
 // A move the rules refuse returns an error wrapping ErrRefused and changes
 // nothing; the other errors are Run's.
-func (r *Runner) Turn(ctx context.Context, in any) (*TickReport, error) {
+func (r *Runner) Turn(ctx context.Context, in any) (_ *TickReport, err error) {
 	if err := r.Open(ctx); err != nil {
 		return nil, err
 	}
+	ctx, untrace := r.traced(ctx)
+	defer func() { untrace(err) }()
 	defer func() { r.committed = nil }()
 	tr, err := r.step(ctx, in, r.last+1)
 	if err != nil {
@@ -576,6 +584,7 @@ func (r *Runner) emit(events *[]Event, ev Event) {
 	if events != nil {
 		*events = append(*events, ev)
 	}
+	r.spanEvent(ev)
 	if r.OnEvent != nil {
 		r.callbacks.Lock()
 		defer r.callbacks.Unlock()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/store"
+	"github.com/arbiter-sim/arbiter/telemetry"
 )
 
 // The states of a tick besides its phases.
@@ -225,9 +226,9 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 		t.stopped = true
 		return nil, err
 	}
+	pctx, cancel := r.phaseContext(r.spans.Begin(ctx, t.N, p.Name))
 	t.emit(stateEntry(t.N, strings.ToUpper(p.Name)))
 	r.phase(PhaseProgress{Tick: t.N, LastTick: t.target, Phase: p.Name, Calls: p.Calls})
-	pctx, cancel := r.phaseContext(ctx)
 	start := time.Now()
 	calls, err := t.watched(pctx, run)
 	deadline := pctx.Err() != nil
@@ -251,6 +252,7 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 		}
 	}
 	failed := t.failures(calls, deadline)
+	t.endPhase(ctx, p, calls, failed)
 	t.truncated(p.Name, calls)
 	r.phase(PhaseProgress{Tick: t.N, LastTick: t.target, Phase: p.Name, Calls: len(calls), Failed: failed, Done: true, Elapsed: time.Since(start)})
 	t.calls = append(t.calls, calls...)
@@ -281,6 +283,7 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 	if c := r.inflight; c != nil {
 		t.before = c.done
 	}
+	ctx = r.spans.Tick(ctx, t.N)
 	next, err := r.Stepper.Step(llm.WithKeep(ctx, r.keep), t, r.state, in)
 	switch {
 	case err == nil:
@@ -357,12 +360,18 @@ func (r *Runner) startCommit(ctx context.Context, t *Tick, tr *TickReport, playe
 	c := &inflight{t: t, tr: tr, done: make(chan struct{}), last: r.last, state: r.state}
 	rec := t.Record
 	r.hold()
+	told := r.tickDone(ctx, t)
 	go func() {
 		defer close(c.done)
 		begin := time.Now()
-		c.err = r.Store.CommitTick(context.WithoutCancel(ctx), rec)
+		cctx, span := telemetry.Start(context.WithoutCancel(ctx), "commit")
+		c.err = r.Store.CommitTick(cctx, rec)
+		telemetry.End(span, c.err)
 		tr.Commit = time.Since(begin)
 		tr.Duration = played + tr.Commit
+		if told != nil {
+			told(c.err, tr)
+		}
 		if c.err != nil {
 			return // the next tick's events stay held: awaitCommit drops them and reports this failure
 		}

@@ -130,8 +130,13 @@ func (opts *ArenaOptions) parseShard(spec string, out bool) error {
 	return nil
 }
 
-func runArena(ctx context.Context, opts *ArenaOptions) error {
+func runArena(ctx context.Context, opts *ArenaOptions) (err error) {
 	io, g := opts.IO, opts.Globals
+	ctx, untrace, err := traced(ctx, io, opts.Config, "arena", opts.Dir, "")
+	if err != nil {
+		return err
+	}
+	defer func() { untrace(err) }()
 	set, err := opts.Config.settings(true, "arena")
 	if err != nil {
 		return err

@@ -76,6 +76,11 @@ made; a chronicle.json saved by an earlier version is imported the first time.`,
 }
 
 func runChat(ctx context.Context, opts *ChatOptions) (err error) {
+	ctx, untrace, err := traced(ctx, opts.IO, opts.Config, "chat", opts.Dir, "")
+	if err != nil {
+		return err
+	}
+	defer func() { untrace(err) }()
 	set, err := opts.Config.settings(true, "chat")
 	if err != nil {
 		return err

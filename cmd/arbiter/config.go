@@ -25,6 +25,7 @@ type Config struct {
 	Run       RunConfig       `mapstructure:"run" yaml:"run" json:"run"`
 	Chronicle ChronicleConfig `mapstructure:"chronicle" yaml:"chronicle" json:"chronicle"`
 	Games     GamesConfig     `mapstructure:"games" yaml:"games" json:"games"`
+	OTel      OTelConfig      `mapstructure:"otel" yaml:"otel" json:"otel"`
 	// Prices are what models cost, for `arbiter usage`: a list rather than
 	// a map keyed by model, since model names hold dots (llama3.2, gpt-4.1)
 	// and a dot splits a configuration key.
@@ -274,6 +275,15 @@ var defaults = map[string]any{
 	"run.max_cost":                  0.0,
 	"prices":                        []any{},
 
+	// Where traces and metrics go (telemetry.go): nowhere by default.
+	"otel.endpoint":         "",
+	"otel.protocol":         "http/protobuf",
+	"otel.service_name":     "arbiter",
+	"otel.traces_exporter":  "otlp",
+	"otel.metrics_exporter": "otlp",
+	"otel.capture_content":  false,
+	"otel.queue_size":       2048,
+
 	// A crowd's resolution: the output budget of every call, and how many
 	// characters one arbiter call resolves (0: as many as that budget allows).
 	"llm.max_output_tokens":            session.DefaultMaxOutputTokens,
@@ -320,6 +330,9 @@ func loadConfig(configFile string, flags *pflag.FlagSet, flagKeys map[string]str
 	v.SetEnvPrefix("ARBITER")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	v.AutomaticEnv()
+	if err := bindOTelEnv(v); err != nil {
+		return nil, err
+	}
 
 	if configFile == "" {
 		configFile = os.Getenv("ARBITER_CONFIG")

@@ -51,6 +51,7 @@ var intSettings = []intSetting{
 	{"chronicle.window", 0, 1_000_000},
 	{"games.max_tokens", 1, maxTokensBound},
 	{"run.token_budget", 0, 1_000_000_000_000_000},
+	{"otel.queue_size", 1, 10_000_000}, // spans held for export: past this much memory, a collector is too slow to keep
 }
 
 // endpointInts are the integer keys of an entry of an endpoints list (0:

@@ -116,7 +116,12 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 // evalOnce opens the simulation, reads the suite, builds every variant and
 // runs the eval, storing its result. An interrupted eval returns what it
 // has with the interruption.
-func evalOnce(ctx context.Context, opts *EvalOptions) (*eval.Result, error) {
+func evalOnce(ctx context.Context, opts *EvalOptions) (_ *eval.Result, err error) {
+	ctx, untrace, err := traced(ctx, opts.IO, opts.Config, "eval", opts.Dir, "")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { untrace(err) }()
 	set, err := opts.Config.settings(true, "")
 	if err != nil {
 		return nil, err

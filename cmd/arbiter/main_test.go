@@ -49,7 +49,7 @@ func cleanEnv(t *testing.T) {
 	t.Helper()
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "OPENAI_") || strings.HasPrefix(k, "ARBITER_") {
+		if strings.HasPrefix(k, "OPENAI_") || strings.HasPrefix(k, "ARBITER_") || strings.HasPrefix(k, "OTEL_") {
 			t.Setenv(k, "")
 			os.Unsetenv(k)
 		}

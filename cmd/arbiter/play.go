@@ -69,6 +69,11 @@ How a turn is played, by kind:
 // ends, or a person quits. Every turn commits to state.db.
 func runPlay(ctx context.Context, opts *PlayOptions) (err error) {
 	io, g := opts.IO, opts.Globals
+	ctx, untrace, err := traced(ctx, io, opts.Config, "play", opts.Dir, "")
+	if err != nil {
+		return err
+	}
+	defer func() { untrace(err) }()
 	set, err := opts.Config.settings(true, "play")
 	if err != nil {
 		return err

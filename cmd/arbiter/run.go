@@ -52,6 +52,9 @@ type RunOptions struct {
 	// Batch sends each phase's calls of a narrative tick as one Batch API
 	// job (--batch).
 	Batch bool
+	// MetricsAddr serves the run's metrics as Prometheus text at
+	// /metrics on this address (--metrics-addr).
+	MetricsAddr string
 }
 
 func newRunCmd(io *IOStreams, g *globals, runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -81,6 +84,7 @@ func newRunCmd(io *IOStreams, g *globals, runF func(context.Context, *RunOptions
 	cmd.Flags().IntVarP(&opts.Ticks, "ticks", "n", 1, "ticks to run")
 	cmd.Flags().BoolVar(&opts.Lockstep, "lockstep", false, "narrative: every location plays each tick with the whole world, not as soon as its neighbours allow (same ticks, for comparison)")
 	cmd.Flags().BoolVar(&opts.Batch, "batch", false, "narrative: send each phase's calls as one Batch API job (/v1/files, /v1/batches) and wait for it; ticks run in lockstep, and a run stopped meanwhile polls the same job when run again")
+	cmd.Flags().StringVar(&opts.MetricsAddr, "metrics-addr", "", "serve the run's metrics as Prometheus text at http://ADDR/metrics, e.g. 127.0.0.1:9464")
 	addLLMFlags(cmd)
 	addCassetteFlags(cmd, &opts.Cassette)
 	return cmd
@@ -90,6 +94,11 @@ func newRunCmd(io *IOStreams, g *globals, runF func(context.Context, *RunOptions
 // a closing line (or the report as JSON).
 func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	io, g := opts.IO, opts.Globals
+	ctx, untrace, err := traced(ctx, io, opts.Config, "run", opts.Dir, opts.MetricsAddr)
+	if err != nil {
+		return err
+	}
+	defer func() { untrace(err) }()
 	if opts.Batch { // every narrative phase in batch mode, as the manifest records it
 		opts.Config.Phases.Intention.Mode, opts.Config.Phases.Resolution.Mode = ModeBatch, ModeBatch
 	}

@@ -8,6 +8,9 @@ import (
 
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/runner"
+	"github.com/arbiter-sim/arbiter/telemetry"
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 )
 
 // The tools of a model seat.
@@ -84,10 +87,15 @@ func Propose(s *State, player string, orders []Order) ProposeResult {
 // corrects them and submits, within MaxIterations model turns. A failed
 // call ends the turn with no orders (the turn passes); so does running
 // out of iterations. Every call is returned for the record.
-func (g *Game) agentTurn(ctx context.Context, tick int, s *State, player string) seatTurn {
-	var out seatTurn
+func (g *Game) agentTurn(ctx context.Context, tick int, s *State, player string) (out seatTurn) {
 	own := g.seat(player)
 	req := g.OpeningRequest(s, player, tick)
+	ctx, span := telemetry.Start(ctx, "invoke_agent "+player, semconv.GenAIOperationNameInvokeAgent, semconv.GenAIAgentName(player),
+		telemetry.KeyEntity.String(req.EntityKey), telemetry.KeyTick.Int(tick), telemetry.KeyPhase.String(PhaseOrders))
+	defer func() {
+		span.SetAttributes(attribute.Int("arbiter.tool_iterations", len(out.calls)), attribute.Bool("arbiter.submitted", out.submitted))
+		span.End()
+	}()
 	key, msgs := req.EntityKey, req.Messages
 	iterations := g.iterations()
 	for i := 0; i < iterations; i++ {
@@ -114,7 +122,7 @@ func (g *Game) agentTurn(ctx context.Context, tick int, s *State, player string)
 			continue
 		}
 		for _, c := range res.Calls {
-			answer, done := g.answer(s, player, c, &out)
+			answer, done := g.execute(ctx, s, player, c, &out)
 			msgs = append(msgs, llm.Message{Role: "tool", ToolCallID: c.ID, Content: answer})
 			if done {
 				return out
@@ -131,6 +139,14 @@ func (g *Game) iterations() int {
 		return g.MaxIterations
 	}
 	return MaxIterations
+}
+
+// execute is answer, in a span of its own when ctx has telemetry.
+func (g *Game) execute(ctx context.Context, s *State, player string, c llm.ToolCall, out *seatTurn) (string, bool) {
+	_, span := telemetry.Start(ctx, "execute_tool "+c.Name, semconv.GenAIOperationNameExecuteTool,
+		semconv.GenAIToolName(c.Name), semconv.GenAIToolCallID(c.ID))
+	defer span.End()
+	return g.answer(s, player, c, out)
 }
 
 // answer runs one tool call and returns its result for the model, and
