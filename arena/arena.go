@@ -21,12 +21,14 @@ import (
 	"strings"
 	"unicode"
 
+	"go.opentelemetry.io/otel/attribute"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/manifest"
 	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/store"
+	"github.com/arbiter-sim/arbiter/telemetry"
 )
 
 // Game is a game kind an arena can play: it can be reseated with another
@@ -170,7 +172,11 @@ func Play(ctx context.Context, g Game, cfg Config) (*Results, error) {
 	for j, rg := range games {
 		eg.Go(func() error {
 			k := shard.game(j)
-			res, err := play(ectx, rg, g, cfg, filepath.Join(tmp, fmt.Sprintf("game-%d", k)))
+			gctx, span := telemetry.Start(ectx, fmt.Sprintf("game %d", k), attribute.Int("arbiter.game", k),
+				attribute.Int64("arbiter.seed", int64(cfg.Seed+uint64(k))))
+			res, err := play(gctx, rg, g, cfg, filepath.Join(tmp, fmt.Sprintf("game-%d", k)))
+			span.SetAttributes(attribute.String("arbiter.winner", res.Winner), attribute.Int("arbiter.turns", res.Turns))
+			telemetry.End(span, err)
 			res.Seed = cfg.Seed + uint64(k)
 			results[j] = res
 			return err // only storage errors and interrupts stop the arena

@@ -219,9 +219,16 @@ func commandLine(cmd *cobra.Command) string {
 // runBench measures, prints the report (Markdown, or JSON with --json) and
 // writes it to -o. It fails when the main world committed no tick; a
 // target missed is a figure, not a failure.
-func runBench(ctx context.Context, opts *BenchOptions) error {
+func runBench(ctx context.Context, opts *BenchOptions) (err error) {
 	io, g := opts.IO, opts.Globals
 	cfg := opts.Config
+	// Traced as `arbiter run` is (otel.*, OTEL_*), so that what tracing
+	// costs a run is measured.
+	ctx, untrace, err := traced(ctx, io, cfg, "bench", "", "")
+	if err != nil {
+		return err
+	}
+	defer func() { untrace(err) }()
 	// Each world is opened with the settings `arbiter run` opens a
 	// simulation with; bench gives them the stand-in server as the client.
 	set, err := cfg.settings(false, "run")

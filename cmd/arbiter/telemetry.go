@@ -12,6 +12,7 @@ import (
 	"github.com/arbiter-sim/arbiter/telemetry"
 	"github.com/arbiter-sim/arbiter/telemetry/export"
 	"github.com/spf13/viper"
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // OTelConfig is where traces and metrics go (off by default). Each key is
@@ -80,8 +81,11 @@ func traced(ctx context.Context, io *IOStreams, cfg *Config, command, dir, metri
 		fmt.Fprintf(io.ErrOut, "metrics: %s (Prometheus text)\n", p.MetricsURL)
 	}
 	ctx = telemetry.With(ctx, p.Telemetry)
-	ctx, span := telemetry.Start(ctx, "arbiter "+command, telemetry.KeyCommand.String(command),
-		telemetry.KeySimulation.String(filepath.Base(filepath.Clean(dir))))
+	attrs := []attribute.KeyValue{telemetry.KeyCommand.String(command)}
+	if dir != "" {
+		attrs = append(attrs, telemetry.KeySimulation.String(filepath.Base(filepath.Clean(dir))))
+	}
+	ctx, span := telemetry.Start(ctx, "arbiter "+command, attrs...)
 	return ctx, func(err error) {
 		telemetry.End(span, err)
 		if r := p.Shutdown(ctx); r.Lost() > 0 {
