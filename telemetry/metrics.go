@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -13,7 +14,11 @@ import (
 // instruments are the metrics of a run; the zero value (no meter) records
 // nothing.
 type instruments struct {
-	on         bool
+	on bool
+	// sets are the attribute sets met so far, by what they describe: a
+	// call's (callKey) or an endpoint's (string), made once rather than
+	// sorted and allocated at every measurement.
+	sets       *sync.Map
 	duration   metric.Float64Histogram // gen_ai.client.operation.duration
 	tokens     metric.Int64Histogram   // gen_ai.client.token.usage
 	calls      metric.Int64Counter
@@ -29,7 +34,7 @@ type instruments struct {
 var durationBuckets = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
 
 func newInstruments(m metric.Meter) (instruments, error) {
-	in := instruments{on: true}
+	in := instruments{on: true, sets: &sync.Map{}}
 	var errs [9]error
 	in.duration, errs[0] = m.Float64Histogram("gen_ai.client.operation.duration", metric.WithUnit("s"),
 		metric.WithDescription("Duration of a model call, its retries and repairs included"), metric.WithExplicitBucketBoundaries(durationBuckets...))
@@ -48,22 +53,52 @@ func newInstruments(m metric.Meter) (instruments, error) {
 	return in, errors.Join(errs[:]...)
 }
 
+// callKey is what a call's metrics are kept by.
+type callKey struct{ operation, model, phase, endpoint, errType string }
+
+// callSets are the attribute sets of a call's measurements.
+type callSets struct{ call, input, output metric.MeasurementOption }
+
+// callSets returns the attribute sets of calls described by k.
+func (in instruments) callSets(k callKey) callSets {
+	if v, ok := in.sets.Load(k); ok {
+		return v.(callSets)
+	}
+	attrs := []attribute.KeyValue{semconv.GenAIOperationNameKey.String(k.operation), semconv.GenAIRequestModel(k.model),
+		KeyPhase.String(k.phase), KeyEndpoint.String(k.endpoint)}
+	base := attrs[:4:4]
+	if k.errType != "" {
+		attrs = append(attrs, semconv.ErrorTypeKey.String(k.errType))
+	}
+	s := callSets{
+		call:   metric.WithAttributeSet(attribute.NewSet(attrs...)),
+		input:  metric.WithAttributeSet(attribute.NewSet(append(base, semconv.GenAITokenTypeInput)...)),
+		output: metric.WithAttributeSet(attribute.NewSet(append(base, semconv.GenAITokenTypeOutput)...)),
+	}
+	in.sets.Store(k, s)
+	return s
+}
+
+// endpointSet returns the attribute set of an endpoint's measurements.
+func (in instruments) endpointSet(endpoint string) metric.MeasurementOption {
+	if v, ok := in.sets.Load(endpoint); ok {
+		return v.(metric.MeasurementOption)
+	}
+	set := metric.WithAttributeSet(attribute.NewSet(KeyEndpoint.String(endpoint)))
+	in.sets.Store(endpoint, set)
+	return set
+}
+
 // call counts a model call that ended.
 func (in instruments) call(ctx context.Context, c Call, d Done) {
 	if !in.on {
 		return
 	}
-	attrs := []attribute.KeyValue{semconv.GenAIOperationNameKey.String(c.Operation), semconv.GenAIRequestModel(c.Model),
-		KeyPhase.String(c.Phase), KeyEndpoint.String(d.Endpoint)}
-	if d.ErrType != "" {
-		attrs = append(attrs, semconv.ErrorTypeKey.String(d.ErrType))
-	}
-	set := metric.WithAttributeSet(attribute.NewSet(attrs...))
-	in.duration.Record(ctx, d.Latency.Seconds(), set)
-	in.calls.Add(ctx, 1, set)
-	base := attrs[:4:4]
-	in.tokens.Record(ctx, int64(d.InputTokens), metric.WithAttributes(append(base, semconv.GenAITokenTypeInput)...))
-	in.tokens.Record(ctx, int64(d.OutputTokens), metric.WithAttributes(append(base, semconv.GenAITokenTypeOutput)...))
+	s := in.callSets(callKey{c.Operation, c.Model, c.Phase, d.Endpoint, d.ErrType})
+	in.duration.Record(ctx, d.Latency.Seconds(), s.call)
+	in.calls.Add(ctx, 1, s.call)
+	in.tokens.Record(ctx, int64(d.InputTokens), s.input)
+	in.tokens.Record(ctx, int64(d.OutputTokens), s.output)
 }
 
 // Attempt counts an attempt of a call at endpoint as it starts (+1) and
@@ -73,7 +108,7 @@ func Attempt(ctx context.Context, endpoint string, delta int64, rateLimited bool
 	if t == nil || !t.m.on {
 		return
 	}
-	set := metric.WithAttributeSet(attribute.NewSet(KeyEndpoint.String(endpoint)))
+	set := t.m.endpointSet(endpoint)
 	t.m.inflight.Add(ctx, delta, set)
 	if rateLimited {
 		t.m.rateLimits.Add(ctx, 1, set)

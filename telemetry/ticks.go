@@ -138,9 +138,12 @@ func (k *Ticks) EndTick(n int, err error, attrs ...attribute.KeyValue) {
 		return
 	}
 	k.mu.Lock()
-	ts := k.tick(n)
+	ts := k.ticks[n]
 	delete(k.ticks, n)
 	k.mu.Unlock()
+	if ts == nil { // ended already
+		return
+	}
 	for _, span := range ts.phases {
 		span.End()
 	}

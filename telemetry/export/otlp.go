@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/exemplar"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
@@ -59,7 +61,13 @@ func (p *Pipeline) meter(ctx context.Context, s Settings, res *resource.Resource
 	if len(opts) == 0 {
 		return nil
 	}
-	p.mp = sdkmetric.NewMeterProvider(append(opts, sdkmetric.WithResource(res))...)
+	opts = append(opts, sdkmetric.WithResource(res))
+	if os.Getenv("OTEL_METRICS_EXEMPLAR_FILTER") == "" {
+		// No exemplars unless asked: sampling one from every call's
+		// measurements costs a run more than the measurements do.
+		opts = append(opts, sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter))
+	}
+	p.mp = sdkmetric.NewMeterProvider(opts...)
 	return nil
 }
 
