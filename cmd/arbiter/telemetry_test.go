@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 )
@@ -172,5 +173,72 @@ func TestOTelSettingsFromStandardVariables(t *testing.T) {
 	code, _, errOut := arbiter(t, "run", filepath.Join(demoCopy(t)), "--ticks", "1")
 	if code != ExitUsage || !strings.Contains(errOut, `otel.protocol (OTEL_EXPORTER_OTLP_PROTOCOL) is "http/json"`) {
 		t.Errorf("run with an unknown protocol: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestEveryCommandIsTraced: play, chat, arena and eval send their trace as
+// run does, each under a span named for the command.
+func TestEveryCommandIsTraced(t *testing.T) {
+	for _, tc := range []struct {
+		command string
+		do      func(t *testing.T, collector string) (int, string)
+		want    []string // span names, a trailing * a prefix
+	}{
+		{"play", func(t *testing.T, collector string) (int, string) {
+			t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector)
+			code, _, errOut := play(t, "/pass\n/quit\n", gameCopy(t, "conquest-demo"), "--seat", "p1")
+			return code, errOut
+		}, []string{"tick 1", "commit"}},
+		{"chat", func(t *testing.T, collector string) (int, string) {
+			fakeModel(t, openaitest.Always(openaitest.Content(demoBookends)))
+			t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector)
+			code, _, errOut := arbiterIn(t, "Let's begin.\n/quit\n", "chat", chronicleCopy(t))
+			return code, errOut
+		}, []string{"chat test-model"}},
+		{"arena", func(t *testing.T, collector string) (int, string) {
+			t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector)
+			code, _, errOut := arbiter(t, "arena", "duel", "--games", "2", "--seats", "bot,bot")
+			return code, errOut
+		}, []string{"game *", "tick 1"}},
+		{"eval", func(t *testing.T, collector string) (int, string) {
+			fakeModel(t, nil)
+			sim := tryDemo(t) // its runs, before the collector is set
+			t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector)
+			code, _, errOut := arbiter(t, "eval", sim)
+			return code, errOut
+		}, []string{"chat test-model"}},
+	} {
+		t.Run(tc.command, func(t *testing.T) {
+			cleanEnv(t)
+			col := newCollector(t)
+			if code, errOut := tc.do(t, col.URL); code != 0 {
+				t.Fatalf("%s exit %d\n%s", tc.command, code, errOut)
+			}
+			checkSpans(t, col, append(tc.want, "arbiter "+tc.command))
+		})
+	}
+}
+
+// checkSpans checks that col received one trace holding spans of each name
+// of want (a trailing * a prefix).
+func checkSpans(t *testing.T, col *collector, want []string) {
+	t.Helper()
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	for _, w := range want {
+		n := col.spans[w]
+		if p, ok := strings.CutSuffix(w, "*"); ok {
+			for name, c := range col.spans {
+				if strings.HasPrefix(name, p) {
+					n += c
+				}
+			}
+		}
+		if n == 0 {
+			t.Errorf("no span %q (all: %v)", w, col.spans)
+		}
+	}
+	if len(col.traces) != 1 {
+		t.Errorf("%d traces, want 1", len(col.traces))
 	}
 }
