@@ -75,11 +75,9 @@ func StartCall(ctx context.Context, c Call) (context.Context, *CallSpan) {
 	}
 	s := &CallSpan{t: t, call: c, start: time.Now()}
 	if t.tracing() {
-		attrs := []attribute.KeyValue{
-			semconv.GenAIOperationNameKey.String(c.Operation),
-			semconv.GenAIRequestModel(c.Model),
-			KeyEntity.String(c.Entity), KeyPhase.String(c.Phase),
-		}
+		attrs := make([]attribute.KeyValue, 0, 8)
+		attrs = append(attrs, semconv.GenAIOperationNameKey.String(c.Operation), semconv.GenAIRequestModel(c.Model),
+			KeyEntity.String(c.Entity), KeyPhase.String(c.Phase))
 		if c.Tick > 0 {
 			attrs = append(attrs, KeyTick.Int(c.Tick))
 		}
@@ -129,11 +127,11 @@ func (s *CallSpan) End(ctx context.Context, d Done) {
 
 // doneAttributes are the attributes of a call's span known when it ends.
 func doneAttributes(d Done) []attribute.KeyValue {
-	attrs := []attribute.KeyValue{
+	attrs := make([]attribute.KeyValue, 0, 16)
+	attrs = append(attrs,
 		semconv.GenAIUsageInputTokens(d.InputTokens),
 		semconv.GenAIUsageOutputTokens(d.OutputTokens),
-		KeyAttempts.Int(d.Attempts),
-	}
+		KeyAttempts.Int(d.Attempts))
 	if d.ResponseModel != "" {
 		attrs = append(attrs, semconv.GenAIResponseModel(d.ResponseModel))
 	}
