@@ -19,8 +19,9 @@
 #
 # Environment:
 #   ARBITER_JAEGER_BIN  a jaeger binary to use as is (default: the Go bin
-#                       directory's jaeger-v1.76.0, else built there: a few
-#                       minutes from empty caches, about 600 MB of modules).
+#                       directory's jaeger-v1.76.0, else built there: about
+#                       7 minutes of CPU from empty caches, 3 to 4 on 2 idle
+#                       cores; later runs find it and start in a second).
 set -euo pipefail
 
 module=github.com/jaegertracing/jaeger
@@ -62,7 +63,7 @@ find_jaeger() {
   if [ -z "$gobin" ]; then gobin="$(go env GOPATH | cut -d: -f1)/bin"; fi
   jaeger_bin="$gobin/jaeger-$version"
   if is_pinned "$jaeger_bin"; then return; fi
-  log "building jaeger $version from the Go module proxy into $jaeger_bin (a few minutes from empty caches)"
+  log "building jaeger $version from the Go module proxy into $jaeger_bin (about 7 CPU-minutes from empty caches)"
   local began tmp
   began=$(now)
   tmp=$(mktemp -d)
@@ -92,6 +93,7 @@ free_port() {
 }
 
 start() {
+  command -v curl >/dev/null || die "no curl to see that jaeger answers: apt-get install -y curl"
   find_jaeger
   local otlp grpc ui query dir pid
   otlp=$(free_port) && grpc=$(free_port) && ui=$(free_port) && query=$(free_port) || die "no free port"
