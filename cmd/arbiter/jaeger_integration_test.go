@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"strconv"
 	"testing"
 	"time"
@@ -86,9 +85,6 @@ func TestIntegrationJaegerTrace(t *testing.T) {
 	want := 1 + 2 + 2*3 + calls // the run, its ticks, their phases and commits, the calls
 	tr := awaitTrace(t, jaeger, service, want)
 	checkJaegerTrace(t, tr, rep.Ticks[0].Calls, rep.Ticks[1].Calls)
-	if path := os.Getenv("ARBITER_JAEGER_SCREENSHOT"); path != "" {
-		jaegerScreenshot(t, jaeger+"/trace/"+tr.TraceID, path)
-	}
 }
 
 // awaitTrace reads the traces of service until one holds want spans (Jaeger
@@ -164,22 +160,4 @@ func checkJaegerTrace(t *testing.T, tr jaegerTrace, calls1, calls2 int) {
 		t.Errorf("call spans per tick %v, want %d and %d", perTick, calls1, calls2)
 	}
 	t.Logf("FIGURES jaeger: trace %s: %d spans, calls per tick %v, tokens in %d out %d", tr.TraceID, len(tr.Spans), perTick, tokensIn, tokensOut)
-}
-
-// jaegerScreenshot saves a screenshot of Jaeger's page of the trace at
-// page to path, taken with headless Chromium.
-func jaegerScreenshot(t *testing.T, page, path string) {
-	t.Helper()
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skipf("no chromium for the screenshot: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-		"--user-data-dir="+t.TempDir(), "--window-size=1400,1000", "--virtual-time-budget=15000", "--screenshot="+path, page)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, b)
-	}
-	t.Logf("screenshot of %s in %s", page, path)
 }
