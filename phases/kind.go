@@ -14,6 +14,7 @@ import (
 
 func init() {
 	session.Register(world.KindNarrative, session.Opener{
+		Kind:    (*Narrative)(nil),
 		Reads:   world.Reads{Folders: []string{"characters", "evals", "locations", "prompts"}},
 		Open:    open,
 		Schemas: Schemas,
@@ -65,11 +66,6 @@ func (n *Narrative) NeedsModel(...string) bool { return true }
 
 // UseClient makes c the model of the phases' calls.
 func (n *Narrative) UseClient(c *llm.Client) { n.Model = c }
-
-// Plays: `arbiter run` runs a narrative's ticks.
-func (n *Narrative) Plays(dir string) ([]string, string) {
-	return []string{"run"}, fmt.Sprintf("`arbiter run %s` runs its ticks", dir)
-}
 
 // Manifest: the two phases' models, their four templates and schemas.
 func (n *Narrative) Manifest() session.ManifestPart {
@@ -133,12 +129,3 @@ func fallbacksPerTick(ticks []session.StoryTick, last int) map[string][]float64 
 	}
 	return out
 }
-
-// Table is nil: no person plays a narrative at the terminal.
-func (n *Narrative) Table(bool) *session.Table { return nil }
-
-// Chat is nil: nobody chats with a narrative.
-func (n *Narrative) Chat() session.Chat { return nil }
-
-// Saved is nil: a narrative keeps its run in state.db only.
-func (n *Narrative) Saved(string) (*session.Saved, error) { return nil, nil }

@@ -26,7 +26,7 @@ func Build(ctx context.Context, s *session.Session) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	part, err := s.Kind.Report(ctx, s)
+	part, err := s.ReportPart(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,23 @@ func (s *Session) ArenaGame() (arena.Game, error) {
 	return nil, inputErrorf("%s is a %s simulation: an arena plays %s", s.Dir, s.Sim.Kind, orList(ArenaKinds()))
 }
 
+// ArenaKinds lists the registered kinds an arena plays (their Kind is an
+// arena.Game), in kind order.
+func ArenaKinds() []string {
+	var out []string
+	for _, name := range Kinds() {
+		if o, _ := opener(name); isArena(o.Kind) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func isArena(k Kind) bool {
+	_, ok := k.(arena.Game)
+	return ok
+}
+
 // ArenaSettings is a digest of what decides how an arena of s plays,
 // beyond its seeds and seats (arena.Identity.Settings): the simulation's
 // settings and, when a seat is a model (models), the model seats'

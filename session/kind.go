@@ -17,9 +17,14 @@ import (
 	"github.com/arbiter-sim/arbiter/world"
 )
 
-// Kind is one kind of simulation, as the session and the commands see it.
-// A kind is one package that implements it and registers an Opener for it
-// (Register); the session, the report and the CLI know nothing else of it.
+// Kind is one kind of simulation, as the session and the commands see it:
+// what every kind must do. A kind is one package that implements it and
+// registers an Opener for it (Register); the session, the report and the
+// CLI know nothing else of it. What only some kinds do is an optional
+// interface the session finds by type assertion, as database/sql finds a
+// driver's (driver.Pinger): ModelUser, Requester, Teller, Reporter,
+// Tabler, Chatter, Importer, Caller, Warner and arena.Game. Which
+// commands play a kind follows from them (Plays).
 type Kind interface {
 	// runner.Stepper is the kind's state and its tick: Kind, Load, Step,
 	// Encode.
@@ -30,6 +35,14 @@ type Kind interface {
 	// Status is the kind's part of `arbiter status`; st is nil before the
 	// first commit.
 	Status(ctx context.Context, st *store.Store, state any) ([]runner.Field, error)
+	// Manifest is what the kind runs with: the model of each phase, its
+	// prompt templates and schemas, its seed.
+	Manifest() ManifestPart
+}
+
+// ModelUser is a kind that makes model calls. A kind without it makes
+// none, and the session builds no model client for it.
+type ModelUser interface {
 	// NeedsModel reports whether the kind makes model calls when people
 	// play these seats at the terminal (a game of bots and people makes
 	// none).
@@ -37,34 +50,53 @@ type Kind interface {
 	// UseClient hands the kind the model client its calls go through; it
 	// is called once, when the session has one.
 	UseClient(c *llm.Client)
-	// Plays tells which commands play the kind (run, play, chat, arena) and
-	// how a person plays it, for a command that does not: "`arbiter run
-	// <dir>` runs its ticks".
-	Plays(dir string) (commands []string, how string)
-	// Manifest is what the kind runs with: the model of each phase, its
-	// prompt templates and schemas, its seed.
-	Manifest() ManifestPart
-	// Request is the call that q asks for, as a run builds it, for
-	// `prompts render`. What the kind cannot render ahead is an
-	// *InputError saying why.
+}
+
+// Requester is a kind whose calls `arbiter prompts render` shows.
+type Requester interface {
+	// Request is the call that q asks for, as a run builds it. What the
+	// kind cannot render ahead is an *InputError saying why.
 	Request(ctx context.Context, q RequestQuery) (*Request, error)
+}
+
+// Teller is a kind that tells its run tick by tick (`arbiter story`).
+type Teller interface {
 	// CheckStory refuses a story query the kind cannot tell (a filter it
 	// does not have) with an *InputError; Story then tells ticks from..to
 	// of a committed run into out (its Ticks or its Turns).
 	CheckStory(dir string, q StoryQuery) error
 	Story(ctx context.Context, st *store.Store, from, to int, q StoryQuery, out *Story) error
-	// Report is the kind's part of `arbiter report`'s page, read from the
-	// committed run of s (at least one tick).
+}
+
+// Reporter is a kind with a part of its own on `arbiter report`'s page:
+// a timeline, turns and their boards, an outline. A kind without it has
+// the page every run has (figures, calls, phases).
+type Reporter interface {
+	// Report is read from the committed run of s (at least one tick).
 	Report(ctx context.Context, s *Session) (*ReportPart, error)
-	// Table is how people play the kind at the terminal (`arbiter play`);
-	// nil when people do not play it that way. color: the terminal shows
-	// colour.
+}
+
+// Tabler is a kind people play at the terminal (`arbiter play`).
+type Tabler interface {
+	// Table is its seats and turns; color: the terminal shows colour.
 	Table(color bool) *Table
-	// Chat is how a person plays the kind in conversation with the model
-	// (`arbiter chat`); nil when people do not play it that way.
+	// PlayHelp is how a person plays a turn, with an example, for
+	// `arbiter play --help`. It is asked of the value Opener.Kind holds
+	// (a nil pointer, often): it reads nothing of the kind.
+	PlayHelp() string
+}
+
+// Chatter is a kind a person plays in conversation with the model
+// (`arbiter chat`); `arbiter run` cannot play it, since every turn is a
+// person's message.
+type Chatter interface {
 	Chat() Chat
-	// Saved is a game an earlier version saved beside the authored files
-	// in dir (a chronicle's chronicle.json), not in state.db yet; nil when
+}
+
+// Importer is a kind whose games an earlier version of arbiter saved in
+// a file of their own beside the authored files (Opener.RunFiles).
+type Importer interface {
+	// Saved is the game saved in dir, not in state.db yet; nil when
 	// there is none.
 	Saved(dir string) (*Saved, error)
 }
@@ -100,6 +132,11 @@ type RequestQuery struct {
 
 // Opener builds a kind for a simulation whose simulation.yaml names it.
 type Opener struct {
+	// Kind is a value of the kind's type (a nil pointer will do), which
+	// Open returns: the optional interfaces it implements say how the kind
+	// is played before a simulation is opened (`arbiter play --help`, the
+	// kinds an arena plays).
+	Kind Kind
 	// Reads lists the files and folders beside simulation.yaml that the
 	// kind reads; the others are warned about.
 	Reads world.Reads
@@ -116,12 +153,6 @@ type Opener struct {
 	Schemas func() []schemas.Named
 	// Tools are the kind's own commands, `arbiter <kind> <tool>`.
 	Tools Tools
-	// PlayHelp is how a person plays a turn, with an example, for `arbiter
-	// play --help` ("": people do not play the kind with `arbiter play`).
-	PlayHelp string
-	// Arena says the kind's Kind is an arena.Game: `arbiter arena` plays
-	// it with other seeds and seats.
-	Arena bool
 	// Batches says the kind can send its phases' calls as Batch API jobs
 	// (Settings.Batch); a session of another kind refuses that setting.
 	Batches bool
@@ -153,8 +184,8 @@ var (
 func Register(name string, o Opener) {
 	registryMu.Lock()
 	defer registryMu.Unlock()
-	if o.Open == nil {
-		panic("session: Register of kind " + name + " without Open")
+	if o.Open == nil || o.Kind == nil {
+		panic("session: Register of kind " + name + " without Open or Kind")
 	}
 	if _, dup := registry[name]; dup {
 		panic("session: Register called twice for kind " + name)
@@ -185,17 +216,6 @@ func readers() world.Kinds {
 	return out
 }
 
-// ArenaKinds lists the registered kinds an arena plays, in kind order.
-func ArenaKinds() []string {
-	var out []string
-	for _, name := range Kinds() {
-		if o, _ := opener(name); o.Arena {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
 // Schemas are the JSON Schemas of every registered kind's model outputs,
 // for `arbiter schemas generate|check`, in kind order.
 func Schemas() []schemas.Named {
@@ -208,13 +228,15 @@ func Schemas() []schemas.Named {
 	return out
 }
 
-// PlayHelp is every registered kind's Opener.PlayHelp, in kind order, each
-// headed by the kind's name.
+// PlayHelp is how a person plays a turn of every registered kind played
+// at a table (Tabler.PlayHelp), in kind order, each headed by the kind's
+// name.
 func PlayHelp() string {
 	var b strings.Builder
 	for _, name := range Kinds() {
-		if o, _ := opener(name); o.PlayHelp != "" {
-			fmt.Fprintf(&b, "\n%s:\n%s", name, o.PlayHelp)
+		o, _ := opener(name)
+		if t, ok := o.Kind.(Tabler); ok {
+			fmt.Fprintf(&b, "\n%s:\n%s", name, t.PlayHelp())
 		}
 	}
 	return b.String()
@@ -229,13 +251,43 @@ func Summary(sim *world.Simulation) []string {
 	return []string{sim.Kind}
 }
 
+// Plays lists the commands that play k, as its optional interfaces say:
+// `arbiter chat` a Chatter, and nothing else (its every turn is a
+// person's message); else `arbiter run`, `arbiter play` a Tabler's people,
+// and `arbiter arena` an arena.Game.
+func Plays(k Kind) []string {
+	if _, ok := k.(Chatter); ok {
+		return []string{"chat"}
+	}
+	out := []string{"run"}
+	if _, ok := k.(Tabler); ok {
+		out = append(out, "play")
+	}
+	if isArena(k) {
+		out = append(out, "arena")
+	}
+	return out
+}
+
+// how tells how a person plays k, whose simulation is in dir, for a
+// command that does not: "`arbiter run <dir>` runs its ticks".
+func how(dir string, k Kind) string {
+	commands := Plays(k)
+	switch {
+	case slices.Contains(commands, "chat"):
+		return fmt.Sprintf("it is played in turns with a person: `arbiter chat %s`", dir)
+	case slices.Contains(commands, "play"):
+		return fmt.Sprintf("`arbiter run %s` plays its model and bot seats; `arbiter play %s` seats a person", dir, dir)
+	}
+	return fmt.Sprintf("`arbiter run %s` runs its ticks", dir)
+}
+
 // plays checks that command plays the session's kind ("" plays any).
 func (s *Session) plays(command string) error {
-	commands, how := s.Kind.Plays(s.Dir)
-	if command == "" || slices.Contains(commands, command) {
+	if command == "" || slices.Contains(Plays(s.Kind), command) {
 		return nil
 	}
-	return inputErrorf("%s is a %s simulation: %s", s.Dir, s.Sim.Kind, how)
+	return inputErrorf("%s is a %s simulation: %s", s.Dir, s.Sim.Kind, how(s.Dir, s.Kind))
 }
 
 // Plays reports whether command plays the session's kind.
@@ -243,4 +295,31 @@ func (s *Session) Plays(command string) bool { return s.plays(command) == nil }
 
 func unknownKind(dir, kind string) error {
 	return inputErrorf("%s: kind %q cannot be played by this version of arbiter", filepath.Join(dir, "simulation.yaml"), kind)
+}
+
+// Table is how people play the session's kind at the terminal (Tabler);
+// nil when they do not. color: the terminal shows colour.
+func (s *Session) Table(color bool) *Table {
+	if t, ok := s.Kind.(Tabler); ok {
+		return t.Table(color)
+	}
+	return nil
+}
+
+// Chat is how a person plays the session's kind in conversation with the
+// model (Chatter); nil when they do not.
+func (s *Session) Chat() Chat {
+	if c, ok := s.Kind.(Chatter); ok {
+		return c.Chat()
+	}
+	return nil
+}
+
+// ReportPart is the kind's part of `arbiter report`'s page (Reporter): a
+// kind without one has none, its run counted in ticks.
+func (s *Session) ReportPart(ctx context.Context) (*ReportPart, error) {
+	if r, ok := s.Kind.(Reporter); ok {
+		return r.Report(ctx, s)
+	}
+	return &ReportPart{Unit: "tick"}, nil
 }

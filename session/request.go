@@ -26,11 +26,15 @@ type Request struct {
 // run uses: the kind builds it (a narrative's phases are intention, entity a
 // character, and resolution, a location; a chronicle's is chat).
 func (s *Session) Request(ctx context.Context, phase, entity string, tick int, latest bool) (*Request, error) {
+	r, ok := s.Kind.(Requester)
+	if !ok {
+		return nil, inputErrorf("%s is a %s simulation: its requests are not rendered ahead (%s)", s.Dir, s.Sim.Kind, how(s.Dir, s.Kind))
+	}
 	state, err := s.StateAt(ctx, tick, latest)
 	if err != nil {
 		return nil, err
 	}
-	return s.Kind.Request(ctx, RequestQuery{Phase: phase, Entity: entity, Tick: tickOf(s, tick, latest), State: state, Store: s.store, Depth: s.settings.Depth})
+	return r.Request(ctx, RequestQuery{Phase: phase, Entity: entity, Tick: tickOf(s, tick, latest), State: state, Store: s.store, Depth: s.settings.Depth})
 }
 
 func tickOf(s *Session, tick int, latest bool) int {

@@ -11,12 +11,21 @@ import (
 // backup.
 const ImportedSuffix = ".imported"
 
+// savedGame is the game an earlier version saved beside the authored
+// files (Importer), nil when there is none or the kind saved none.
+func (s *Session) savedGame() (*Saved, error) {
+	if im, ok := s.Kind.(Importer); ok {
+		return im.Saved(s.Dir)
+	}
+	return nil, nil
+}
+
 // importSaved makes a game that an earlier version saved in a file the
 // first turn of a simulation that has none, then renames the file so it
 // is imported once. A simulation that already has turns leaves the file
 // alone (and says so in the log).
 func (s *Session) importSaved(ctx context.Context) error {
-	saved, err := s.Kind.Saved(s.Dir)
+	saved, err := s.savedGame()
 	if err != nil {
 		return &InputError{Err: err}
 	}

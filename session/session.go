@@ -229,7 +229,7 @@ func Validate(dir string, set Settings) Validation {
 	if len(v.Problems) > 0 {
 		return v
 	}
-	if _, err := s.Kind.Saved(dir); err != nil {
+	if _, err := s.savedGame(); err != nil {
 		v.Problems = append(v.Problems, err)
 		return v
 	}
@@ -284,8 +284,7 @@ func Open(ctx context.Context, dir string, set Settings, access Access) (_ *Sess
 		return nil, err
 	}
 	if len(set.Plays) > 0 && !slices.Contains(set.Plays, s.Sim.Kind) {
-		_, how := s.Kind.Plays(dir)
-		return nil, inputErrorf("%s is a %s simulation: %s", dir, s.Sim.Kind, how)
+		return nil, inputErrorf("%s is a %s simulation: %s", dir, s.Sim.Kind, how(dir, s.Kind))
 	}
 	// Opening is quick local I/O; it finishes even when ctx is already done,
 	// so an interrupted command still says where the simulation stands.
@@ -306,7 +305,7 @@ func Open(ctx context.Context, dir string, set Settings, access Access) (_ *Sess
 			s.store = st
 		}
 		if s.lastTick(ctx) == 0 {
-			if s.saved, err = s.Kind.Saved(dir); err != nil {
+			if s.saved, err = s.savedGame(); err != nil {
 				return nil, &InputError{Err: err}
 			}
 		}
@@ -336,7 +335,7 @@ func Open(ctx context.Context, dir string, set Settings, access Access) (_ *Sess
 			return nil, &InputError{Err: err}
 		}
 		s.store.SetScrub(s.client.Secrets().Scrub) // no credential reaches state.db
-		s.Kind.UseClient(s.client)
+		s.Kind.(ModelUser).UseClient(s.client)
 	}
 	if err := s.openRunner(ctx); err != nil {
 		return nil, err
@@ -349,7 +348,10 @@ func Open(ctx context.Context, dir string, set Settings, access Access) (_ *Sess
 
 // needsModel reports whether the session's kind makes model calls: a game
 // only when a seat other than the person's is a model.
-func (s *Session) needsModel() bool { return s.Kind.NeedsModel(s.settings.People...) }
+func (s *Session) needsModel() bool {
+	m, ok := s.Kind.(ModelUser)
+	return ok && m.NeedsModel(s.settings.People...)
+}
 
 func (s *Session) openRunner(ctx context.Context) error {
 	if s.store == nil {

@@ -93,7 +93,11 @@ type PlayerError struct {
 func (s *Session) Story(ctx context.Context, q StoryQuery) (*Story, error) {
 	last := s.LastTick()
 	out := &Story{Simulation: s.Sim.ID, Kind: s.Sim.Kind}
-	if err := s.Kind.CheckStory(s.Dir, q); err != nil {
+	teller, ok := s.Kind.(Teller)
+	if !ok {
+		return nil, inputErrorf("%s is a %s simulation: it tells no story by tick (%s)", s.Dir, s.Sim.Kind, how(s.Dir, s.Kind))
+	}
+	if err := teller.CheckStory(s.Dir, q); err != nil {
 		return nil, err
 	}
 	if last == 0 {
@@ -113,7 +117,7 @@ func (s *Session) Story(ctx context.Context, q StoryQuery) (*Story, error) {
 		return nil, inputErrorf("ticks %s: not committed (committed ticks: 1..%d)", span(from, to), last)
 	}
 	out.From, out.To = from, to
-	if err := s.Kind.Story(ctx, s.store, from, to, q, out); err != nil {
+	if err := teller.Story(ctx, s.store, from, to, q, out); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -174,8 +174,7 @@ func (s *Session) caller() (Caller, error) {
 	if c, ok := s.Kind.(Caller); ok {
 		return c, nil
 	}
-	_, how := s.Kind.Plays(s.Dir)
-	return nil, inputErrorf("%s is a %s simulation: its calls cannot be tried one at a time (%s)", s.Dir, s.Sim.Kind, how)
+	return nil, inputErrorf("%s is a %s simulation: its calls cannot be tried one at a time (%s)", s.Dir, s.Sim.Kind, how(s.Dir, s.Kind))
 }
 
 // CallPhases are the phases of the session's kind that a model answers.

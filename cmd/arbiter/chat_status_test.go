@@ -20,7 +20,7 @@ func TestChatShowsTheModelWorking(t *testing.T) {
 	s, _ := g.open(t.Context(), openaitest.Always(openaitest.Content("The glass hums.").WithDelay(700*time.Millisecond)))
 	defer s.Close()
 	var out, status bytes.Buffer
-	c := &chat{s: s, conv: s.Kind.Chat(), in: strings.NewReader("Begin.\n/raw 2\n"), out: &out, status: &status}
+	c := &chat{s: s, conv: s.Chat(), in: strings.NewReader("Begin.\n/raw 2\n"), out: &out, status: &status}
 	if err := c.run(t.Context()); err != nil {
 		t.Fatal(err)
 	}

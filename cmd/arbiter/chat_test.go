@@ -66,7 +66,7 @@ func (g *glass) open(ctx context.Context, h openaitest.Handler) (*session.Sessio
 func (g *glass) loop(ctx context.Context, h openaitest.Handler, in io.Reader, out io.Writer) (*openaitest.Server, error) {
 	s, srv := g.open(ctx, h)
 	defer s.Close()
-	c := &chat{s: s, conv: s.Kind.Chat(), in: in, out: out}
+	c := &chat{s: s, conv: s.Chat(), in: in, out: out}
 	return srv, c.run(ctx)
 }
 
@@ -110,7 +110,7 @@ func chatOver(t *testing.T, g *glass, h openaitest.Handler, clipboard bool, inpu
 	var out bytes.Buffer
 	s, _ := g.open(t.Context(), h)
 	defer s.Close()
-	c := &chat{s: s, conv: s.Kind.Chat(), in: strings.NewReader(strings.Join(input, "\n") + "\n"), out: &out, clipboard: clipboard}
+	c := &chat{s: s, conv: s.Chat(), in: strings.NewReader(strings.Join(input, "\n") + "\n"), out: &out, clipboard: clipboard}
 	err := c.run(t.Context())
 	return out.String(), err
 }

@@ -94,7 +94,7 @@ func runChat(ctx context.Context, opts *ChatOptions) (err error) {
 		return err
 	}
 	defer keepFirst(&err, closeRun)
-	conv := s.Kind.Chat()
+	conv := s.Chat()
 	if conv == nil {
 		return usageErrorf("%s is a %s simulation, not one played in a chat; see `arbiter run %s`", opts.Dir, s.Sim.Kind, opts.Dir)
 	}

@@ -88,7 +88,7 @@ func runPlay(ctx context.Context, opts *PlayOptions) (err error) {
 		return err
 	}
 	defer keepFirst(&err, closeRun)
-	t := s.Kind.Table(io.OutColor)
+	t := s.Table(io.OutColor)
 	if t == nil {
 		return usageErrorf("%s is a %s simulation: only games are played with `arbiter play`", opts.Dir, s.Sim.Kind)
 	}

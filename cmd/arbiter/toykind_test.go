@@ -25,7 +25,7 @@ import (
 // a person says how much at the terminal.
 
 func init() {
-	session.Register("toy", session.Opener{Reads: world.Reads{Folders: []string{"prompts"}}, Open: openToy})
+	session.Register("toy", session.Opener{Kind: (*toy)(nil), Reads: world.Reads{Folders: []string{"prompts"}}, Open: openToy})
 }
 
 type toyState struct {
@@ -116,13 +116,6 @@ func (g *toy) Status(_ context.Context, _ *store.Store, s any) ([]runner.Field, 
 	return []runner.Field{{Key: "count", Value: fmt.Sprintf("%d of %d", st.Count, g.target)}, {Key: "winner", Value: st.Winner}}, nil
 }
 
-func (g *toy) NeedsModel(...string) bool { return false }
-func (g *toy) UseClient(*llm.Client)     {}
-
-func (g *toy) Plays(dir string) ([]string, string) {
-	return []string{"run", "play"}, "`arbiter play " + dir + "` counts"
-}
-
 func (g *toy) Manifest() session.ManifestPart { return session.ManifestPart{} }
 
 func (g *toy) Request(_ context.Context, q session.RequestQuery) (*session.Request, error) {
@@ -156,7 +149,7 @@ func (g *toy) Report(ctx context.Context, s *session.Session) (*session.ReportPa
 		})
 }
 
-func (g *toy) Chat() session.Chat { return nil }
+func (*toy) PlayHelp() string { return "  Add 1 or 2 to the count.\n" }
 
 func (g *toy) Table(bool) *session.Table {
 	return &session.Table{
@@ -188,8 +181,6 @@ func (g *toy) Table(bool) *session.Table {
 		Told: func(_ context.Context, s any) ([]string, error) { return s.(*toyState).Log, nil },
 	}
 }
-
-func (g *toy) Saved(string) (*session.Saved, error) { return nil, nil }
 
 // toySim writes a toy simulation to a temporary folder.
 func toySim(t *testing.T, settings string) string {

@@ -17,6 +17,7 @@ import (
 
 func init() {
 	session.Register(world.KindChronicle, session.Opener{
+		Kind:      (*Game)(nil),
 		Reads:     world.Reads{Folders: []string{"prompts"}},
 		Open:      open,
 		RunFiles:  []string{FileName},
@@ -39,11 +40,6 @@ func (g *Game) NeedsModel(...string) bool { return true }
 
 // UseClient makes c the client of the model's turns.
 func (g *Game) UseClient(c *llm.Client) { g.Client = c }
-
-// Plays: a chronicle is played with `arbiter chat`.
-func (g *Game) Plays(dir string) ([]string, string) {
-	return []string{"chat"}, fmt.Sprintf("it is played in turns with a person: `arbiter chat %s`; `arbiter chronicle show %s` prints its timeline", dir, dir)
-}
 
 // Manifest: the chat's model and its system prompt.
 func (g *Game) Manifest() session.ManifestPart {
@@ -106,9 +102,6 @@ func outline(tl Timeline) *session.Outline {
 	}
 	return o
 }
-
-// Table is nil: a chronicle is played in a chat, not at a game's table.
-func (g *Game) Table(bool) *session.Table { return nil }
 
 // Saved is the chronicle.json an earlier version saved in dir, its
 // timeline rebuilt from its conversation; nil when there is none.

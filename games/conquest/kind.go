@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	session.Register(world.KindConquest, session.Opener{Reads: world.Reads{Folders: []string{"prompts"}}, Open: open, Tools: commands, PlayHelp: playHelp, Arena: true,
+	session.Register(world.KindConquest, session.Opener{Kind: (*Game)(nil), Reads: world.Reads{Folders: []string{"prompts"}}, Open: open, Tools: commands,
 		Templates: []session.PhaseTemplates{{Phase: PhaseOrders, Templates: []string{PromptFile}}}})
 }
 
@@ -32,11 +32,8 @@ func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (se
 // UseClient makes c the client of the model seats.
 func (g *Game) UseClient(c *llm.Client) { g.Client = c }
 
-// Plays: `arbiter run` plays the model and bot seats, `arbiter play` seats
-// people, `arbiter arena` plays many games.
-func (g *Game) Plays(dir string) ([]string, string) {
-	return []string{"run", "play", "arena"}, fmt.Sprintf("`arbiter run %s` plays its model and bot seats; `arbiter play %s --seat p1` seats a person", dir, dir)
-}
+// PlayHelp is conquest's part of `arbiter play --help`.
+func (*Game) PlayHelp() string { return playHelp }
 
 // Manifest: the model seats' model, their system prompt, and the seed.
 // A model seat's tools are built from the map of each turn; their shape is
@@ -233,6 +230,3 @@ func starMap(st *State) *session.StarMap {
 	}
 	return m
 }
-
-// Saved is nil: a conquest keeps its game in state.db only.
-func (g *Game) Saved(string) (*session.Saved, error) { return nil, nil }

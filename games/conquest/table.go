@@ -190,6 +190,3 @@ func plural(n int, what string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
-
-// Chat is nil: a conquest is played at a table, not in a chat.
-func (g *Game) Chat() session.Chat { return nil }

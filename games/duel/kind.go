@@ -18,24 +18,14 @@ import (
 
 func init() {
 	session.Register(world.KindDuel, session.Opener{
+		Kind:    (*Game)(nil),
 		Reads:   world.Reads{Files: []string{"ships.yaml"}, Folders: []string{"prompts"}},
 		Open:    open,
 		Schemas: Schemas,
-		Arena:   true,
 		Templates: []session.PhaseTemplates{
 			{Phase: PhaseBuild, Templates: []string{SystemPrompt, BuildPrompt}},
 			{Phase: PhaseCharges, Templates: []string{SystemPrompt, ChargesPrompt}},
 		},
-		PlayHelp: `  Each turn both players roll a die and gain that many lines; then you build one
-  ship you can pay for (or upgrade one of yours, or build none), and spend the
-  charges of your ships at a target:
-    build (a ship above, "<ship> <your ship>" to upgrade, or none)> Fighter
-    build (...)> Dreadnought p1-1          (upgrades your Fighter p1-1)
-    charges (<ship> <target>, ...; empty: none)> p1-3 opponent, p1-4 p2-2
-  A choice the rules refuse is said and asked again in its step; after each
-  turn you are told what happened (an upgraded ship's new id: "p1-1 is now
-  p1-5"). /ships shows every ship and what it does, /quit leaves.
-`,
 	})
 }
 
@@ -51,11 +41,20 @@ func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (se
 // UseClient makes c the client of the model seats.
 func (g *Game) UseClient(c *llm.Client) { g.Client = c }
 
-// Plays: `arbiter run` plays the model and bot seats, `arbiter play` seats
-// people, `arbiter arena` plays many games.
-func (g *Game) Plays(dir string) ([]string, string) {
-	return []string{"run", "play", "arena"}, fmt.Sprintf("`arbiter run %s` plays its model and bot seats; `arbiter play %s --seat p1` seats a person", dir, dir)
-}
+// PlayHelp is the duel's part of `arbiter play --help`.
+func (*Game) PlayHelp() string { return playHelp }
+
+// playHelp is how a person plays a turn of a duel.
+const playHelp = `  Each turn both players roll a die and gain that many lines; then you build one
+  ship you can pay for (or upgrade one of yours, or build none), and spend the
+  charges of your ships at a target:
+    build (a ship above, "<ship> <your ship>" to upgrade, or none)> Fighter
+    build (...)> Dreadnought p1-1          (upgrades your Fighter p1-1)
+    charges (<ship> <target>, ...; empty: none)> p1-3 opponent, p1-4 p2-2
+  A choice the rules refuse is said and asked again in its step; after each
+  turn you are told what happened (an upgraded ship's new id: "p1-1 is now
+  p1-5"). /ships shows every ship and what it does, /quit leaves.
+`
 
 // Manifest: the model seats' model for both phases, their three templates,
 // the schemas of their answers, and the seed.
@@ -191,6 +190,3 @@ func (g *Game) board(ctx context.Context, state any) (session.Board, error) {
 	}
 	return b, nil
 }
-
-// Saved is nil: a duel keeps its game in state.db only.
-func (g *Game) Saved(string) (*session.Saved, error) { return nil, nil }

@@ -294,6 +294,3 @@ func readCharges(line string, options []ChargeOption) (ChargeChoice, string) {
 	}
 	return c, ""
 }
-
-// Chat is nil: a duel is played at a table, not in a chat.
-func (g *Game) Chat() session.Chat { return nil }
