@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/session"
 	"github.com/arbiter-sim/arbiter/world"
 )
@@ -52,7 +51,7 @@ func TestGenerateWritesTheWorldAsked(t *testing.T) {
 					}
 				}
 			}
-			if _, err := session.Load(dir, session.Settings{Intention: llm.Params{Model: "m", MaxTokens: 400}, Resolution: llm.Params{Model: "m", MaxTokens: 2048}}); err != nil {
+			if _, err := session.Load(dir, session.Settings{Sections: benchPhases()}); err != nil {
 				t.Errorf("the engine refuses the generated world: %v", err)
 			}
 		})

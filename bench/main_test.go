@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/arbiter-sim/arbiter/llm"
+	"github.com/arbiter-sim/arbiter/phases"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -38,13 +39,20 @@ func testOptions(t testing.TB, s Shape, ticks int) Options {
 		Server: ServerConfig{Latency: 5 * time.Millisecond, Tail: TailFixed, Concurrency: 8, Seed: 1},
 		Client: client,
 		Session: session.Settings{
-			Command:    "run",
-			Depth:      client.Depth,
-			Intention:  llm.Params{Model: "bench", MaxTokens: 400},
-			Resolution: llm.Params{Model: "bench", MaxTokens: 2048},
+			Command:  "run",
+			Depth:    client.Depth,
+			Sections: benchPhases(),
 		},
 		Seed:     1,
 		Launcher: testLauncher(),
 		TempDir:  t.TempDir(),
 	}
+}
+
+// benchPhases are the narrative's phases as the benchmark configures them:
+// the bench model, with the built-in max_tokens.
+func benchPhases() map[string]session.SectionConfig {
+	c := &phases.Config{Intention: session.PhaseConfig{Model: "bench", MaxTokens: 400}}
+	c.Resolution.PhaseConfig = session.PhaseConfig{Model: "bench", MaxTokens: 2048}
+	return map[string]session.SectionConfig{phases.Section.Key: c}
 }

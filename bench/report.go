@@ -13,6 +13,7 @@ import (
 
 	"github.com/arbiter-sim/arbiter/internal/memlimit"
 	"github.com/arbiter-sim/arbiter/manifest"
+	"github.com/arbiter-sim/arbiter/phases"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -54,7 +55,7 @@ func settingsOf(o Options) Settings {
 	return Settings{
 		Latency: o.Server.Latency, Tail: o.Server.Tail, ServerConcurrency: o.Server.Concurrency, RPM: o.Server.RPM,
 		ClientConcurrency: o.Client.Concurrency, Depth: o.Client.Depth, Ticks: o.Ticks, SizeTicks: o.SizeTicks,
-		SeqTicks: o.SeqTicks, Seed: o.Seed, IntentionMax: o.Session.Intention.MaxTokens, ResolutionMax: o.Session.Resolution.MaxTokens,
+		SeqTicks: o.SeqTicks, Seed: o.Seed, IntentionMax: phases.Of(o.Session).Intention.MaxTokens, ResolutionMax: phases.Of(o.Session).Resolution.MaxTokens,
 		Endpoints: o.Endpoints, KillEndpoint: o.KillEndpoint,
 	}
 }

@@ -49,8 +49,7 @@ func TestServerAnswersWhatTheEngineCommits(t *testing.T) {
 			c.BaseURL, c.APIKey, c.RepairAttempts = url+"/v1", "k", 0
 			return c, nil
 		},
-		Intention:  llm.Params{Model: "bench", MaxTokens: 400},
-		Resolution: llm.Params{Model: "bench", MaxTokens: 2048},
+		Sections: benchPhases(),
 	}
 	s, err := session.Open(context.Background(), dir, set, session.ReadWrite)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/arbiter-sim/arbiter/bench"
 	"github.com/arbiter-sim/arbiter/eval"
-	"github.com/arbiter-sim/arbiter/llm"
 	_ "github.com/arbiter-sim/arbiter/phases" // the narrative kind
 	"github.com/arbiter-sim/arbiter/session"
 )
@@ -34,7 +33,6 @@ func BenchmarkEval(b *testing.B) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	set := session.Settings{Depth: 3, Model: "stand-in",
-		Intention: llm.Params{Model: "stand-in"}, Resolution: llm.Params{Model: "stand-in"},
 		LLM: func() (session.ClientConfig, error) {
 			c := session.DefaultClientConfig()
 			c.BaseURL, c.Concurrency = ts.URL+"/v1", conc
@@ -88,7 +86,7 @@ func evalRunner(b *testing.B, ctx context.Context, dir string, set session.Setti
 		b.Fatal(err)
 	}
 	warmSet := set
-	warmSet.Intention.Temperature, warmSet.Resolution.Temperature = t, t
+	warmSet.Override.Temperature = &t
 	warm, err := session.Open(ctx, dir, warmSet, session.ReadOnly)
 	if err != nil {
 		b.Fatal(err)

@@ -15,6 +15,7 @@ import (
 func init() {
 	session.Register(world.KindNarrative, session.Opener{
 		Kind:    (*Narrative)(nil),
+		Section: Section,
 		Reads:   world.Reads{Folders: []string{"characters", "evals", "locations", "prompts"}},
 		Open:    open,
 		Schemas: Schemas,
@@ -46,8 +47,9 @@ func count(n int, noun string) string {
 // settings that do not read leave the defaults for the requests to be
 // built with.
 func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (session.Kind, error) {
-	n := &Narrative{Sim: sim, Prompts: pr, Intention: set.Intention, Resolution: set.Resolution, Logger: set.Logger, Context: set.Context,
-		MaxCharacters: set.MaxCharacters, MaxOutputTokens: set.MaxOutputTokens, Lockstep: set.Lockstep, Batch: set.Batch}
+	cfg := Of(set)
+	n := &Narrative{Sim: sim, Prompts: pr, Intention: set.Params(cfg.Intention), Resolution: set.Params(cfg.Resolution.PhaseConfig), Logger: set.Logger,
+		Context: set.Context, MaxCharacters: cfg.Resolution.MaxCharacters, MaxOutputTokens: set.MaxOutputTokens, Lockstep: set.Lockstep, Batch: set.Batch}
 	if !set.Batch && len(set.BatchPhases) > 0 {
 		n.Batch, n.BatchOnly = true, set.BatchPhases
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/arbiter-sim/arbiter/games/chronicle"
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"github.com/arbiter-sim/arbiter/internal/worldtest"
-	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/report"
 	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
@@ -243,8 +242,7 @@ func chronicleRun(t *testing.T, answer openaitest.Reply) string {
 	t.Helper()
 	dir := worldtest.Copy(t, "../simulations/chronicle-demo")
 	srv := openaitest.New(t, openaitest.Always(answer))
-	p := llm.Params{Model: "test-model", MaxTokens: 200}
-	set := session.Settings{Chat: p, LLM: func() (session.ClientConfig, error) {
+	set := session.Settings{Model: "test-model", Override: session.PhaseOverride{MaxTokens: 200}, LLM: func() (session.ClientConfig, error) {
 		cfg := session.DefaultClientConfig()
 		cfg.BaseURL, cfg.MaxAttempts = srv.URL, 1
 		return cfg, nil
@@ -290,8 +288,7 @@ func TestBuildDuelRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := openaitest.New(t, openaitest.Always(openaitest.Status(500, "server_error", "", "down")))
-	p := llm.Params{Model: "test-model", MaxTokens: 200}
-	run(t, dir, session.Settings{Game: p, LLM: func() (session.ClientConfig, error) {
+	run(t, dir, session.Settings{Model: "test-model", Override: session.PhaseOverride{MaxTokens: 200}, LLM: func() (session.ClientConfig, error) {
 		cfg := session.DefaultClientConfig()
 		cfg.BaseURL, cfg.MaxAttempts = srv.URL, 1
 		return cfg, nil

@@ -10,7 +10,6 @@ import (
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"github.com/arbiter-sim/arbiter/internal/worldtest"
-	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -111,8 +110,7 @@ func narrativeRun(t *testing.T, ticks int) string {
 	t.Helper()
 	dir := worldtest.Copy(t, "../simulations/demo-sim")
 	srv := openaitest.New(t, storyteller())
-	p := llm.Params{Model: "test-model", MaxTokens: 500}
-	set := session.Settings{Depth: 1, Intention: p, Resolution: p, LLM: func() (session.ClientConfig, error) {
+	set := session.Settings{Depth: 1, Model: "test-model", Override: session.PhaseOverride{MaxTokens: 500}, LLM: func() (session.ClientConfig, error) {
 		cfg := session.DefaultClientConfig()
 		cfg.BaseURL, cfg.MaxAttempts, cfg.RepairAttempts, cfg.BackoffBase = srv.URL, 1, 0, time.Millisecond
 		return cfg, nil

@@ -71,18 +71,22 @@ func (s *Session) ArenaSettings(models bool, seats map[string]*Session) (string,
 func (s *Session) arenaSettings(models bool) (string, error) {
 	type file struct{ Name, SHA256 string }
 	what := struct {
-		Settings   map[string]any
-		Model      *llm.Params `json:",omitempty"`
-		ForceShape bool        `json:",omitempty"`
-		Templates  []file      `json:",omitempty"`
-		Schemas    []file      `json:",omitempty"`
+		Settings  map[string]any
+		Models    []manifest.PhaseModel `json:",omitempty"`
+		Section   SectionConfig         `json:",omitempty"`
+		Override  *PhaseOverride        `json:",omitempty"`
+		Templates []file                `json:",omitempty"`
+		Schemas   []file                `json:",omitempty"`
 	}{Settings: s.Sim.Settings}
 	if models {
 		m, err := s.Manifest()
 		if err != nil {
 			return "", err
 		}
-		what.Model, what.ForceShape = &s.settings.Game, s.settings.ForceShape
+		what.Models, what.Override = m.Models, &s.settings.Override
+		if o, _ := opener(s.Sim.Kind); o.Section != nil {
+			what.Section = s.settings.Sections[o.Section.Key]
+		}
 		for _, f := range m.Templates {
 			what.Templates = append(what.Templates, file{f.Name, f.SHA256})
 		}

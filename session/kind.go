@@ -153,6 +153,9 @@ type Opener struct {
 	Schemas func() []schemas.Named
 	// Tools are the kind's own commands, `arbiter <kind> <tool>`.
 	Tools Tools
+	// Section is the kind's own section of the configuration (nil: none).
+	// Kinds may share one.
+	Section *Section
 	// Batches says the kind can send its phases' calls as Batch API jobs
 	// (Settings.Batch); a session of another kind refuses that setting.
 	Batches bool
@@ -189,6 +192,11 @@ func Register(name string, o Opener) {
 	}
 	if _, dup := registry[name]; dup {
 		panic("session: Register called twice for kind " + name)
+	}
+	for other, r := range registry {
+		if o.Section != nil && r.Section != nil && r.Section != o.Section && r.Section.Key == o.Section.Key {
+			panic("session: kinds " + name + " and " + other + " register two sections " + o.Section.Key)
+		}
 	}
 	registry[name] = o
 }

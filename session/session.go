@@ -54,34 +54,29 @@ type Settings struct {
 	Plays []string
 	// Depth is how many past exchanges of an entity a call sends back
 	// (llm.depth), for commands that show requests without a client.
-	Depth                       int
-	Intention, Resolution, Chat Params
+	Depth int
+	// Sections are the kinds' own sections of the configuration, read, by
+	// key (Section.Key): a kind reads its own with SectionOf.
+	Sections map[string]SectionConfig
 	// Model is the model of a phase without its own (llm.model).
-	Model  string
-	Window int // chronicle messages sent each turn (0: all)
-	// Game is the model seats' settings of conquest and duel; ForceShape
-	// sends a conquest seat's tool calls as a json_schema too (Ollama).
-	Game       Params
-	ForceShape bool
-	// Context is the model's context window in tokens (0: unknown): a
-	// narrative's first-tick calls must fit it.
+	Model string
+	// Override replaces the model settings of every phase (Params).
+	Override PhaseOverride
+	// Context is the model's context window in tokens (0: unknown): the
+	// calls of a first tick must fit it.
 	Context int
 	// MaxOutputTokens is the most tokens a call may ask the model to write
-	// (llm.max_output_tokens; 0: the kind's default), MaxCharacters the
-	// most characters one narrative resolution call resolves
-	// (phases.resolution.max_characters; 0: as many as MaxOutputTokens
-	// allows).
-	MaxOutputTokens, MaxCharacters int
-	// Lockstep plays a narrative's locations tick by tick together rather
-	// than out of order (each as soon as its neighbourhood allows), for
-	// comparison: the ticks are the same either way.
+	// (llm.max_output_tokens; 0: the kind's default).
+	MaxOutputTokens int
+	// Lockstep plays the parts of a tick together rather than each as
+	// soon as what it depends on allows (a kind that plays them out of
+	// order), for comparison: the ticks are the same either way.
 	Lockstep bool
-	// Batch sends each phase's calls of a narrative as one Batch API job
-	// (run --batch); its ticks run in lockstep.
+	// Batch sends every phase's calls as one Batch API job per tick (run
+	// --batch); a kind that cannot (Opener.Batches) refuses it.
 	Batch bool
-	// BatchPhases are the narrative phases whose calls go as one Batch API
-	// job (phases.<name>.mode: batch), the others live; with any, ticks
-	// run in lockstep. Other kinds have no such phases and ignore it.
+	// BatchPhases are the phases whose calls go as one Batch API job
+	// (<phase>.mode: batch in the kind's section), the others live.
 	BatchPhases []string
 	// Templates are folders of prompt templates laid over the
 	// simulation's own (prompts/), in order: an eval variant's, or `prompts

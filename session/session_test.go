@@ -12,7 +12,6 @@ import (
 	"github.com/arbiter-sim/arbiter/games/chronicle"
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"github.com/arbiter-sim/arbiter/internal/worldtest"
-	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/session"
 )
@@ -21,8 +20,7 @@ func copyDir(t *testing.T, src string) string { return worldtest.Copy(t, src) }
 
 func settings(t *testing.T, h openaitest.Handler) session.Settings {
 	srv := openaitest.New(t, h)
-	p := llm.Params{Model: "test-model", MaxTokens: 500}
-	return session.Settings{Depth: 3, Intention: p, Resolution: p, Chat: p, LLM: func() (session.ClientConfig, error) {
+	return session.Settings{Depth: 3, Model: "test-model", Override: session.PhaseOverride{MaxTokens: 500}, LLM: func() (session.ClientConfig, error) {
 		cfg := session.DefaultClientConfig()
 		cfg.BaseURL, cfg.MaxAttempts, cfg.BackoffBase = srv.URL, 1, time.Millisecond
 		return cfg, nil

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/arbiter-sim/arbiter/phases"
+	"github.com/arbiter-sim/arbiter/session"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -48,8 +50,8 @@ func TestConfigIntegersReadAsIntegers(t *testing.T) {
 			case tc.want == "" && err != nil:
 				t.Fatalf("refused: %v", err)
 			case tc.want == "":
-				if tc.name == "a whole float" && c.Phases.Resolution.MaxCharacters != 12 {
-					t.Errorf("max_characters %d, want 12", c.Phases.Resolution.MaxCharacters)
+				if n := c.Kinds["phases"].(*phases.Config).Resolution.MaxCharacters; tc.name == "a whole float" && n != 12 {
+					t.Errorf("max_characters %d, want 12", n)
 				}
 			case err == nil || exitCode(err) != ExitUsage || err.Error() != tc.want:
 				t.Errorf("err = %v, want exactly %q (exit %d)", err, tc.want, ExitUsage)
@@ -64,8 +66,8 @@ func TestConfigIntegersReadAsIntegers(t *testing.T) {
 	}
 }
 
-// intSettings names every integer field of Config, and endpointInts every
-// one of an endpoint: a setting added without a bound would be read as
+// allIntSettings names every integer field of Config and of the kinds'
+// sections, and endpointInts every one of an endpoint: a setting added without a bound would be read as
 // decoding reads it, wrapping and truncating.
 func TestConfigIntegersAllBounded(t *testing.T) {
 	var ints []string
@@ -86,18 +88,22 @@ func TestConfigIntegersAllBounded(t *testing.T) {
 				walk(f.Type.Elem(), key+"[].")
 			case f.Type.Kind() >= reflect.Int && f.Type.Kind() <= reflect.Int64 && f.Type.PkgPath() == "": // not time.Duration
 				list, _, inList := strings.Cut(key, "[]")
-				if _, read := defaults[list]; read || !inList { // chronicle.endpoints and games.endpoints are not read
+				if _, read := allDefaults()[list]; read || !inList { // chronicle.endpoints and games.endpoints are not read
 					ints = append(ints, key)
 				}
 			}
 		}
 	}
 	walk(reflect.TypeFor[Config](), "")
+	for _, sec := range session.Sections() {
+		walk(reflect.TypeOf(sec.New()).Elem(), sec.Key+".")
+	}
+	intSettings, defaults := allIntSettings(), allDefaults()
 	var bounded []string
 	for _, s := range intSettings {
 		bounded = append(bounded, s.key)
 	}
-	for _, list := range []string{"llm.endpoints", "phases.intention.endpoints", "phases.resolution.endpoints"} {
+	for _, list := range endpointListKeys() {
 		for _, s := range endpointInts {
 			bounded = append(bounded, list+"[]."+s.key)
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/arbiter-sim/arbiter/games/chronicle"
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"github.com/arbiter-sim/arbiter/internal/texttest"
-	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -30,7 +29,8 @@ premise: An empire built on singing glass rises, cracks and shatters.
 
 const bookends = "Let's frame it.\n\nCREATE PERIOD The Singing Dawn FIRST TONE light DESCRIPTION Glass first sings.\nCREATE PERIOD The Shattering LAST TONE dark DESCRIPTION Every pane breaks.\n\nShall we do the palette?"
 
-var chatParams = llm.Params{Model: "test-model", Temperature: 0.7, MaxTokens: 500}
+// chatSection is the chronicle's model seat of these tests.
+var chatSection = map[string]session.SectionConfig{"chronicle": &chronicle.Config{PhaseConfig: session.PhaseConfig{Model: "test-model", Temperature: 0.7, MaxTokens: 500}}}
 
 type glass struct {
 	t   *testing.T
@@ -50,7 +50,7 @@ func newGlass(t *testing.T) *glass {
 func (g *glass) open(ctx context.Context, h openaitest.Handler) (*session.Session, *openaitest.Server) {
 	g.t.Helper()
 	srv := openaitest.New(g.t, h)
-	set := session.Settings{Chat: chatParams, Plays: []string{"chronicle"}, LLM: func() (session.ClientConfig, error) {
+	set := session.Settings{Sections: chatSection, Plays: []string{"chronicle"}, LLM: func() (session.ClientConfig, error) {
 		cfg := session.DefaultClientConfig()
 		cfg.BaseURL, cfg.BackoffBase, cfg.BackoffMax = srv.URL, time.Millisecond, time.Millisecond
 		return cfg, nil

@@ -11,16 +11,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// chatFlags maps the model flags of chat to config keys.
+// chatFlags maps the shared model flags of chat to config keys; the kinds
+// played in a chat add their own (session.SectionFlag).
 var chatFlags = map[string]string{
 	"base-url":     "llm.base_url",
 	"model":        "llm.model",
 	"timeout":      "llm.timeout",
 	"max-attempts": "llm.max_attempts",
-	"chat-model":   "chronicle.model",
-	"temperature":  "chronicle.temperature",
-	"max-tokens":   "chronicle.max_tokens",
-	"window":       "chronicle.window",
 }
 
 // ChatOptions are the inputs of `arbiter chat`.
@@ -36,6 +33,7 @@ type ChatOptions struct {
 
 func newChatCmd(ios *IOStreams, g *globals, runF func(context.Context, *ChatOptions) error) *cobra.Command {
 	opts := &ChatOptions{IO: ios, Globals: g}
+	var flagKeys map[string]string
 	cmd := &cobra.Command{
 		Use:   "chat <simulation-dir>",
 		Short: "Build a chronicle's history with a model, in an interactive terminal chat",
@@ -51,7 +49,7 @@ made; a chronicle.json saved by an earlier version is imported the first time.`,
 			if err := opts.Cassette.check(); err != nil {
 				return err
 			}
-			cfg, err := g.loadConfig(cmd.Flags(), chatFlags)
+			cfg, err := g.loadConfig(cmd.Flags(), flagKeys)
 			if err != nil {
 				return err
 			}
@@ -67,10 +65,17 @@ made; a chronicle.json saved by an earlier version is imported the first time.`,
 	f.String("model", "", "model to chat with (llm.model)")
 	f.Duration("timeout", 0, "timeout of one model call attempt (llm.timeout)")
 	f.Int("max-attempts", 0, "attempts per call for transient errors (llm.max_attempts)")
-	f.String("chat-model", "", "model of the chat when it differs from llm.model (chronicle.model)")
-	f.Float32("temperature", 0, "sampling temperature of the model's messages (chronicle.temperature, default 0.8)")
-	f.Int("max-tokens", 0, "longest model message, in tokens (chronicle.max_tokens, default 1000)")
-	f.Int("window", 0, "latest messages sent to the model each turn, 0 for all (chronicle.window, default 0: the whole conversation)")
+	flagKeys = kindFlags("chat", chatFlags, func(sf session.SectionFlag, key string, def any) {
+		usage := fmt.Sprintf("%s (%s, default %v)", sf.Usage, key, def)
+		switch def.(type) {
+		case string:
+			f.String(sf.Name, "", fmt.Sprintf("%s (%s)", sf.Usage, key))
+		case float64:
+			f.Float32(sf.Name, 0, usage)
+		default:
+			f.Int(sf.Name, 0, usage)
+		}
+	})
 	addCassetteFlags(cmd, &opts.Cassette)
 	return cmd
 }

@@ -20,16 +20,16 @@ import (
 // lowest first: built-in defaults, OPENAI_API_KEY/OPENAI_BASE_URL, config.yaml,
 // ARBITER_* variables, flags.
 type Config struct {
-	LLM       LLMConfig       `mapstructure:"llm" yaml:"llm" json:"llm"`
-	Phases    PhasesConfig    `mapstructure:"phases" yaml:"phases" json:"phases"`
-	Run       RunConfig       `mapstructure:"run" yaml:"run" json:"run"`
-	Chronicle ChronicleConfig `mapstructure:"chronicle" yaml:"chronicle" json:"chronicle"`
-	Games     GamesConfig     `mapstructure:"games" yaml:"games" json:"games"`
-	OTel      OTelConfig      `mapstructure:"otel" yaml:"otel" json:"otel"`
+	LLM  LLMConfig  `mapstructure:"llm" yaml:"llm" json:"llm"`
+	Run  RunConfig  `mapstructure:"run" yaml:"run" json:"run"`
+	OTel OTelConfig `mapstructure:"otel" yaml:"otel" json:"otel"`
 	// Prices are what models cost, for `arbiter usage`: a list rather than
 	// a map keyed by model, since model names hold dots (llama3.2, gpt-4.1)
 	// and a dot splits a configuration key.
 	Prices []PriceConfig `mapstructure:"prices" yaml:"prices" json:"prices"`
+	// Kinds are the kinds' own sections (session.Section), read, by key:
+	// printed and stored beside the shared keys.
+	Kinds map[string]session.SectionConfig `mapstructure:"-" yaml:"-" json:"-"`
 
 	// file is the config file read, "" when none was.
 	file string
@@ -58,23 +58,6 @@ type PriceConfig struct {
 // DefaultBatchDiscount is OpenAI's: the Batch API costs half the live
 // price.
 const DefaultBatchDiscount = 0.5
-
-// GamesConfig is the model seats of the games (conquest, duel).
-type GamesConfig struct {
-	PhaseConfig `mapstructure:",squash" yaml:",inline"`
-	// ForceToolShape sends a conquest seat's tool calls with a json_schema
-	// response format too, for servers that build tool calls from the
-	// model's text (Ollama with a small model).
-	ForceToolShape bool `mapstructure:"force_tool_shape" yaml:"force_tool_shape" json:"force_tool_shape"`
-}
-
-// ChronicleConfig is the model seat of `arbiter chat`.
-type ChronicleConfig struct {
-	PhaseConfig `mapstructure:",squash" yaml:",inline"`
-	// Window is how many of the latest messages go to the model each turn
-	// (0: all); the current timeline is always sent.
-	Window int `mapstructure:"window" yaml:"window" json:"window"`
-}
 
 // LLMConfig is the model endpoint and how calls to it behave.
 type LLMConfig struct {
@@ -109,35 +92,12 @@ type LLMConfig struct {
 	BreakerCooldown time.Duration    `mapstructure:"breaker_cooldown" yaml:"breaker_cooldown" json:"breaker_cooldown"`
 }
 
-// EndpointConfig is one entry of llm.endpoints or phases.<name>.endpoints:
-// its limits default to the llm.* ones.
-type EndpointConfig struct {
-	Name    string `mapstructure:"name" yaml:"name,omitempty" json:"name,omitempty"`
-	BaseURL string `mapstructure:"base_url" yaml:"base_url" json:"base_url"`
-	APIKey  string `mapstructure:"api_key" yaml:"api_key,omitempty" json:"api_key,omitempty"`
-	// APIKeyEnv names the variable holding the key, so that the file
-	// holds none.
-	APIKeyEnv   string `mapstructure:"api_key_env" yaml:"api_key_env,omitempty" json:"api_key_env,omitempty"`
-	Model       string `mapstructure:"model" yaml:"model,omitempty" json:"model,omitempty"`
-	Concurrency int    `mapstructure:"concurrency" yaml:"concurrency,omitempty" json:"concurrency,omitempty"`
-	RPM         int    `mapstructure:"rpm" yaml:"rpm,omitempty" json:"rpm,omitempty"`
-	TPM         int    `mapstructure:"tpm" yaml:"tpm,omitempty" json:"tpm,omitempty"`
-	// ContextTokens is the model's context on this server (0:
-	// llm.context_tokens, else what the server says).
-	ContextTokens int `mapstructure:"context_tokens" yaml:"context_tokens,omitempty" json:"context_tokens,omitempty"`
-}
+// EndpointConfig is one entry of llm.endpoints or of a phase's endpoints
+// (a kind's section): its limits default to the llm.* ones.
+type EndpointConfig = session.EndpointConfig
 
 // endpointKeys are the keys of one entry of an endpoints list.
 var endpointKeys = []string{"name", "base_url", "api_key", "api_key_env", "model", "concurrency", "rpm", "tpm", "context_tokens"}
-
-// key is the endpoint's API key: api_key, else the variable api_key_env
-// names.
-func (e EndpointConfig) key() string {
-	if e.APIKey == "" && e.APIKeyEnv != "" {
-		return os.Getenv(e.APIKeyEnv)
-	}
-	return e.APIKey
-}
 
 // MarshalJSON writes durations as strings ("60s"), as the text view does.
 func (c LLMConfig) MarshalJSON() ([]byte, error) {
@@ -151,43 +111,6 @@ func (c LLMConfig) MarshalJSON() ([]byte, error) {
 	}{plain(c), c.Timeout.String(), c.BackoffBase.String(), c.BackoffMax.String(), c.BreakerCooldown.String()})
 }
 
-// PhasesConfig holds the model settings of each phase.
-type PhasesConfig struct {
-	Intention  IntentionConfig  `mapstructure:"intention" yaml:"intention" json:"intention"`
-	Resolution ResolutionConfig `mapstructure:"resolution" yaml:"resolution" json:"resolution"`
-}
-
-// IntentionConfig is phase 1's model settings and how its calls go.
-type IntentionConfig struct {
-	PhaseConfig `mapstructure:",squash" yaml:",inline"`
-	Mode        string `mapstructure:"mode" yaml:"mode" json:"mode"`
-}
-
-// ResolutionConfig is phase 2a's model settings, how its calls go, and
-// how many characters one arbiter call resolves (0: as many as
-// llm.max_output_tokens allows); a location with more present is resolved
-// in several calls.
-type ResolutionConfig struct {
-	PhaseConfig   `mapstructure:",squash" yaml:",inline"`
-	Mode          string `mapstructure:"mode" yaml:"mode" json:"mode"`
-	MaxCharacters int    `mapstructure:"max_characters" yaml:"max_characters" json:"max_characters"`
-}
-
-// Modes of a narrative phase (phases.<name>.mode): live calls, or one
-// Batch API job per tick, as run --batch sends every phase.
-const (
-	ModeLive  = "live"
-	ModeBatch = "batch"
-)
-
-// phaseMode is a narrative phase's mode, with its key.
-type phaseMode struct{ phase, key, mode string }
-
-// modes are the narrative phases' modes.
-func (c *Config) modes() []phaseMode {
-	return []phaseMode{{"intention", "phases.intention.mode", c.Phases.Intention.Mode}, {"resolution", "phases.resolution.mode", c.Phases.Resolution.Mode}}
-}
-
 // where names where key's value came from: its ARBITER_* variable when
 // set, else the config file.
 func (c *Config) where(key string) string {
@@ -199,17 +122,6 @@ func (c *Config) where(key string) string {
 		return "config " + c.file + ": " + key
 	}
 	return "config " + key
-}
-
-// PhaseConfig is one phase's model settings; an empty model means llm.model.
-type PhaseConfig struct {
-	Model       string  `mapstructure:"model" yaml:"model" json:"model"`
-	Temperature float32 `mapstructure:"temperature" yaml:"temperature" json:"temperature"`
-	MaxTokens   int     `mapstructure:"max_tokens" yaml:"max_tokens" json:"max_tokens"`
-	// Endpoints, read for the narrative's phases (phases.intention,
-	// phases.resolution), are the phase's own servers in place of
-	// llm.endpoints.
-	Endpoints []EndpointConfig `mapstructure:"endpoints" yaml:"endpoints,omitempty" json:"endpoints,omitempty"`
 }
 
 // RunConfig bounds a run.
@@ -230,50 +142,34 @@ func (c RunConfig) MarshalJSON() ([]byte, error) {
 	}{plain(c), c.PhaseTimeout.String()})
 }
 
-// defaults is the one table of built-in values; config.yaml at the
-// repository root documents them and a test keeps the two equal. Where the
+// defaults is the one table of the shared keys' built-in values, and each
+// kind's section (session.Section.Defaults) holds its own (allDefaults);
+// config.yaml at the repository root documents them and a test keeps the
+// two equal. Where the
 // model client has a default of its own, the table takes it from the
 // session's (session.DefaultClientConfig).
 var defaults = map[string]any{
-	"llm.base_url":                  "",
-	"llm.api_key":                   "",
-	"llm.model":                     "gpt-4o-mini",
-	"llm.timeout":                   "60s",
-	"llm.max_attempts":              defaultClient.MaxAttempts,
-	"llm.rate_limit_waits":          defaultClient.RateLimitWaits,
-	"llm.repair_attempts":           defaultClient.RepairAttempts,
-	"llm.concurrency":               defaultClient.Concurrency,
-	"llm.depth":                     defaultClient.Depth,
-	"llm.rpm":                       0,
-	"llm.tpm":                       0,
-	"llm.backoff_base":              defaultClient.BackoffBase.String(),
-	"llm.backoff_max":               defaultClient.BackoffMax.String(),
-	"llm.max_response_bytes":        0,
-	"llm.context_tokens":            0,
-	"llm.endpoints":                 []any{},
-	"llm.breaker_cooldown":          defaultClient.BreakerCooldown.String(),
-	"phases.intention.endpoints":    []any{},
-	"phases.resolution.endpoints":   []any{},
-	"phases.intention.model":        "",
-	"phases.intention.mode":         ModeLive,
-	"phases.resolution.mode":        ModeLive,
-	"phases.intention.temperature":  0.8,
-	"phases.intention.max_tokens":   400,
-	"phases.resolution.model":       "",
-	"phases.resolution.temperature": 0.7,
-	"phases.resolution.max_tokens":  2048,
-	"chronicle.model":               "",
-	"chronicle.temperature":         0.8,
-	"chronicle.max_tokens":          1000,
-	"chronicle.window":              0, // seed 001: everything goes into the conversation
-	"games.model":                   "",
-	"games.temperature":             0.7,
-	"games.max_tokens":              600,
-	"games.force_tool_shape":        false,
-	"run.phase_timeout":             "0s",
-	"run.token_budget":              0,
-	"run.max_cost":                  0.0,
-	"prices":                        []any{},
+	"llm.base_url":           "",
+	"llm.api_key":            "",
+	"llm.model":              "gpt-4o-mini",
+	"llm.timeout":            "60s",
+	"llm.max_attempts":       defaultClient.MaxAttempts,
+	"llm.rate_limit_waits":   defaultClient.RateLimitWaits,
+	"llm.repair_attempts":    defaultClient.RepairAttempts,
+	"llm.concurrency":        defaultClient.Concurrency,
+	"llm.depth":              defaultClient.Depth,
+	"llm.rpm":                0,
+	"llm.tpm":                0,
+	"llm.backoff_base":       defaultClient.BackoffBase.String(),
+	"llm.backoff_max":        defaultClient.BackoffMax.String(),
+	"llm.max_response_bytes": 0,
+	"llm.context_tokens":     0,
+	"llm.endpoints":          []any{},
+	"llm.breaker_cooldown":   defaultClient.BreakerCooldown.String(),
+	"run.phase_timeout":      "0s",
+	"run.token_budget":       0,
+	"run.max_cost":           0.0,
+	"prices":                 []any{},
 
 	// Where traces and metrics go (telemetry.go): nowhere by default.
 	"otel.endpoint":         "",
@@ -284,10 +180,9 @@ var defaults = map[string]any{
 	"otel.capture_content":  false,
 	"otel.queue_size":       2048,
 
-	// A crowd's resolution: the output budget of every call, and how many
-	// characters one arbiter call resolves (0: as many as that budget allows).
-	"llm.max_output_tokens":            session.DefaultMaxOutputTokens,
-	"phases.resolution.max_characters": 0,
+	// The output budget of every call: a kind cuts what a call asks for to
+	// fit it.
+	"llm.max_output_tokens": session.DefaultMaxOutputTokens,
 }
 
 var defaultClient = session.DefaultClientConfig()
@@ -309,7 +204,7 @@ var ErrNoEndpoint = errors.New(`no model endpoint configured.
 // defaultsViper is a viper holding the built-in defaults alone.
 func defaultsViper() *viper.Viper {
 	v := viper.NewWithOptions(viper.KeyDelimiter("."))
-	for k, val := range defaults {
+	for k, val := range allDefaults() {
 		v.SetDefault(k, val)
 	}
 	return v
@@ -366,6 +261,11 @@ func loadConfig(configFile string, flags *pflag.FlagSet, flagKeys map[string]str
 	if err := v.Unmarshal(&c); err != nil {
 		return nil, usageErrorf("config: %v", err)
 	}
+	kinds, err := readKinds(v)
+	if err != nil {
+		return nil, usageErrorf("config: %v", err)
+	}
+	c.Kinds = kinds
 	for i := range c.Prices {
 		if c.Prices[i].BatchDiscount == nil {
 			d := DefaultBatchDiscount
@@ -426,7 +326,7 @@ func (c *Config) validate(errs []error) error {
 	check(c.LLM.Model != "", "config llm.model: must not be empty")
 	check(c.LLM.Timeout > 0, "config llm.timeout: must be positive, got %s", c.LLM.Timeout)
 	check(c.LLM.BackoffBase > 0, "config llm.backoff_base: must be positive, got %s", c.LLM.BackoffBase)
-	for key, list := range map[string][]EndpointConfig{"llm.endpoints": c.LLM.Endpoints, "phases.intention.endpoints": c.Phases.Intention.Endpoints, "phases.resolution.endpoints": c.Phases.Resolution.Endpoints} {
+	for key, list := range c.endpointLists() {
 		for i, ep := range list {
 			check(ep.APIKeyEnv == "" || ep.APIKey != "" || os.Getenv(ep.APIKeyEnv) != "", "config %s[%d].api_key_env: $%s is not set", key, i, ep.APIKeyEnv)
 		}
@@ -443,14 +343,7 @@ func (c *Config) validate(errs []error) error {
 			errs = append(errs, fmt.Errorf("config %w", e))
 		}
 	}
-	for name, p := range map[string]PhaseConfig{"phases.intention": c.Phases.Intention.PhaseConfig, "phases.resolution": c.Phases.Resolution.PhaseConfig, "chronicle": c.Chronicle.PhaseConfig, "games": c.Games.PhaseConfig} {
-		check(p.Temperature >= 0 && p.Temperature <= 2, "config %s.temperature: must be within 0..2, got %g", name, p.Temperature)
-		check(p.MaxTokens <= c.LLM.MaxOutputTokens, "config %s.max_tokens: %d is more than llm.max_output_tokens %d", name, p.MaxTokens, c.LLM.MaxOutputTokens)
-	}
-	for _, m := range c.modes() {
-		check(m.mode == ModeLive || m.mode == ModeBatch, "%s: %q is not a phase mode: %s (live calls) or %s (one Batch API job per tick, as run --batch)",
-			c.where(m.key), m.mode, ModeLive, ModeBatch)
-	}
+	errs = append(errs, c.checkKinds()...)
 	check(c.Run.PhaseTimeout >= 0, "config run.phase_timeout: must not be negative")
 	number := func(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 	if !number(c.Run.MaxCost) {
@@ -488,10 +381,9 @@ type configuredModel struct{ key, model string }
 // phase's own model when it has one, each once.
 func (c *Config) models() []configuredModel {
 	out := []configuredModel{{"llm.model", c.LLM.Model}}
-	for _, p := range []configuredModel{{"phases.intention.model", c.Phases.Intention.Model}, {"phases.resolution.model", c.Phases.Resolution.Model},
-		{"chronicle.model", c.Chronicle.Model}, {"games.model", c.Games.Model}} {
-		if p.model != "" && !slices.ContainsFunc(out, func(o configuredModel) bool { return o.model == p.model }) {
-			out = append(out, p)
+	for _, p := range c.kindPhases() {
+		if m := p.Model; m != "" && !slices.ContainsFunc(out, func(o configuredModel) bool { return o.model == m }) {
+			out = append(out, configuredModel{p.key + ".model", m})
 		}
 	}
 	return out
@@ -565,16 +457,16 @@ func (c *Config) llmConfig(url string) session.ClientConfig {
 	}
 }
 
-// phaseEndpoints are the narrative phases' own endpoint lists, nil when
-// none has one.
+// phaseEndpoints are the kinds' phases' own endpoint lists, by phase,
+// nil when none has one.
 func (c *Config) phaseEndpoints() map[string][]session.Endpoint {
 	var out map[string][]session.Endpoint
-	for phase, list := range map[string][]EndpointConfig{"intention": c.Phases.Intention.Endpoints, "resolution": c.Phases.Resolution.Endpoints} {
-		if len(list) > 0 {
+	for _, p := range c.kindPhases() {
+		if len(p.Endpoints) > 0 {
 			if out == nil {
 				out = map[string][]session.Endpoint{}
 			}
-			out[phase] = clientEndpoints(list)
+			out[p.name] = clientEndpoints(p.Endpoints)
 		}
 	}
 	return out
@@ -584,13 +476,13 @@ func (c *Config) phaseEndpoints() map[string][]session.Endpoint {
 func clientEndpoints(list []EndpointConfig) []session.Endpoint {
 	var out []session.Endpoint
 	for _, e := range list {
-		out = append(out, session.Endpoint{Name: e.Name, BaseURL: strings.TrimRight(e.BaseURL, "/"), APIKey: e.key(), Model: e.Model,
+		out = append(out, session.Endpoint{Name: e.Name, BaseURL: strings.TrimRight(e.BaseURL, "/"), APIKey: e.Key(), Model: e.Model,
 			Concurrency: e.Concurrency, RPM: e.RPM, TPM: e.TPM, ContextTokens: e.ContextTokens})
 	}
 	return out
 }
 
-func (c *Config) params(p PhaseConfig) session.Params {
+func (c *Config) params(p session.PhaseConfig) session.Params {
 	model := p.Model
 	if model == "" {
 		model = c.LLM.Model
@@ -613,8 +505,10 @@ func (c Config) redacted() Config {
 		return list
 	}
 	c.LLM.Endpoints = redact(c.LLM.Endpoints)
-	c.Phases.Intention.Endpoints = redact(c.Phases.Intention.Endpoints)
-	c.Phases.Resolution.Endpoints = redact(c.Phases.Resolution.Endpoints)
+	c.Kinds = c.cloneKinds()
+	for _, p := range c.kindPhases() {
+		p.Endpoints = redact(p.Endpoints)
+	}
 	if k := c.LLM.APIKey; k != "" {
 		if len(k) > 8 {
 			c.LLM.APIKey = "****" + k[len(k)-4:]

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/arbiter-sim/arbiter/games/chronicle"
+	"github.com/arbiter-sim/arbiter/phases"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -31,9 +33,9 @@ func TestConfigYAMLMatchesDefaults(t *testing.T) {
 	}
 	// Seed 001: the model sees the whole conversation; seed 002: one retry;
 	// issue 12: 429s waited out long enough to ride out a per-minute limit.
-	if builtIn.Chronicle.Window != 0 || builtIn.LLM.MaxAttempts != 2 || builtIn.LLM.RateLimitWaits != 8 {
+	if w := builtIn.Kinds["chronicle"].(*chronicle.Config).Window; w != 0 || builtIn.LLM.MaxAttempts != 2 || builtIn.LLM.RateLimitWaits != 8 {
 		t.Errorf("chronicle.window %d, llm.max_attempts %d, llm.rate_limit_waits %d; want 0, 2, 8",
-			builtIn.Chronicle.Window, builtIn.LLM.MaxAttempts, builtIn.LLM.RateLimitWaits)
+			w, builtIn.LLM.MaxAttempts, builtIn.LLM.RateLimitWaits)
 	}
 }
 
@@ -74,8 +76,9 @@ func TestConfigPrecedence(t *testing.T) {
 	t.Setenv("ARBITER_PHASES_RESOLUTION_MAX_TOKENS", "999")
 	t.Setenv("ARBITER_CHRONICLE_WINDOW", "12")
 	c, _ = loadConfig(cfgFile, flags(), keys)
-	if c.LLM.Model != "env-model" || c.LLM.Timeout != 7*time.Second || c.LLM.MaxAttempts != 5 || c.LLM.Concurrency != 3 || c.Phases.Resolution.MaxTokens != 999 || c.Chronicle.Window != 12 {
-		t.Errorf("ARBITER_* over the file: %+v %+v", c.LLM, c.Phases.Resolution)
+	res, window := c.Kinds["phases"].(*phases.Config).Resolution, c.Kinds["chronicle"].(*chronicle.Config).Window
+	if c.LLM.Model != "env-model" || c.LLM.Timeout != 7*time.Second || c.LLM.MaxAttempts != 5 || c.LLM.Concurrency != 3 || res.MaxTokens != 999 || window != 12 {
+		t.Errorf("ARBITER_* over the file: %+v %+v", c.LLM, res)
 	}
 
 	c, _ = loadConfig(cfgFile, flags("--model", "flag-model", "--concurrency", "8"), keys)

@@ -23,14 +23,14 @@ type intSetting struct {
 // Bounds shared by several keys: far above any real endpoint's or model's,
 // low enough that a value past them is a typo, never a plan.
 const (
-	maxTokensBound = 1_000_000         // a model's output, in tokens
-	maxRPM         = 1_000_000_000     // requests per minute
-	maxTPM         = 1_000_000_000_000 // tokens per minute
-	maxContext     = 100_000_000       // a model's context, in tokens
+	maxTokensBound = session.MaxTokensBound // a model's output, in tokens
+	maxRPM         = 1_000_000_000          // requests per minute
+	maxTPM         = 1_000_000_000_000      // tokens per minute
+	maxContext     = 100_000_000            // a model's context, in tokens
 )
 
-// intSettings are the integer keys of the configuration with their
-// bounds: each value must be a whole number within them, wherever it comes
+// intSettings are the shared integer keys of the configuration with
+// their bounds (a kind's section has its own, allIntSettings): each value must be a whole number within them, wherever it comes
 // from (the config file, an ARBITER_* variable, a flag). A test keeps the
 // list equal to Config's integer fields.
 var intSettings = []intSetting{
@@ -44,12 +44,6 @@ var intSettings = []intSetting{
 	{"llm.max_response_bytes", 0, 1 << 30},
 	{"llm.context_tokens", 0, maxContext},
 	{"llm.max_output_tokens", 1, maxTokensBound},
-	{"phases.intention.max_tokens", 1, maxTokensBound},
-	{"phases.resolution.max_tokens", 1, maxTokensBound},
-	{"phases.resolution.max_characters", 0, 5000}, // strict mode's 5,000 properties: no call resolves more
-	{"chronicle.max_tokens", 1, maxTokensBound},
-	{"chronicle.window", 0, 1_000_000},
-	{"games.max_tokens", 1, maxTokensBound},
 	{"run.token_budget", 0, 1_000_000_000_000_000},
 	{"otel.queue_size", 1, 10_000_000}, // spans held for export: past this much memory, a collector is too slow to keep
 }
@@ -65,13 +59,14 @@ var endpointInts = []intSetting{{"concurrency", 0, session.MaxConcurrency}, {"rp
 // checks after say nothing more about it.
 func checkIntegers(v *viper.Viper) []error {
 	var errs []error
-	for _, s := range intSettings {
+	all := allDefaults()
+	for _, s := range allIntSettings() {
 		if err := s.check(s.key, v.Get(s.key)); err != nil {
 			errs = append(errs, err)
-			v.Set(s.key, defaults[s.key])
+			v.Set(s.key, all[s.key])
 		}
 	}
-	for _, key := range []string{"llm.endpoints", "phases.intention.endpoints", "phases.resolution.endpoints"} {
+	for _, key := range endpointListKeys() {
 		list, ok := v.Get(key).([]any)
 		if !ok {
 			continue // not a list: decoding says so

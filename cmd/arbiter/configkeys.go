@@ -14,7 +14,7 @@ import (
 // table, and llm.rate_limit, read as llm.rpm.
 func knownKeys() map[string]bool {
 	known := map[string]bool{"llm.rate_limit": true}
-	for k := range defaults {
+	for k := range allDefaults() {
 		known[k] = true
 	}
 	return known

@@ -29,7 +29,7 @@ simulations, 3 when it cannot.`,
 			if err != nil {
 				return err
 			}
-			rep, err := session.Doctor(cmd.Context(), e, cfg.params(cfg.Phases.Resolution.PhaseConfig))
+			rep, err := session.Doctor(cmd.Context(), e, cfg.params(cfg.longestPhase()))
 			if err != nil {
 				return err
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/arbiter-sim/arbiter/phases"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -49,8 +50,9 @@ phases:
 	if w := strings.Join(c.warnings(), "\n"); !strings.Contains(w, "llm.endpoints[1].colour: unknown key") || strings.Contains(w, "base_url") && !strings.Contains(w, "an endpoint has") {
 		t.Errorf("warnings:\n%s", w)
 	}
-	if red := c.redacted(); red.Phases.Resolution.Endpoints[0].APIKey != "****" || c.Phases.Resolution.Endpoints[0].APIKey == "****" {
-		t.Errorf("redacted %+v (original must stay)", red.Phases.Resolution.Endpoints)
+	resolution := func(c Config) []EndpointConfig { return c.Kinds["phases"].(*phases.Config).Resolution.Endpoints }
+	if red := c.redacted(); resolution(red)[0].APIKey != "****" || resolution(*c)[0].APIKey == "****" {
+		t.Errorf("redacted %+v (original must stay)", resolution(red))
 	}
 }
 

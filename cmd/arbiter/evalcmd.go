@@ -253,13 +253,11 @@ func openArm(ctx context.Context, opts *EvalOptions, set session.Settings, v eva
 func variantSettings(cfg *Config, set session.Settings, v eval.Variant) session.Settings {
 	vs := withModel(set, v.Model)
 	vs.Templates, vs.SimSettings = v.Templates, v.Settings
-	for _, p := range []*session.Params{&vs.Intention, &vs.Resolution, &vs.Chat, &vs.Game} {
-		if v.Temperature != nil {
-			p.Temperature = *v.Temperature
-		}
-		if v.MaxTokens > 0 {
-			p.MaxTokens = v.MaxTokens
-		}
+	if v.Temperature != nil {
+		vs.Override.Temperature = v.Temperature
+	}
+	if v.MaxTokens > 0 {
+		vs.Override.MaxTokens = v.MaxTokens
 	}
 	if v.Endpoint != "" {
 		vs.LLM = endpointLLM(cfg, v.Endpoint, "")
@@ -276,7 +274,7 @@ func endpointLLM(cfg *Config, endpoint, keyEnv string) func() (session.ClientCon
 		c.Endpoints, c.PhaseEndpoints = nil, nil
 		for _, e := range cfg.LLM.Endpoints {
 			if e.Name == endpoint {
-				c.BaseURL, c.APIKey = strings.TrimRight(e.BaseURL, "/"), e.key()
+				c.BaseURL, c.APIKey = strings.TrimRight(e.BaseURL, "/"), e.Key()
 			}
 		}
 		if keyEnv != "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/arbiter-sim/arbiter/games/chronicle"
 	"strings"
 	"testing"
 	"time"
@@ -78,7 +79,8 @@ func TestFlagsReachOptions(t *testing.T) {
 	if err := runCmd(t, func(io *IOStreams, g *globals) *cobra.Command {
 		return newChatCmd(io, g, func(_ context.Context, o *ChatOptions) error { chatOpts = o; return nil })
 	}, "c", "--window", "0", "--temperature", "0.2", "--max-tokens", "77"); err != nil ||
-		chatOpts.Config.Chronicle.Window != 0 || chatOpts.Config.Chronicle.Temperature != 0.2 || chatOpts.Config.Chronicle.MaxTokens != 77 {
+		chatOpts.Config.Kinds["chronicle"].(*chronicle.Config).Window != 0 || chatOpts.Config.Kinds["chronicle"].(*chronicle.Config).Temperature != 0.2 ||
+		chatOpts.Config.Kinds["chronicle"].(*chronicle.Config).MaxTokens != 77 {
 		t.Errorf("chat: %+v, %v", chatOpts, err)
 	}
 }

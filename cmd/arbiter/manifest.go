@@ -79,8 +79,9 @@ func startRun(s *session.Session, c *Config) error {
 		return err
 	}
 	var endpoints []string
-	for _, list := range [][]EndpointConfig{c.LLM.Endpoints, c.Phases.Intention.Endpoints, c.Phases.Resolution.Endpoints} {
-		for _, ep := range list {
+	lists := c.endpointLists()
+	for _, key := range slices.Sorted(maps.Keys(lists)) {
+		for _, ep := range lists[key] {
 			if name := cmp.Or(ep.Name, session.ShownURL(strings.TrimRight(ep.BaseURL, "/"))); !slices.Contains(endpoints, name) {
 				endpoints = append(endpoints, name)
 			}

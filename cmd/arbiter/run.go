@@ -99,8 +99,8 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 		return err
 	}
 	defer func() { untrace(err) }()
-	if opts.Batch { // every narrative phase in batch mode, as the manifest records it
-		opts.Config.Phases.Intention.Mode, opts.Config.Phases.Resolution.Mode = ModeBatch, ModeBatch
+	if opts.Batch { // every phase in batch mode, as the manifest records it
+		opts.Config.batchAll()
 	}
 	set, err := opts.Config.settings(true, "run")
 	if err != nil {

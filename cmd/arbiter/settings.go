@@ -10,26 +10,15 @@ import (
 // session checks plays the simulation's kind ("": any kind).
 func (c *Config) settings(withClient bool, command string) (session.Settings, error) {
 	s := session.Settings{
-		Depth:      c.LLM.Depth,
-		Intention:  c.params(c.Phases.Intention.PhaseConfig),
-		Resolution: c.params(c.Phases.Resolution.PhaseConfig),
-		Chat:       c.params(c.Chronicle.PhaseConfig),
-		Window:     c.Chronicle.Window,
-		Context:    c.LLM.ContextTokens,
-
+		Depth:           c.LLM.Depth,
+		Sections:        c.Kinds,
+		Context:         c.LLM.ContextTokens,
 		MaxOutputTokens: c.LLM.MaxOutputTokens,
-		MaxCharacters:   c.Phases.Resolution.MaxCharacters,
-		Game:            c.params(c.Games.PhaseConfig),
-		ForceShape:      c.Games.ForceToolShape,
+		BatchPhases:     c.batchPhases(),
 		Command:         command,
 		Model:           c.LLM.Model,
 		Run: session.Limits{PhaseTimeout: c.Run.PhaseTimeout, TokenBudget: c.Run.TokenBudget,
 			MaxCost: c.Run.MaxCost, Prices: c.prices()},
-	}
-	for _, m := range c.modes() {
-		if m.mode == ModeBatch {
-			s.BatchPhases = append(s.BatchPhases, m.phase)
-		}
 	}
 	if withClient {
 		s.LLM = func() (session.ClientConfig, error) {

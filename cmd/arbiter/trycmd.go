@@ -92,10 +92,7 @@ func withModel(set session.Settings, model string) session.Settings {
 	if model == "" {
 		return set
 	}
-	set.Model = model
-	for _, p := range []*session.Params{&set.Intention, &set.Resolution, &set.Chat, &set.Game} {
-		p.Model = model
-	}
+	set.Model, set.Override.Model = model, model
 	return set
 }
 

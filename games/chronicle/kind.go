@@ -18,6 +18,7 @@ import (
 func init() {
 	session.Register(world.KindChronicle, session.Opener{
 		Kind:      (*Game)(nil),
+		Section:   Section,
 		Reads:     world.Reads{Folders: []string{"prompts"}},
 		Open:      open,
 		RunFiles:  []string{FileName},
@@ -31,7 +32,8 @@ func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (se
 	if err != nil {
 		return nil, err
 	}
-	g.Window, g.Params = set.Window, set.Chat
+	cfg := session.SectionOf[*Config](set, Section)
+	g.Window, g.Params = cfg.Window, set.Params(cfg.PhaseConfig)
 	return g, nil
 }
 

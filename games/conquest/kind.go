@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/arbiter-sim/arbiter/games/seat"
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/manifest"
 	"github.com/arbiter-sim/arbiter/prompts"
@@ -16,7 +17,7 @@ import (
 )
 
 func init() {
-	session.Register(world.KindConquest, session.Opener{Kind: (*Game)(nil), Reads: world.Reads{Folders: []string{"prompts"}}, Open: open, Tools: commands,
+	session.Register(world.KindConquest, session.Opener{Kind: (*Game)(nil), Section: seat.Section, Reads: world.Reads{Folders: []string{"prompts"}}, Open: open, Tools: commands,
 		Templates: []session.PhaseTemplates{{Phase: PhaseOrders, Templates: []string{PromptFile}}}})
 }
 
@@ -25,7 +26,8 @@ func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (se
 	if err != nil {
 		return nil, err
 	}
-	g.Params, g.ForceShape = set.Game, set.ForceShape
+	cfg := seat.Of(set)
+	g.Params, g.ForceShape = set.Params(cfg.PhaseConfig), cfg.ForceToolShape
 	return g, nil
 }
 

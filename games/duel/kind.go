@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/arbiter-sim/arbiter/games/seat"
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/manifest"
 	"github.com/arbiter-sim/arbiter/prompts"
@@ -19,6 +20,7 @@ import (
 func init() {
 	session.Register(world.KindDuel, session.Opener{
 		Kind:    (*Game)(nil),
+		Section: seat.Section,
 		Reads:   world.Reads{Files: []string{"ships.yaml"}, Folders: []string{"prompts"}},
 		Open:    open,
 		Schemas: Schemas,
@@ -34,7 +36,7 @@ func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (se
 	if err != nil {
 		return nil, err
 	}
-	g.Params = set.Game
+	g.Params = set.Params(seat.Of(set).PhaseConfig)
 	return g, nil
 }
 
