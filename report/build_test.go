@@ -131,7 +131,7 @@ func TestBuildGames(t *testing.T) {
 				}
 				switch tc.demo {
 				case "conquest-demo":
-					if m := turn.Board.Map; m == nil || len(m.Stars) == 0 || !slices.Equal(m.Players, []string{"p1", "p2"}) {
+					if m := turn.Board.Map; m == nil || len(m.Points) == 0 || !slices.Equal(m.Players, []string{"p1", "p2"}) {
 						t.Errorf("turn %d: map %+v", i+1, m)
 					}
 				case "duel-demo":

@@ -330,7 +330,7 @@ func (pc *PathChart) view() pathView {
 	return v
 }
 
-// mapView is a StarMap laid out on a grid of cells.
+// mapView is a Grid laid out in cells.
 type mapView struct {
 	Width, Height int
 	Legend        []seriesView // a name and a colour per player, then neutral
@@ -355,7 +355,7 @@ type fleetView struct {
 
 const cell = 44
 
-func starMapView(m *session.StarMap) mapView {
+func gridView(m *session.Grid) mapView {
 	v := mapView{Width: max(m.Width, 1) * cell, Height: max(m.Height, 1) * cell}
 	owner := map[string]string{"": neutral}
 	for i, p := range m.Players {
@@ -364,22 +364,17 @@ func starMapView(m *session.StarMap) mapView {
 	}
 	v.Legend = append(v.Legend, seriesView{Name: "neutral", Colour: neutral})
 	centre := map[string][2]float64{}
-	for _, s := range m.Stars {
+	for _, s := range m.Points {
 		x, y := (float64(s.X)+0.5)*cell, (float64(s.Y)+0.5)*cell
 		centre[s.ID] = [2]float64{x, y}
 		c, ok := owner[s.Owner]
 		if !ok {
 			c = neutral
 		}
-		who := s.Owner
-		if who == "" {
-			who = "neutral"
-		}
-		v.Stars = append(v.Stars, starView{X: x, Y: y, R: 6 + 2*float64(min(s.Production, 5)), Colour: c,
-			ID: s.ID, Ships: strconv.Itoa(s.Ships), LabelY: y + 4, ShipsLabelY: y + cell/2 - 2,
-			Title: fmt.Sprintf("%s (%d,%d): %s, production %d, %d ships", s.ID, s.X, s.Y, who, s.Production, s.Ships)})
+		v.Stars = append(v.Stars, starView{X: x, Y: y, R: 6 + 2*float64(min(max(s.Size, 0), 5)), Colour: c,
+			ID: s.ID, Ships: s.Label, LabelY: y + 4, ShipsLabelY: y + cell/2 - 2, Title: s.Title})
 	}
-	for _, f := range m.Fleets {
+	for _, f := range m.Arrows {
 		a, okA := centre[f.From]
 		b, okB := centre[f.To]
 		if !okA || !okB {
@@ -389,8 +384,7 @@ func starMapView(m *session.StarMap) mapView {
 		if !ok {
 			c = neutral
 		}
-		v.Fleets = append(v.Fleets, fleetView{X1: a[0], Y1: a[1], X2: b[0], Y2: b[1], Colour: c,
-			Title: fmt.Sprintf("%s: %d ships %s -> %s, arrives turn %d", f.Owner, f.Ships, f.From, f.To, f.Arrives)})
+		v.Fleets = append(v.Fleets, fleetView{X1: a[0], Y1: a[1], X2: b[0], Y2: b[1], Colour: c, Title: f.Title})
 	}
 	return v
 }

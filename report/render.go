@@ -18,7 +18,7 @@ var pageText string
 var page = template.Must(template.New("report").Option("missingkey=error").Funcs(template.FuncMap{
 	"chartView":   Chart.view,
 	"pathView":    (*PathChart).view,
-	"mapView":     starMapView,
+	"mapView":     gridView,
 	"meters":      meters,
 	"meterHeight": func(n int) int { return 24*n + 4 },
 	"meterY":      func(i, dy int) int { return 24*i + dy },

@@ -47,34 +47,39 @@ type ReportTurn struct {
 }
 
 // Board is a game's board after a turn: the kind's status lines, and a
-// drawing (a map of stars and fleets, health bars).
+// drawing made of what the report draws for every kind (a grid of places
+// and arrows, bars), so that a kind draws its board with no line of the
+// report's own.
 type Board struct {
 	Fields []runner.Field
-	Map    *StarMap
+	Map    *Grid
 	Meters []Meter
 }
 
-// StarMap is a map of stars on a grid and fleets in flight (conquest's).
-type StarMap struct {
+// Grid is a drawing of places on a grid of cells, each coloured by its
+// owner, and arrows between them (a star map and its fleets in flight).
+type Grid struct {
 	Width, Height int // grid cells
 	Players       []string
-	Stars         []Star
-	Fleets        []Fleet
+	Points        []Point
+	Arrows        []Arrow
 }
 
-// Star is one star of a StarMap; Owner is "" when neutral.
-type Star struct {
-	ID         string
-	X, Y       int
-	Owner      string
-	Production int
-	Ships      int // every side's ships there, neutral defenders included
+// Point is one place of a Grid; Owner is "" when neutral. Size (0 to 5)
+// is how large it is drawn, Label the text under it, Title what hovering
+// it says.
+type Point struct {
+	ID           string
+	X, Y         int
+	Owner        string
+	Size         int
+	Label, Title string
 }
 
-// Fleet is a fleet in flight between two stars.
-type Fleet struct {
+// Arrow goes from one point of a Grid to another.
+type Arrow struct {
 	Owner, From, To string
-	Ships, Arrives  int
+	Title           string
 }
 
 // Meter is a bar: Value of Max (a duel side's health).

@@ -1,10 +1,12 @@
 package conquest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/arbiter-sim/arbiter/games/seat"
@@ -217,18 +219,23 @@ func (g *Game) board(ctx context.Context, state any) (session.Board, error) {
 	return b, nil
 }
 
-func starMap(st *State) *session.StarMap {
-	m := &session.StarMap{Players: st.Players}
+// starMap is the stars of st on their grid, each sized by its production
+// and labelled with the ships there, and the fleets in flight.
+func starMap(st *State) *session.Grid {
+	m := &session.Grid{Players: st.Players}
 	m.Width, m.Height = st.Size()
 	for _, s := range st.Stars {
 		ships := s.Garrison
 		for _, n := range s.Ships {
 			ships += n
 		}
-		m.Stars = append(m.Stars, session.Star{ID: s.ID, X: s.X, Y: s.Y, Owner: s.Owner, Production: s.Production, Ships: ships})
+		who := cmp.Or(s.Owner, "neutral")
+		m.Points = append(m.Points, session.Point{ID: s.ID, X: s.X, Y: s.Y, Owner: s.Owner, Size: s.Production, Label: strconv.Itoa(ships),
+			Title: fmt.Sprintf("%s (%d,%d): %s, production %d, %d ships", s.ID, s.X, s.Y, who, s.Production, ships)})
 	}
 	for _, f := range st.Fleets {
-		m.Fleets = append(m.Fleets, session.Fleet{Owner: f.Owner, From: f.From, To: f.To, Ships: f.Ships, Arrives: f.Arrives})
+		m.Arrows = append(m.Arrows, session.Arrow{Owner: f.Owner, From: f.From, To: f.To,
+			Title: fmt.Sprintf("%s: %d ships %s -> %s, arrives turn %d", f.Owner, f.Ships, f.From, f.To, f.Arrives)})
 	}
 	return m
 }
