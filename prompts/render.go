@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"text/template"
 	"time"
@@ -23,6 +24,26 @@ import (
 //
 //go:embed phase1_*.md phase2a_*.md chronicle_*.md duel_*.md conquest_*.md
 var defaults embed.FS
+
+var (
+	addedMu sync.RWMutex
+	// added are the default templates kinds added (AddDefault), by name.
+	added = map[string][]byte{}
+)
+
+// AddDefault makes text the default template name, for a kind whose
+// templates cannot sit in this folder (one outside this module); it calls
+// it from an init function, as it registers itself. Adding a name twice,
+// or one of this folder's, panics.
+func AddDefault(name string, text []byte) {
+	addedMu.Lock()
+	defer addedMu.Unlock()
+	_, mine := fs.Stat(defaults, name)
+	if _, dup := added[name]; dup || mine == nil {
+		panic("prompts: AddDefault called twice for " + name)
+	}
+	added[name] = text
+}
 
 // OverrideDir is the folder of a simulation whose files override the defaults.
 const OverrideDir = "prompts"
@@ -116,6 +137,14 @@ func Check(simDir string, layers ...string) (*Renderer, []error) {
 			return nil, []error{err}
 		}
 	}
+	addedMu.RLock()
+	for name, text := range added {
+		if err := r.parse(name, defaultSource, string(text)); err != nil {
+			addedMu.RUnlock()
+			return nil, []error{err}
+		}
+	}
+	addedMu.RUnlock()
 	var problems []error
 	if simDir != "" {
 		problems = r.overrideFolder(simDir, filepath.Join(simDir, OverrideDir), false, true)
@@ -181,6 +210,11 @@ func (r *Renderer) Overrides() []Override { return slices.Clone(r.overrides) }
 func DefaultText(name string) ([]byte, error) {
 	text, err := defaults.ReadFile(name)
 	if err != nil {
+		addedMu.RLock()
+		defer addedMu.RUnlock()
+		if text, ok := added[name]; ok {
+			return text, nil
+		}
 		return nil, fmt.Errorf("no default prompt template %q", name)
 	}
 	return text, nil

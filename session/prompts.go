@@ -118,3 +118,17 @@ func InitPrompts(dir, phase string, force bool) ([]string, error) {
 	}
 	return paths, nil
 }
+
+// TemplateHelp lists the prompt templates of every registered kind, by
+// phase (Opener.Templates), for `arbiter prompts --help`: one line a
+// phase, "  <kind> <phase>: <files>", in kind order.
+func TemplateHelp() string {
+	var b strings.Builder
+	for _, name := range Kinds() {
+		o, _ := opener(name)
+		for _, p := range o.Templates {
+			fmt.Fprintf(&b, "  %s %s: %s\n", name, p.Phase, strings.Join(p.Templates, ", "))
+		}
+	}
+	return b.String()
+}

@@ -40,7 +40,10 @@ Authoring a template, in a loop:
   arbiter prompts render SIM --phase P --entity E    what a call sends now: messages and schema
   arbiter validate SIM                               every problem at once, and which templates are overridden
   arbiter prompts try SIM --phase P --entity E       send that one call and see the answer; nothing is committed
-  arbiter eval SIM                                   compare template versions on situations from real runs`,
+  arbiter eval SIM                                   compare template versions on situations from real runs
+
+The templates of each kind, by phase:
+` + session.TemplateHelp(),
 	}
 	opts := &RenderOptions{IO: io, Globals: g}
 	render := &cobra.Command{
