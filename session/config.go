@@ -3,6 +3,7 @@ package session
 import (
 	"time"
 
+	"github.com/arbiter-sim/arbiter/internal/memlimit"
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/manifest"
 	"github.com/arbiter-sim/arbiter/runner"
@@ -118,3 +119,9 @@ func ReadBuild() Build { return manifest.ReadBuild() }
 
 // MaxConcurrency bounds llm.concurrency and an endpoint's concurrency.
 const MaxConcurrency = llm.MaxConcurrency
+
+// GovernMemory keeps the memory of the process near what its ticks hold
+// live (memlimit.Govern) until stop is called: a tick builds up all it
+// commits, so a process that runs ticks would otherwise hold twice its
+// peak. A command calls it once, for its whole process.
+func GovernMemory() (stop func()) { return memlimit.Govern() }

@@ -7,7 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/arbiter-sim/arbiter/internal/memlimit"
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 func main() { os.Exit(runMain(os.Args[1:])) }
@@ -15,9 +15,9 @@ func main() { os.Exit(runMain(os.Args[1:])) }
 // runMain runs arbiter as a process: Ctrl-C (or SIGTERM) cancels the context,
 // which stops a run between ticks or rolls back the tick in flight; a
 // second one ends the process at once, whatever it is doing. The process's
-// memory limit follows its largest live heap (see memlimit).
+// memory limit follows its largest live heap (session.GovernMemory).
 func runMain(args []string) int {
-	defer memlimit.Govern()()
+	defer session.GovernMemory()()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
