@@ -60,7 +60,7 @@ func readKinds(v *viper.Viper) (map[string]session.SectionConfig, error) {
 }
 
 // kindPhase is one phase of a kind's section: key is where it sits
-// ("phases.intention"; the section's key for a section of one phase), name
+// ("<section>.<phase>"; the section's key for a section of one phase), name
 // the phase's, and mode and endpoints whether the section reads those keys
 // of it.
 type kindPhase struct {
