@@ -2,6 +2,7 @@ package arena_test
 
 import (
 	"context"
+	"github.com/arbiter-sim/arbiter/internal/worldtest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -23,7 +24,7 @@ import (
 
 func demo(t *testing.T, name string) (*world.Simulation, *prompts.Renderer) {
 	t.Helper()
-	sim, err := world.Load(filepath.Join("..", "simulations", name))
+	sim, err := worldtest.Load(filepath.Join("..", "simulations", name))
 	if err != nil {
 		t.Fatal(err)
 	}

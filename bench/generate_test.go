@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"github.com/arbiter-sim/arbiter/internal/worldtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +25,7 @@ func TestGenerateWritesTheWorldAsked(t *testing.T) {
 			if err := Generate(dir, s, 7); err != nil {
 				t.Fatal(err)
 			}
-			sim, err := world.Load(dir)
+			sim, err := worldtest.Load(dir)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,7 @@ package phases
 
 import (
 	"context"
+	"github.com/arbiter-sim/arbiter/internal/worldtest"
 	"os"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ func TestMain(m *testing.M) { os.Exit(localmodel.Main(m)) }
 func realEnv(t *testing.T, maxTokens int) (Env, *world.State, map[string]string) {
 	t.Helper()
 	url, key, model := localmodel.ForTest(t)
-	sim, err := world.Load("../simulations/demo-sim")
+	sim, err := worldtest.Load("../simulations/demo-sim")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,10 @@ import (
 )
 
 func init() {
-	session.Register(world.KindNarrative, session.Opener{
+	session.Register(KindName, session.Opener{
 		Kind:    (*Narrative)(nil),
 		Section: Section,
-		Reads:   world.Reads{Folders: []string{"characters", "evals", "locations", "prompts"}},
+		Reads:   world.Reads{Folders: []string{"characters", "evals", "locations", "prompts"}, Cast: true, Default: true},
 		Open:    open,
 		Schemas: Schemas,
 		Batches: true,

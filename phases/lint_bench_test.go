@@ -13,7 +13,7 @@ import (
 // locations on a ring (each connected both ways to its neighbours),
 // characters spread evenly, so no crowd outgrows one call.
 func grid(n, m int) *world.Simulation {
-	sim := &world.Simulation{ID: "grid", Kind: world.KindNarrative, Title: "Grid", Premise: "A ring of rooms."}
+	sim := &world.Simulation{ID: "grid", Kind: KindName, Title: "Grid", Premise: "A ring of rooms."}
 	for i := range m {
 		v := i / 10 * 10
 		sim.Locations = append(sim.Locations, &world.Location{ID: fmt.Sprintf("l%05d", i), Name: "L", Description: "d",

@@ -63,8 +63,12 @@ type Narrative struct {
 	tried tried // what calls made outside a run read of each tick (try.go)
 }
 
-// Kind is world.KindNarrative.
-func (n *Narrative) Kind() string { return world.KindNarrative }
+// KindName is the narrative's kind, as simulation.yaml names it (a file
+// that names none is a narrative).
+const KindName = "narrative"
+
+// Kind is KindName.
+func (n *Narrative) Kind() string { return KindName }
 
 func (n *Narrative) env(p llm.Params) Env {
 	return Env{Sim: n.Sim, Prompts: n.Prompts, Model: n.Model, Params: p, Logger: n.Logger,

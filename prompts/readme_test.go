@@ -123,7 +123,7 @@ func TestReadmeNamesTheGameFields(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, prompts.OverrideDir, tc.template), []byte(text.String()), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			sim, err := world.Load(dir)
+			sim, err := worldtest.Load(dir)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -212,7 +212,7 @@ func TestRenderRefuses(t *testing.T) {
 	}{
 		{"nil", func(*report.Report) *report.Report { return nil }, "no report"},
 		{"no tick", func(r *report.Report) *report.Report { r.LastTick = 0; return r }, "report of demo: no tick committed (last tick 0); run it first"},
-		{"kind", func(r *report.Report) *report.Report { r.Kind = "poker"; return r }, `kind "poker" is none of narrative, conquest, chronicle, duel`},
+		{"kind", func(r *report.Report) *report.Report { r.Kind = "poker"; return r }, `kind "poker" is none of narrative, chronicle, conquest, duel`},
 		{"series", func(r *report.Report) *report.Report {
 			r.Calls[1].Series[0].Values = []float64{1}
 			return r

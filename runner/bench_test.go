@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"github.com/arbiter-sim/arbiter/internal/worldtest"
 	"path/filepath"
 	"testing"
 	"time"
@@ -12,7 +13,6 @@ import (
 	"github.com/arbiter-sim/arbiter/prompts"
 	. "github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/store"
-	"github.com/arbiter-sim/arbiter/world"
 )
 
 // BenchmarkTick runs demo-sim ticks against the in-process server.
@@ -65,7 +65,7 @@ func BenchmarkTick(b *testing.B) {
 
 func benchRunner(b *testing.B, srv *openaitest.Server, concurrency int) *Runner {
 	b.Helper()
-	sim, err := world.Load("../simulations/demo-sim")
+	sim, err := worldtest.Load("../simulations/demo-sim")
 	if err != nil {
 		b.Fatal(err)
 	}

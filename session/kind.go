@@ -30,7 +30,7 @@ type Kind interface {
 	// Encode.
 	runner.Stepper
 	// Export is state as `arbiter export` prints it (JSON); st holds what
-	// the state in memory leaves out (a narrative's older memories).
+	// the state in memory leaves out (older memories, say).
 	Export(ctx context.Context, st *store.Store, state any) (any, error)
 	// Status is the kind's part of `arbiter status`; st is nil before the
 	// first commit.
@@ -201,9 +201,8 @@ func Register(name string, o Opener) {
 	registry[name] = o
 }
 
-// Kinds lists the registered kinds: this module's in the order world
-// names them (narrative, conquest, chronicle, duel), then any other,
-// sorted.
+// Kinds lists the registered kinds: the default one (a simulation.yaml
+// that names no kind is of it) first, then the others sorted.
 func Kinds() []string { return readers().Names() }
 
 func opener(name string) (Opener, bool) {

@@ -555,7 +555,7 @@ func Reset(dir string) ([]string, error) {
 	case !fi.IsDir():
 		return nil, &InputError{Err: fmt.Errorf("%s: not a folder (reset takes a simulation's folder)", dir)}
 	}
-	kind := world.KindNamed(dir)
+	kind := readers().Named(dir)
 	unlock, err := filelock.TryLock(dir)
 	if errors.Is(err, filelock.ErrLocked) {
 		return nil, fmt.Errorf("%s is %w", dir, ErrInUse)

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/arbiter-sim/arbiter/session"
-	"github.com/arbiter-sim/arbiter/world"
 )
 
 // gameWithFolders is a copy of conquest-demo with a characters/ folder
@@ -45,7 +44,7 @@ func TestIgnoredFoldersWarn(t *testing.T) {
 
 	v := session.Validate(dir, session.Settings{})
 	sim, problems, warnings := v.Sim, v.Problems, v.Warnings
-	if sim == nil || sim.Kind != world.KindConquest || len(problems) != 0 {
+	if sim == nil || sim.Kind != "conquest" || len(problems) != 0 {
 		t.Fatalf("Validate = %v, %v", sim, problems)
 	}
 	if got := errorStrings(warnings); strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,55 +15,53 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Kinds of simulation named by simulation.yaml's kind field.
-const (
-	KindNarrative = "narrative"
-	KindConquest  = "conquest"
-	KindChronicle = "chronicle"
-	KindDuel      = "duel"
-)
-
 // Reads is what a kind of simulation reads beside simulation.yaml: its
 // files, and its folders (prompts/ for every kind). A folder it does not
 // read is warned about.
-type Reads struct{ Files, Folders []string }
+type Reads struct {
+	Files, Folders []string
+	// Cast says the simulation is a cast of characters in connected
+	// places: it needs a premise, and at least one characters/*.yaml and
+	// one locations/*.yaml, which are read and checked.
+	Cast bool
+	// Default says a simulation.yaml that names no kind is of this kind.
+	Default bool
+}
 
 // Kinds are the kinds a loader accepts, each with what it reads. The
-// session layer builds them from its registry of kinds.
+// session layer builds them from its registry of kinds: world knows none.
 type Kinds map[string]Reads
 
-// Builtin are the kinds of this module, for the callers that load a
-// simulation without the session layer (tests, tools).
-var Builtin = Kinds{
-	KindNarrative: {Folders: []string{"characters", "evals", "locations", "prompts"}},
-	KindConquest:  {Folders: []string{"prompts"}},
-	KindChronicle: {Folders: []string{"prompts"}},
-	KindDuel:      {Files: []string{"ships.yaml"}, Folders: []string{"prompts"}},
-}
-
-// Names lists the kinds: those of Builtin in their order, then the others
-// sorted.
+// Names lists the kinds: the default kind first, then the others sorted.
 func (ks Kinds) Names() []string {
-	var out []string
-	for _, k := range []string{KindNarrative, KindConquest, KindChronicle, KindDuel} {
-		if _, ok := ks[k]; ok {
-			out = append(out, k)
+	out := slices.Sorted(maps.Keys(ks))
+	slices.SortStableFunc(out, func(a, b string) int {
+		switch {
+		case ks[a].Default == ks[b].Default:
+			return 0
+		case ks[a].Default:
+			return -1
 		}
-	}
-	var more []string
-	for k := range ks {
-		if !slices.Contains(out, k) {
-			more = append(more, k)
-		}
-	}
-	slices.Sort(more)
-	return append(out, more...)
+		return 1
+	})
+	return out
 }
 
-// KindNamed is the kind dir's simulation.yaml names, read leniently (the
-// file need not load otherwise), as Load reads it: a file that names none
-// is a narrative. It is "" when there is no file to read.
-func KindNamed(dir string) string {
+// fallback is the kind of a simulation.yaml that names none ("" when no
+// kind is the default).
+func (ks Kinds) fallback() string {
+	for name, r := range ks {
+		if r.Default {
+			return name
+		}
+	}
+	return ""
+}
+
+// Named is the kind dir's simulation.yaml names, read leniently (the file
+// need not load otherwise), as Load reads it: a file that names none is of
+// the default kind. It is "" when there is no file to read.
+func (ks Kinds) Named(dir string) string {
 	b, err := os.ReadFile(filepath.Join(dir, "simulation.yaml"))
 	if err != nil {
 		return ""
@@ -71,7 +70,7 @@ func KindNamed(dir string) string {
 		Kind string `yaml:"kind"`
 	}
 	if yaml.Unmarshal(b, &head) != nil || head.Kind == "" {
-		return KindNarrative
+		return ks.fallback()
 	}
 	return head.Kind
 }
@@ -80,15 +79,14 @@ func KindNamed(dir string) string {
 // ids end up in entity keys, file names and schema enums.
 var idPattern = regexp.MustCompile(`^[a-z0-9_-]+$`)
 
-// Load reads the simulation in dir: simulation.yaml and, for a narrative,
-// characters/*.yaml and locations/*.yaml (.yml is accepted too; other files
-// are ignored). Each file holds one YAML document. When the files have any
-// problem it returns a nil Simulation and a Problems error listing all of
-// them, each a *LoadError naming file and line. Folders the simulation's
-// kind does not read are not problems: they are listed in its Warnings.
-func Load(dir string) (*Simulation, error) { return Builtin.Load(dir) }
-
-// Load is Load for a simulation of one of the kinds ks.
+// Load reads the simulation in dir, of one of the kinds ks:
+// simulation.yaml and, for a kind whose simulation is a cast (Reads.Cast),
+// characters/*.yaml and locations/*.yaml (.yml is accepted too; other
+// files are ignored). Each file holds one YAML document. When the files
+// have any problem it returns a nil Simulation and a Problems error
+// listing all of them, each a *LoadError naming file and line. Folders the
+// simulation's kind does not read are not problems: they are listed in its
+// Warnings.
 func (ks Kinds) Load(dir string) (*Simulation, error) {
 	sim, problems, _ := ks.load(dir)
 	if len(problems) > 0 {
@@ -97,14 +95,11 @@ func (ks Kinds) Load(dir string) (*Simulation, error) {
 	return sim, nil
 }
 
-// Lint reports every problem with the simulation files in dir, in file and
-// line order (nil means Load will succeed), and every warning: the folders
-// of dir that its kind does not read, which Load also puts in the
-// Simulation's Warnings. Prompt overrides are not checked here: which
-// templates exist is the prompts package's knowledge.
-func Lint(dir string) (problems, warnings []error) { return Builtin.Lint(dir) }
-
-// Lint is Lint for a simulation of one of the kinds ks.
+// Lint reports every problem with the simulation files in dir, of one of
+// the kinds ks, in file and line order (nil means Load will succeed), and
+// every warning: the folders of dir that its kind does not read, which
+// Load also puts in the Simulation's Warnings. Prompt overrides are not
+// checked here: which templates exist is the prompts package's knowledge.
 func (ks Kinds) Lint(dir string) (problems, warnings []error) {
 	_, problems, warnings = ks.load(dir)
 	return problems, warnings
@@ -173,11 +168,11 @@ func (l *loader) load() *Simulation {
 		l.add(&LoadError{File: l.dir, Msg: "not a folder: a simulation is a folder holding simulation.yaml"})
 		return nil
 	}
-	sim := &Simulation{Dir: l.dir, Kind: KindNarrative}
+	sim := &Simulation{Dir: l.dir, Kind: l.kinds.fallback()}
 	l.loadSimulation(sim)
 	sim.Warnings = l.ignoredFolders(sim.Kind)
-	if sim.Kind != KindNarrative {
-		return sim // the games read nothing but simulation.yaml (and prompts/)
+	if !l.kinds[sim.Kind].Cast {
+		return sim // nothing but simulation.yaml (and its own files and prompts/)
 	}
 	chars := l.loadCharacters()
 	locs := l.loadLocations()
@@ -190,11 +185,11 @@ func (l *loader) load() *Simulation {
 	}
 	if len(chars) == 0 && !l.charactersUnread {
 		l.add(&LoadError{File: filepath.Join(l.dir, "characters"),
-			Msg: "no characters: a narrative simulation needs at least one characters/*.yaml"})
+			Msg: "no characters: a " + sim.Kind + " simulation needs at least one characters/*.yaml"})
 	}
 	if len(locs) == 0 && !l.locationsUnread {
 		l.add(&LoadError{File: filepath.Join(l.dir, "locations"),
-			Msg: "no locations: a narrative simulation needs at least one locations/*.yaml"})
+			Msg: "no locations: a " + sim.Kind + " simulation needs at least one locations/*.yaml"})
 		return sim
 	}
 	l.checkReferences(chars, locs)
@@ -202,7 +197,7 @@ func (l *loader) load() *Simulation {
 }
 
 // ignoredFolders returns a warning for each folder of the simulation that
-// a simulation of this kind does not read (a characters/ beside a conquest,
+// a simulation of this kind does not read (a characters/ beside a game,
 // a misspelt locaitons/), in name order. Hidden folders (.git) are left
 // alone; a folder that cannot be listed is reported by the loader itself.
 func (l *loader) ignoredFolders(kind string) []error {
@@ -258,9 +253,9 @@ func (l *loader) loadSimulation(sim *Simulation) {
 				Msg: fmt.Sprintf("kind %q must be one of %s", k, strings.Join(l.kinds.Names(), ", "))})
 		}
 	}
-	if sim.Kind == KindNarrative && sim.Premise == "" {
+	if l.kinds[sim.Kind].Cast && sim.Premise == "" {
 		l.add(&LoadError{File: path, Line: f.lineOf("premise"), Field: "premise",
-			Msg: `missing required field "premise": a narrative simulation needs a world premise`})
+			Msg: fmt.Sprintf(`missing required field "premise": a %s simulation needs a world premise`, sim.Kind)})
 	}
 	if n := f.nodes["settings"]; n != nil {
 		if err := n.Decode(&sim.Settings); err != nil {

@@ -333,7 +333,7 @@ state:
 			changes: map[string]string{"simulation.yaml": "id: test\nkind: narative\ntitle: Test\n"},
 			want: []string{
 				`simulation.yaml:1: missing required field "premise": a narrative simulation needs a world premise`,
-				`simulation.yaml:2: kind "narative" must be one of narrative, conquest, chronicle, duel`,
+				`simulation.yaml:2: kind "narative" must be one of narrative, chronicle, conquest, duel`,
 			},
 		},
 	})
@@ -662,11 +662,11 @@ func TestKindNamed(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "simulation.yaml"), []byte(tc.file), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if got := KindNamed(dir); got != tc.want {
+		if got := testKinds.Named(dir); got != tc.want {
 			t.Errorf("%q: kind %q, want %q", tc.file, got, tc.want)
 		}
 	}
-	if got := KindNamed(t.TempDir()); got != "" {
+	if got := testKinds.Named(t.TempDir()); got != "" {
 		t.Errorf("no simulation.yaml: kind %q, want none", got)
 	}
 }

@@ -1,5 +1,7 @@
-// Package world holds a narrative simulation as authored on disk (simulation.yaml,
-// characters/*.yaml, locations/*.yaml) and the run state that ticks evolve from it.
+// Package world holds a simulation as authored on disk (simulation.yaml and,
+// for a cast of characters in connected places, characters/*.yaml and
+// locations/*.yaml) and the run state that ticks evolve from it. It knows
+// no kind: the session layer tells it what each registered kind reads.
 package world
 
 import (
@@ -12,14 +14,14 @@ import (
 type Simulation struct {
 	Dir        string // folder the simulation was loaded from
 	ID         string
-	Kind       string // narrative | conquest | chronicle | duel
+	Kind       string // the kind that plays it, as registered
 	Title      string
 	Premise    string
 	Settings   map[string]any // free-form, as authored; nil when absent
 	Characters []*Character
 	Locations  []*Location
 	// Warnings name what the simulation's folder holds that its kind does
-	// not read (a characters/ beside a conquest), each a *LoadError; they
+	// not read (a characters/ beside a game), each a *LoadError; they
 	// do not stop a load. Nil when there are none.
 	Warnings []error
 

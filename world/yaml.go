@@ -32,7 +32,7 @@ var simulationFields = []fieldSpec{
 	{key: "id", kind: yaml.ScalarNode, required: true},
 	{key: "kind", kind: yaml.ScalarNode},
 	{key: "title", kind: yaml.ScalarNode, required: true},
-	{key: "premise", kind: yaml.ScalarNode}, // required for narrative, checked in load
+	{key: "premise", kind: yaml.ScalarNode}, // required of a cast (Reads.Cast), checked in load
 	{key: "settings", kind: yaml.MappingNode},
 }
 

@@ -55,7 +55,7 @@ type Game struct {
 // default).
 func Open(sim *world.Simulation, pr *prompts.Renderer) (*Game, error) {
 	yaml := filepath.Join(sim.Dir, "simulation.yaml")
-	if sim.Kind != world.KindChronicle {
+	if sim.Kind != KindName {
 		return nil, fmt.Errorf("%s: kind %q: %w (set kind: chronicle)", yaml, sim.Kind, ErrNotChronicle)
 	}
 	if strings.TrimSpace(sim.Premise) == "" {
@@ -76,8 +76,11 @@ type promptData struct {
 	BigPicture string
 }
 
-// Kind is world.KindChronicle.
-func (g *Game) Kind() string { return world.KindChronicle }
+// KindName is the chronicle's kind, as simulation.yaml names it.
+const KindName = "chronicle"
+
+// Kind is KindName.
+func (g *Game) Kind() string { return KindName }
 
 // State is a chronicle after a turn: the conversation, and the timeline the
 // commands recorded on its messages built.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/arbiter-sim/arbiter/internal/worldtest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -20,7 +21,6 @@ import (
 	"github.com/arbiter-sim/arbiter/prompts"
 	"github.com/arbiter-sim/arbiter/runner"
 	"github.com/arbiter-sim/arbiter/store"
-	"github.com/arbiter-sim/arbiter/world"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -51,7 +51,7 @@ type table struct {
 
 // openDir opens the chronicle simulation in dir as the session does.
 func openDir(dir string) (*Game, error) {
-	sim, err := world.Load(dir)
+	sim, err := worldtest.Load(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	session.Register(world.KindChronicle, session.Opener{
+	session.Register(KindName, session.Opener{
 		Kind:      (*Game)(nil),
 		Section:   Section,
 		Reads:     world.Reads{Folders: []string{"prompts"}},

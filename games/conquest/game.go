@@ -61,7 +61,7 @@ type Game struct {
 // Open checks a conquest simulation's settings and renders each model
 // seat's system prompt.
 func Open(sim *world.Simulation, pr *prompts.Renderer) (*Game, error) {
-	if sim.Kind != world.KindConquest {
+	if sim.Kind != KindName {
 		return nil, fmt.Errorf("%s: kind %q is not conquest", filepath.Join(sim.Dir, "simulation.yaml"), sim.Kind)
 	}
 	set, err := ReadSetup(sim)
@@ -88,8 +88,11 @@ type promptData struct {
 	MaxIterations     int
 }
 
-// Kind is world.KindConquest.
-func (g *Game) Kind() string { return world.KindConquest }
+// KindName is the conquest's kind, as simulation.yaml names it.
+const KindName = "conquest"
+
+// Kind is KindName.
+func (g *Game) Kind() string { return KindName }
 
 // NeedsModel reports whether a seat other than those people take at the
 // terminal (people) is a model agent.

@@ -24,7 +24,7 @@ import (
 
 // simulation is a conquest simulation.yaml's content in memory.
 func simulation(settings map[string]any) *world.Simulation {
-	return &world.Simulation{Dir: "sims/c", ID: "c", Kind: world.KindConquest, Title: "C", Settings: settings}
+	return &world.Simulation{Dir: "sims/c", ID: "c", Kind: KindName, Title: "C", Settings: settings}
 }
 
 // newGame reads settings as Open does, without prompts (model seats then
@@ -524,11 +524,11 @@ func TestOpen(t *testing.T) {
 	if p := g.prompts["p1"]; !strings.Contains(p, "p1") || !strings.Contains(p, "p2, p3") || !strings.Contains(p, "9") {
 		t.Errorf("p1's prompt:\n%s", p)
 	}
-	if !g.NeedsModel("") || g.NeedsModel("p1") || g.Seat("p2") != SeatBot || g.Seat("p9") != "" || g.Kind() != world.KindConquest {
+	if !g.NeedsModel("") || g.NeedsModel("p1") || g.Seat("p2") != SeatBot || g.Seat("p9") != "" || g.Kind() != KindName {
 		t.Errorf("game %+v", g)
 	}
 	sim := simulation(nil)
-	sim.Kind = world.KindDuel
+	sim.Kind = "duel"
 	if _, err := Open(sim, pr); err == nil || !strings.Contains(err.Error(), "simulation.yaml") {
 		t.Errorf("a duel opened as a conquest: %v", err)
 	}

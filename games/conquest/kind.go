@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	session.Register(world.KindConquest, session.Opener{Kind: (*Game)(nil), Section: seat.Section, Reads: world.Reads{Folders: []string{"prompts"}}, Open: open, Tools: commands,
+	session.Register(KindName, session.Opener{Kind: (*Game)(nil), Section: seat.Section, Reads: world.Reads{Folders: []string{"prompts"}}, Open: open, Tools: commands,
 		Templates: []session.PhaseTemplates{{Phase: PhaseOrders, Templates: []string{PromptFile}}}})
 }
 
@@ -69,7 +69,7 @@ func (g *Game) Request(_ context.Context, q session.RequestQuery) (*session.Requ
 
 // CheckStory refuses a narrative's filters: the story is told by turns.
 func (g *Game) CheckStory(dir string, q session.StoryQuery) error {
-	return session.CheckTurnStory(dir, world.KindConquest, q)
+	return session.CheckTurnStory(dir, KindName, q)
 }
 
 // Story is each turn's log, kept in the turn's state, with the order

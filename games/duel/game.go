@@ -76,7 +76,7 @@ type Game struct {
 // `settings:` seed, max_turns, health, seats) and loads the catalog.
 func Open(sim *world.Simulation, pr *prompts.Renderer) (*Game, error) {
 	file := filepath.Join(sim.Dir, "simulation.yaml")
-	if sim.Kind != world.KindDuel {
+	if sim.Kind != KindName {
 		return nil, fmt.Errorf("%s: kind %q: %w (set kind: duel)", file, sim.Kind, ErrNotDuel)
 	}
 	g := &Game{ID: sim.ID, Seed: DefaultSeed, MaxTurns: DefaultMaxTurns, Health: DefaultHealth, prompts: pr}
@@ -166,8 +166,11 @@ func (g *Game) settings(file string, set map[string]any) error {
 	return errors.Join(errs...)
 }
 
-// Kind is world.KindDuel.
-func (g *Game) Kind() string { return world.KindDuel }
+// KindName is the duel's kind, as simulation.yaml names it.
+const KindName = "duel"
+
+// Kind is KindName.
+func (g *Game) Kind() string { return KindName }
 
 // State is a duel after a turn: the board, the random source's state (so a
 // resumed game draws the same dice), and the result once the game is over.

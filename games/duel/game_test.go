@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/arbiter-sim/arbiter/internal/worldtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,7 +107,7 @@ func TestOpenSettings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			g, err := Open(&world.Simulation{Dir: dir, Kind: world.KindDuel, Settings: tt.set}, pr)
+			g, err := Open(&world.Simulation{Dir: dir, Kind: KindName, Settings: tt.set}, pr)
 			if tt.want == "" {
 				if err != nil || g.Health != cmp.Or(tt.set["health"], any(DefaultHealth)) || g.MaxTurns != cmp.Or(tt.set["max_turns"], any(DefaultMaxTurns)) {
 					t.Errorf("Open: %v", err)
@@ -118,7 +119,7 @@ func TestOpenSettings(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Open(&world.Simulation{Dir: t.TempDir(), Kind: world.KindChronicle}, pr); err == nil {
+	if _, err := Open(&world.Simulation{Dir: t.TempDir(), Kind: "chronicle"}, pr); err == nil {
 		t.Errorf("Open of a chronicle succeeded")
 	}
 }
@@ -137,7 +138,7 @@ func TestOpenRendersEveryTemplate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = Open(&world.Simulation{Dir: dir, Kind: world.KindDuel, Settings: map[string]any{"seats": people("bot", "model")}}, pr)
+			_, err = Open(&world.Simulation{Dir: dir, Kind: KindName, Settings: map[string]any{"seats": people("bot", "model")}}, pr)
 			if err == nil || !strings.Contains(err.Error(), "NoSuchKey") {
 				t.Errorf("Open with a broken %s: %v", name, err)
 			}
@@ -148,7 +149,7 @@ func TestOpenRendersEveryTemplate(t *testing.T) {
 // TestDemo: simulations/duel-demo loads and plays to its end with two bots.
 func TestDemo(t *testing.T) {
 	t.Parallel()
-	sim, err := world.Load(filepath.Join("..", "..", "simulations", "duel-demo"))
+	sim, err := worldtest.Load(filepath.Join("..", "..", "simulations", "duel-demo"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func newGame(t testing.TB, set map[string]any) *Game {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := Open(&world.Simulation{Dir: t.TempDir(), ID: "t", Kind: world.KindDuel, Settings: set}, pr)
+	g, err := Open(&world.Simulation{Dir: t.TempDir(), ID: "t", Kind: KindName, Settings: set}, pr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	session.Register(world.KindDuel, session.Opener{
+	session.Register(KindName, session.Opener{
 		Kind:    (*Game)(nil),
 		Section: seat.Section,
 		Reads:   world.Reads{Files: []string{"ships.yaml"}, Folders: []string{"prompts"}},
@@ -77,7 +77,7 @@ func (g *Game) Request(context.Context, session.RequestQuery) (*session.Request,
 
 // CheckStory refuses a narrative's filters: the story is told by turns.
 func (g *Game) CheckStory(dir string, q session.StoryQuery) error {
-	return session.CheckTurnStory(dir, world.KindDuel, q)
+	return session.CheckTurnStory(dir, KindName, q)
 }
 
 // Story is each turn's record: its events, told as a player would (the

@@ -26,7 +26,7 @@ func FuzzOverflowSettings(f *testing.F) {
 	f.Fuzz(func(t *testing.T, health, maxTurns, seed, lines int64) {
 		dir := t.TempDir()
 		set := map[string]any{"health": int(health), "max_turns": int(maxTurns), "seed": int(seed), "seats": people("bot", "bot")}
-		g, err := Open(&world.Simulation{Dir: dir, ID: "t", Kind: world.KindDuel, Settings: set}, pr)
+		g, err := Open(&world.Simulation{Dir: dir, ID: "t", Kind: KindName, Settings: set}, pr)
 		inBounds := health >= 1 && health <= MaxHealth && maxTurns >= 1 && maxTurns <= MaxMaxTurns && seed >= 0
 		if !inBounds {
 			if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "simulation.yaml")+": settings.") {

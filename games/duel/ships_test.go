@@ -1,12 +1,12 @@
 package duel
 
 import (
+	"github.com/arbiter-sim/arbiter/internal/worldtest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/arbiter-sim/arbiter/world"
 )
 
 // simWithShips writes a duel simulation with its own ships.yaml and opens
@@ -23,7 +23,7 @@ func simWithShips(t *testing.T, ships string) (string, *Game, error) {
 			t.Fatal(err)
 		}
 	}
-	sim, err := world.Load(dir)
+	sim, err := worldtest.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

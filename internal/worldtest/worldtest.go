@@ -8,7 +8,7 @@ import "github.com/arbiter-sim/arbiter/world"
 // tick of it makes 3 intention calls and 3 resolution calls.
 func House() *world.Simulation {
 	return &world.Simulation{
-		ID: "test", Kind: world.KindNarrative, Title: "Test", Premise: "A small house.",
+		ID: "test", Kind: "narrative", Title: "Test", Premise: "A small house.",
 		Characters: []*world.Character{
 			{ID: "ada", Name: "Ada", Description: "a cook", Start: world.CharacterState{Location: "hall", InternalState: "calm", ExternalIntent: "cook"}},
 			{ID: "bo", Name: "Bo", Description: "a thief", Start: world.CharacterState{Location: "hall", InternalState: "greedy", ExternalIntent: "steal"}},
@@ -21,3 +21,15 @@ func House() *world.Simulation {
 		},
 	}
 }
+
+// Kinds are what this module's kinds read, as they register it with the
+// session layer, for the tests that load a simulation without it.
+var Kinds = world.Kinds{
+	"narrative": {Folders: []string{"characters", "evals", "locations", "prompts"}, Cast: true, Default: true},
+	"conquest":  {Folders: []string{"prompts"}},
+	"chronicle": {Folders: []string{"prompts"}},
+	"duel":      {Files: []string{"ships.yaml"}, Folders: []string{"prompts"}},
+}
+
+// Load loads the simulation in dir as the session layer would (Kinds).
+func Load(dir string) (*world.Simulation, error) { return Kinds.Load(dir) }
