@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // simWithShips writes a duel simulation with its own ships.yaml and opens
