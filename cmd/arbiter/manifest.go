@@ -28,10 +28,16 @@ func (c Config) manifestConfig() (map[string]string, error) {
 // defaultManifestConfig is the built-in defaults as manifestConfig writes
 // them, for status to show only the keys a run changed.
 func defaultManifestConfig() (map[string]string, error) {
+	v := defaultsViper()
 	var c Config
-	if err := defaultsViper().Unmarshal(&c); err != nil {
+	if err := v.Unmarshal(&c); err != nil {
 		return nil, err
 	}
+	kinds, err := readKinds(v)
+	if err != nil {
+		return nil, err
+	}
+	c.Kinds = kinds
 	return c.manifestConfig()
 }
 

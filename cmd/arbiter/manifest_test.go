@@ -150,7 +150,7 @@ func checkSecondStatus(t *testing.T, sim, url, cfg, over string) {
 			t.Errorf("status lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "llm.max_attempts=") {
+	if strings.Contains(out, "llm.max_attempts=") || strings.Contains(out, "phases.intention.model=") || strings.Contains(out, "chronicle.window=") {
 		t.Errorf("status lists a key left at its default:\n%s", out)
 	}
 }
