@@ -11,7 +11,6 @@ import (
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"github.com/arbiter-sim/arbiter/internal/worldtest"
-	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/prompts"
 	"github.com/arbiter-sim/arbiter/report"
 	"github.com/arbiter-sim/arbiter/runner"
@@ -110,8 +109,7 @@ func boardSays(fields []runner.Field, player, holds, demo string) bool {
 func TestTickRuns(t *testing.T) {
 	dir := worldtest.Copy(t, "../simulations/demo-sim")
 	srv := openaitest.New(t, storyteller())
-	p := llm.Params{Model: "test-model", MaxTokens: 500}
-	set := session.Settings{Depth: 1, Intention: p, Resolution: p, LLM: func() (session.ClientConfig, error) {
+	set := session.Settings{Depth: 1, Model: "test-model", Override: session.PhaseOverride{MaxTokens: 500}, LLM: func() (session.ClientConfig, error) {
 		cfg := session.DefaultClientConfig()
 		cfg.BaseURL, cfg.MaxAttempts, cfg.RepairAttempts, cfg.BackoffBase = srv.URL, 1, 0, time.Millisecond
 		return cfg, nil

@@ -129,7 +129,7 @@ func runTraced(t *testing.T, src string, h openaitest.Handler, maxAttempts, tick
 		cfg.MaxAttempts = maxAttempts
 		return cfg, err
 	}
-	set.SimSettings, set.Game = patch, set.Intention
+	set.SimSettings = patch // settings' Override gives the model seats test-model
 	ctx, end := traced(t, false)
 	s, err := session.Open(ctx, copyDir(t, src), set, session.ReadWrite)
 	if err != nil {
