@@ -27,7 +27,7 @@ var ErrInterrupted = runner.ErrInterrupted
 // it.
 type Class int
 
-// The classes of failure; README.md documents the exit code of each.
+// The classes of failure; docs/reliability.md documents the exit code of each.
 const (
 	Failed      Class = iota // unexpected: storage, I/O, a bug
 	BadInput                 // what a person wrote: files, templates, a refused move, a price missing

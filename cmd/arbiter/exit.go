@@ -7,7 +7,7 @@ import (
 	"github.com/arbiter-sim/arbiter/session"
 )
 
-// Exit codes of arbiter (documented in README.md).
+// Exit codes of arbiter (documented in docs/reliability.md).
 const (
 	ExitOK          = 0   // success
 	ExitError       = 1   // unexpected failure: storage, I/O, a bug

@@ -20,13 +20,13 @@ import (
 var issueNumber = regexp.MustCompile(`(?i)\bissues?\s+#?[0-9]`)
 
 // sourceProblems is what the product's text in file name breaks of the
-// rules a reader relies on: a README heading or a comment of a Go file
+// rules a reader relies on: a heading of a page (README.md, docs/*.md) or a comment of a Go file
 // (not a test) that names an issue number (the text says the rule, not its
 // history), and a Go function with five results or more (they return a
 // struct).
 func sourceProblems(name string, src []byte) ([]string, error) {
 	var out []string
-	if filepath.Base(name) == "README.md" {
+	if isPage(name) {
 		fenced := false
 		sc := bufio.NewScanner(bytes.NewReader(src))
 		for n := 1; sc.Scan(); n++ {
@@ -61,6 +61,12 @@ func sourceProblems(name string, src []byte) ([]string, error) {
 	return out, nil
 }
 
+// isPage says whether the file at rel (from the repository's root) is a
+// page a reader reads: a README.md anywhere, or a page of docs/.
+func isPage(rel string) bool {
+	return filepath.Base(rel) == "README.md" || (filepath.Dir(rel) == "docs" && strings.HasSuffix(rel, ".md"))
+}
+
 func TestSourceProblems(t *testing.T) {
 	for _, tc := range []struct {
 		name, src string
@@ -68,6 +74,8 @@ func TestSourceProblems(t *testing.T) {
 	}{
 		{"README.md", "# Arbiter\n## Scaling out (issue 27)\ntext citing issue 12 is not a heading\n", 1},
 		{"README.md", "```sh\n# issue 3 in a shell comment\n```\n## Batch mode\n", 0},
+		{"docs/scaling.md", "# Scaling out\n## Batch mode (issue 27 item 2)\n", 1},
+		{"prompts/README.md", "# Prompts\n## Data (issue 9)\n", 1},
 		{"x.go", "package x\n\n// Run does it (issue 22 item 7).\nfunc Run() {}\n", 1},
 		{"x.go", "package x\n\n/* Issues 12, 23 */\nvar s = \"issue 4\" // a string may\n", 1},
 		{"x.go", "package x\n\nfunc f() (a, b, c, d int, err error) { return }\n", 1},
@@ -81,7 +89,7 @@ func TestSourceProblems(t *testing.T) {
 	}
 }
 
-// TestNoHistoryInTheProduct: no README heading and no comment of a Go file
+// TestNoHistoryInTheProduct: no heading of a page and no comment of a Go file
 // other than a test names an issue number, and no function returns five
 // values. Test names and BENCHMARKS.md, a log of measurements, may.
 func TestNoHistoryInTheProduct(t *testing.T) {
@@ -96,14 +104,14 @@ func TestNoHistoryInTheProduct(t *testing.T) {
 			}
 			return nil
 		}
-		if name != "README.md" && (!strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go")) {
+		rel, _ := filepath.Rel(repoRoot, path)
+		if !isPage(rel) && (!strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go")) {
 			return nil
 		}
 		src, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(repoRoot, path)
 		problems, err := sourceProblems(rel, src)
 		for _, p := range problems {
 			t.Error(p)
