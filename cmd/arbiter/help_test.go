@@ -1,8 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // TestUsageErrorsPointAtTheirHelp: an argument or flag error names the
@@ -25,4 +30,66 @@ func TestUsageErrorsPointAtTheirHelp(t *testing.T) {
 			t.Errorf("arbiter %v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errOut, tc.want)
 		}
 	}
+}
+
+// flagPlaceholder is what a help line may show between a flag and its
+// usage: one word naming the value (pflag takes a `quoted` word of the
+// usage for it, so a usage quoting a command garbles the line).
+var flagPlaceholder = regexp.MustCompile(`^[A-Za-z0-9_|.,/=-]*$`)
+
+// TestEveryHelpRendersItsFlags: every command's --help exits 0 and shows
+// each of its flags on a line of its own, the flag, at most a one-word
+// placeholder, then its usage.
+func TestEveryHelpRendersItsFlags(t *testing.T) {
+	cleanEnv(t)
+	var walk func(c *cobra.Command)
+	commands := 0
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if !sub.Hidden && sub.Name() != "help" && sub.Name() != "completion" {
+				walk(sub)
+			}
+		}
+		commands++
+		args := append(strings.Fields(c.CommandPath())[1:], "--help")
+		code, out, errOut := arbiter(t, args...)
+		if code != 0 || errOut != "" {
+			t.Errorf("arbiter %s: exit %d\n%s", strings.Join(args, " "), code, errOut)
+		}
+		for _, problem := range helpFlagProblems(c, out) {
+			t.Errorf("arbiter %s: %s\n%s", strings.Join(args, " "), problem, out)
+		}
+	}
+	io, _, _ := TestStreams("")
+	walk(newRootCmd(io))
+	if commands < 25 {
+		t.Errorf("walked %d commands: the command tree was not walked", commands)
+	}
+}
+
+// helpFlagProblems says what is wrong with how help, c's --help, shows
+// its flags.
+func helpFlagProblems(c *cobra.Command, help string) []string {
+	var out []string
+	seen := map[string]bool{}
+	check := func(f *pflag.Flag) {
+		if f.Hidden || seen[f.Name] {
+			return
+		}
+		seen[f.Name] = true
+		name, usage := pflag.UnquoteUsage(f)
+		if !flagPlaceholder.MatchString(name) {
+			out = append(out, fmt.Sprintf("--%s shows %q as its value's name", f.Name, name))
+		}
+		line := regexp.MustCompile(`(?m)^\s+(-\w, )?--` + regexp.QuoteMeta(f.Name) + `( \S+)?\s{2,}(\S.*)$`).FindStringSubmatch(help)
+		switch {
+		case line == nil:
+			out = append(out, fmt.Sprintf("--%s has no line of its own", f.Name))
+		case !strings.HasPrefix(line[3], strings.SplitN(usage, "\n", 2)[0]):
+			out = append(out, fmt.Sprintf("--%s reads %q, not its usage %q", f.Name, line[3], usage))
+		}
+	}
+	c.LocalFlags().VisitAll(check)
+	c.InheritedFlags().VisitAll(check)
+	return out
 }

@@ -99,8 +99,12 @@ func writeStatus(io *IOStreams, s *session.Status) error {
 			return err
 		}
 	}
-	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "\ncalls by\tcalls\tfailed\tprompt\tcompletion\tcached\tlatency (per call)")
+	return writeCallsBy(io, s)
+}
+
+// writeCallsBy prints the table of calls by phase, entity and endpoint;
+// nothing when no model was called (a game of bots).
+func writeCallsBy(io *IOStreams, s *session.Status) error {
 	eps := slices.Clone(s.ByEndpoint)
 	failures := make([]int, len(eps))
 	for i := range eps {
@@ -109,7 +113,13 @@ func writeStatus(io *IOStreams, s *session.Status) error {
 	if !showEndpoints(failures) {
 		eps = nil
 	}
-	for _, u := range slices.Concat(s.ByPhase, s.ByEntity, eps) {
+	rows := slices.Concat(s.ByPhase, s.ByEntity, eps)
+	if len(rows) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "\ncalls by\tcalls\tfailed\tprompt\tcompletion\tcached\tlatency (per call)")
+	for _, u := range rows {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\n", u.Key, u.Calls, u.FailedCalls, u.PromptTokens, u.CompletionTokens, u.CachedTokens, latency(u.LatencyMS, u.Calls))
 	}
 	return tw.Flush()

@@ -130,3 +130,26 @@ func TestArenaShorthandFromAnyFolder(t *testing.T) {
 		t.Errorf("arena narrative (no demo, no folder): exit %d, want %d\n%s", code, ExitUsage, errOut)
 	}
 }
+
+// TestStatusShowsCallsOnlyWhenMade: status of a game of bots has no table
+// of calls (its header alone was printed); a run with model calls has it.
+func TestStatusShowsCallsOnlyWhenMade(t *testing.T) {
+	cleanEnv(t)
+	for _, kind := range []string{"conquest-demo", "duel-demo"} {
+		dir := gameCopy(t, kind)
+		if code, _, errOut := arbiter(t, "run", dir, "-n", "2"); code != 0 {
+			t.Fatalf("run %s: exit %d\n%s", kind, code, errOut)
+		}
+		code, out, errOut := arbiter(t, "status", dir)
+		if code != 0 || strings.Contains(out, "calls by") || !strings.Contains(out, "model calls:  0") {
+			t.Errorf("status of %s, bots alone: exit %d, want no table of calls\n%s%s", kind, code, out, errOut)
+		}
+	}
+	fakeModel(t, nil)
+	sim := demoCopy(t)
+	arbiter(t, "run", sim, "-n", "1")
+	code, out, errOut := arbiter(t, "status", sim)
+	if code != 0 || !regexp.MustCompile(`calls by\s+calls\s+failed.*\nintention\s+6\s`).MatchString(out) {
+		t.Errorf("status of a narrative run: exit %d, want the table of calls\n%s%s", code, out, errOut)
+	}
+}

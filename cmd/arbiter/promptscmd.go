@@ -83,7 +83,7 @@ all (the default) prints every message and the schema.`,
 	f.StringVar(&opts.Part, "part", "all", "system, user, both or all")
 	f.IntVar(&opts.Tick, "tick", 0, "state to render from (default: the latest committed)")
 	f.Int("depth", 0, "past exchanges of the entity sent back (llm.depth)")
-	f.String("model", "", "model for every phase without its own (llm.model), as `arbiter run --model` sets it")
+	f.String("model", "", "model for every phase without its own (llm.model), as arbiter run --model sets it")
 	_ = render.MarkFlagRequired("phase")
 	cmd.AddCommand(render, newTryCmd(io, g, nil))
 	cmd.AddCommand(newPromptsInitCmd(io, g, nil))
