@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The main job: build arbiter and run ticks of the demo simulation.
+# The main job: build arbiter, run ticks of the demo simulation and tell
+# what happened in the last one.
 #   scripts/demo.sh [TICKS]       (default 3)
 # Uses OPENAI_API_KEY / OPENAI_BASE_URL when set (OpenAI, or your Ollama, vLLM,
 # llama.cpp). Otherwise it starts a local model server with scripts/local-model.sh
@@ -20,4 +21,9 @@ if [ -z "${OPENAI_API_KEY:-}" ] && [ -z "${OPENAI_BASE_URL:-}" ]; then
 fi
 
 bin/arbiter run "$sim" --ticks "$ticks"
-bin/arbiter status "$sim"
+# What happened, not the bookkeeping: the last tick's story (each location's
+# moment, who intended what, who moved), then where to read on.
+echo
+bin/arbiter story "$sim" --last
+echo
+echo "More: bin/arbiter story $sim (every tick), bin/arbiter report $sim -o report.html (a page of the run), bin/arbiter status $sim (calls, tokens, what the run ran with)"

@@ -255,3 +255,52 @@ func headingAnchors(src string) []string {
 	}
 	return out
 }
+
+// TestDemoEndsWithTheStory: scripts/demo.sh, run as written against the
+// in-process model server (its build stood in for by a go that does
+// nothing, bin/arbiter being built already), ends with the story of the
+// last tick, each location's moment and who did what, then one line
+// pointing at story, report and status.
+func TestDemoEndsWithTheStory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds arbiter and runs scripts/demo.sh")
+	}
+	bin := buildArbiter(t)
+	script, err := os.ReadFile(filepath.Join(repoRoot, "scripts", "demo.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cleanEnv(t)
+	fakeModel(t, nil)
+	work := docsWorkspace(t, bin)
+	stub := t.TempDir()
+	for name, body := range map[string]string{
+		filepath.Join(work, "scripts", "demo.sh"): string(script),
+		filepath.Join(stub, "go"):                 "#!/bin/sh\nexit 0\n",
+	} {
+		os.MkdirAll(filepath.Dir(name), 0o755)
+		if err := os.WriteFile(name, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", stub+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd := exec.Command("scripts/demo.sh")
+	cmd.Dir = work
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("demo.sh: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	_, story, found := strings.Cut(out, "tick 3 committed")
+	wantEnd := "\nMore: bin/arbiter story simulations/demo-sim (every tick), bin/arbiter report simulations/demo-sim -o report.html (a page of the run), bin/arbiter status simulations/demo-sim (calls, tokens, what the run ran with)\n"
+	if !found || !strings.HasSuffix(out, wantEnd) || !strings.Contains(story, "\ntick 3\n") || strings.Contains(story, "tick 2\n") ||
+		strings.Contains(out, "model calls:") {
+		t.Errorf("demo.sh does not end with tick 3's story and the line pointing on:\n%s", out)
+	}
+	for _, place := range []string{"Sallow Wharf (wharf): ", "intends:"} {
+		if !strings.Contains(story, place) {
+			t.Errorf("the demo's story lacks %q:\n%s", place, story)
+		}
+	}
+}

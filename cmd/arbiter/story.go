@@ -15,6 +15,8 @@ type StoryOptions struct {
 	Globals *globals
 	Dir     string
 	Query   session.StoryQuery
+	// Last asks for the latest committed tick alone.
+	Last bool
 }
 
 func newStoryCmd(io *IOStreams, g *globals, runF func(context.Context, *StoryOptions) error) *cobra.Command {
@@ -27,12 +29,16 @@ func newStoryCmd(io *IOStreams, g *globals, runF func(context.Context, *StoryOpt
 end of the tick, each character's intention and memory entry, who moved where,
 the calls that fell back and the updates the apply step skipped. For conquest
 and the duel it prints each turn's log (conquest's with the failures its event
-log holds). --json gives the same as data.`,
+log holds). --last tells the latest committed tick alone. --json gives the
+same as data.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f := cmd.Flags()
 			if f.Changed("tick") && (f.Changed("from") || f.Changed("to")) {
 				return usageErrorf("--tick and --from/--to: give one tick or a range, not both")
+			}
+			if opts.Last && (f.Changed("tick") || f.Changed("from") || f.Changed("to")) {
+				return usageErrorf("--last and --tick/--from/--to: --last is the latest tick, give one or the other")
 			}
 			if f.Changed("tick") {
 				opts.Query.From, opts.Query.To = tick, tick
@@ -50,6 +56,7 @@ log holds). --json gives the same as data.`,
 		},
 	}
 	cmd.Flags().IntVar(&tick, "tick", 0, "one tick")
+	cmd.Flags().BoolVar(&opts.Last, "last", false, "the latest committed tick alone")
 	cmd.Flags().IntVar(&opts.Query.From, "from", 0, "first tick (default: 1)")
 	cmd.Flags().IntVar(&opts.Query.To, "to", 0, "last tick (default: the last committed)")
 	cmd.Flags().StringVar(&opts.Query.Location, "location", "", "only this location")
@@ -63,6 +70,9 @@ func runStory(ctx context.Context, opts *StoryOptions) error {
 		return err
 	}
 	defer s.Close()
+	if opts.Last {
+		opts.Query.From, opts.Query.To = s.LastTick(), s.LastTick() // 0, 0 when none: the story says so
+	}
 	st, err := s.Story(ctx, opts.Query)
 	if err != nil {
 		return err

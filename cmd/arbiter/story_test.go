@@ -176,3 +176,32 @@ func TestStoryFlags(t *testing.T) {
 		t.Errorf("options = %+v", got)
 	}
 }
+
+// TestStoryLast: --last tells the latest committed tick alone, of a
+// narrative and of a game; before any tick it says none is committed;
+// with --tick, --from or --to it is a usage error.
+func TestStoryLast(t *testing.T) {
+	cleanEnv(t)
+	fakeModel(t, nil)
+	sim := demoCopy(t)
+	code, out, errOut := arbiter(t, "story", sim, "--last")
+	if code != 0 || !strings.Contains(out, "no tick committed yet") {
+		t.Errorf("story --last before a run: exit %d\n%s%s", code, out, errOut)
+	}
+	arbiter(t, "run", sim, "-n", "3")
+	code, out, errOut = arbiter(t, "story", sim, "--last")
+	if code != 0 || !strings.HasPrefix(out, "tick 3\n") || strings.Contains(out, "tick 2") || !strings.Contains(out, "Sallow Wharf (wharf): ") {
+		t.Errorf("story --last after 3 ticks: exit %d, want tick 3 alone\n%s%s", code, out, errOut)
+	}
+	game := gameCopy(t, "duel-demo")
+	arbiter(t, "run", game, "-n", "2")
+	if code, out, errOut := arbiter(t, "story", game, "--last"); code != 0 || !strings.HasPrefix(out, "turn 2\n") || strings.Contains(out, "turn 1\n") {
+		t.Errorf("story --last of a duel: exit %d, want turn 2 alone\n%s%s", code, out, errOut)
+	}
+	for _, flag := range [][]string{{"--tick", "1"}, {"--from", "1"}, {"--to", "2"}} {
+		code, out, errOut := arbiter(t, append([]string{"story", sim, "--last"}, flag...)...)
+		if code != ExitUsage || out != "" || !strings.Contains(errOut, "--last and --tick/--from/--to") {
+			t.Errorf("story --last %v: exit %d, want %d\n%s%s", flag, code, ExitUsage, out, errOut)
+		}
+	}
+}
