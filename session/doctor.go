@@ -40,18 +40,39 @@ type Probe struct {
 // Ollama's /api/show), one strict json_schema call (valid without repair?)
 // and one tool call (does the server return tool_calls?). A
 // probe's failure is in the report; the error is an *InputError when e is
-// no valid endpoint.
-func Doctor(ctx context.Context, e ClientConfig, params Params) (*DoctorReport, error) {
+// no valid endpoint. step, when not nil, is told what each check is about
+// to wait for (a call to a busy model can take its whole timeout).
+func Doctor(ctx context.Context, e ClientConfig, params Params, step func(waitingFor string)) (*DoctorReport, error) {
 	e.RepairAttempts = 0 // a probe wants the first answer as it is
 	client, err := llm.New(e)
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
-	return doctor(ctx, client, ShownURL(e.BaseURL), params), nil
+	if step == nil {
+		step = func(string) {}
+	}
+	return doctor(ctx, client, ShownURL(e.BaseURL), params, doctorSteps(ShownURL(e.BaseURL), params.Model, e.Timeout, step)), nil
 }
 
-func doctor(ctx context.Context, client *llm.Client, endpoint string, params Params) *DoctorReport {
+// doctorSteps tells step, check by check, what doctor waits for.
+func doctorSteps(endpoint, model string, timeout time.Duration, step func(string)) func(check string) {
+	return func(check string) {
+		switch check {
+		case "models":
+			step("GET " + endpoint + "/models")
+		case "context":
+			step("the context of model " + model)
+		case "json_schema":
+			step(fmt.Sprintf("a strict json_schema call to model %s (a busy model answers when it is free; at most llm.timeout, %s)", model, timeout))
+		case "tools":
+			step(fmt.Sprintf("a tool call to model %s (at most llm.timeout, %s, per try)", model, timeout))
+		}
+	}
+}
+
+func doctor(ctx context.Context, client *llm.Client, endpoint string, params Params, step func(check string)) *DoctorReport {
 	rep := &DoctorReport{Endpoint: endpoint, Model: params.Model}
+	step("models")
 	models, err := client.Models(ctx)
 	if err != nil {
 		rep.Error = err.Error()
@@ -60,10 +81,13 @@ func doctor(ctx context.Context, client *llm.Client, endpoint string, params Par
 	rep.Reachable, rep.Models = true, models
 	// Ollama lists "name:latest" for a model created as "name".
 	rep.ModelServed = slices.Contains(models, params.Model) || slices.Contains(models, params.Model+":latest")
+	step("context")
 	if rep.Context, err = client.ContextWindow(ctx, "", params.Model); err != nil {
 		rep.ContextError = err.Error()
 	}
+	step("json_schema")
 	rep.JSONSchema = probeJSONSchema(ctx, client, params)
+	step("tools")
 	rep.Tools = probeTools(ctx, client, params)
 	return rep
 }

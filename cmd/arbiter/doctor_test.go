@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
+	"github.com/arbiter-sim/arbiter/internal/texttest"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -119,5 +122,87 @@ func TestDoctorContext(t *testing.T) {
 				t.Errorf("--json: exit %d, %v, context %+v, error %q", code, err, rep.Context, rep.ContextError)
 			}
 		})
+	}
+}
+
+// doctorJSON is doctor --json's document as a reader takes it.
+type doctorJSON struct {
+	OK         bool
+	Problems   []string
+	Warnings   []string
+	Endpoint   *string
+	JSONSchema struct{ OK bool } `json:"json_schema"`
+}
+
+// TestDoctorJSONWhateverTheOutcome: doctor --json writes one document on
+// stdout when the endpoint passes, when it fails, when none is configured
+// and when the configuration is bad; the exit code says which.
+func TestDoctorJSONWhateverTheOutcome(t *testing.T) {
+	tests := []struct {
+		name      string
+		setup     func(t *testing.T)
+		code      int
+		ok        bool
+		problem   string
+		hasReport bool
+	}{
+		{"passes", func(t *testing.T) { fakeModel(t, nil) }, 0, true, "", true},
+		{"fails", func(t *testing.T) { fakeModel(t, openaitest.Always(openaitest.Content("sure"))) }, ExitModel, false, "json_schema: ", true},
+		{"unreachable", func(t *testing.T) {
+			t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1") // nothing listens on port 1
+			t.Setenv("ARBITER_LLM_MAX_ATTEMPTS", "1")
+		}, ExitModel, false, "connection refused", true},
+		{"no endpoint", func(t *testing.T) {}, ExitUsage, false, "no model endpoint configured", false},
+		{"bad configuration", func(t *testing.T) {
+			fakeModel(t, nil)
+			t.Setenv("ARBITER_LLM_TIMEOUT", "-1s")
+		}, ExitUsage, false, "llm.timeout", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cleanEnv(t)
+			tc.setup(t)
+			code, out, errOut := arbiter(t, "doctor", "--json")
+			var got doctorJSON
+			err := json.Unmarshal([]byte(out), &got)
+			if err != nil || code != tc.code || got.OK != tc.ok || (got.Endpoint != nil) != tc.hasReport {
+				t.Fatalf("exit %d (want %d), %v: %+v\nstdout: %s\nstderr: %s", code, tc.code, err, got, out, errOut)
+			}
+			if tc.ok != (len(got.Problems) == 0) || (!tc.ok && !strings.Contains(got.Problems[0], tc.problem)) || got.Warnings == nil {
+				t.Errorf("problems %q, warnings %q; want one naming %q unless it passes", got.Problems, got.Warnings, tc.problem)
+			}
+		})
+	}
+}
+
+// TestDoctorSaysWhatItWaitsFor: on a terminal, stderr says what doctor is
+// waiting for, before the answer comes (a busy model can take its whole
+// timeout), and the line is cleared at the end; off a terminal, nothing.
+func TestDoctorSaysWhatItWaitsFor(t *testing.T) {
+	cleanEnv(t)
+	var errOut texttest.Buffer
+	var shownBeforeAnswer atomic.Bool
+	fakeModel(t, func(c *openaitest.Call) openaitest.Reply {
+		if c.SchemaName() == "DoctorProbe" {
+			shownBeforeAnswer.Store(strings.Contains(errOut.String(), "doctor: waiting for a strict json_schema call to model test-model (a busy model answers when it is free; at most llm.timeout, 1m0s)"))
+		}
+		return openaitest.FromSchema(nil)(c)
+	})
+	io, out, _ := TestStreams("")
+	io.ErrOut, io.ErrTTY = &errOut, true
+	if code := Execute(context.Background(), io, []string{"doctor"}); code != 0 {
+		t.Fatalf("doctor: exit %d\n%s%s", code, out, errOut.String())
+	}
+	if !shownBeforeAnswer.Load() {
+		t.Errorf("the json_schema call came before stderr said doctor waits for it:\n%q", errOut.String())
+	}
+	texttest.InOrder(t, errOut.String(), "doctor: waiting for GET http://", "/models …", "doctor: waiting for the context of model test-model",
+		"doctor: waiting for a strict json_schema call", "doctor: waiting for a tool call to model test-model")
+	if !strings.HasSuffix(errOut.String(), "\r\x1b[K") || strings.Contains(out.String(), "waiting") {
+		t.Errorf("the waiting line is not cleared at the end, or reached stdout:\nstderr %q\nstdout %q", errOut.String(), out.String())
+	}
+	_, _, plain := arbiter(t, "doctor")
+	if strings.Contains(plain, "waiting") {
+		t.Errorf("off a terminal, doctor printed progress: %q", plain)
 	}
 }
