@@ -405,7 +405,7 @@ func TestToyKindCallsItsModel(t *testing.T) {
 	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "<title>count 4, reached by p2</title>") {
 		t.Errorf("the report lacks the toy's board: %v", err)
 	}
-	if _, out, _ := arbiter(t, "config", "show"); !strings.Contains(out, "  toy:\n    model: counter-1\n") || !strings.Contains(out, "    bot_adds: 2\n") {
+	if _, out, _ := arbiter(t, "config", "show"); !strings.Contains(out, "  toy:\n    model: counter-1 # env ARBITER_TOY_MODEL\n") || !strings.Contains(out, "    bot_adds: 2 # env ARBITER_TOY_BOT_ADDS\n") {
 		t.Errorf("config show lacks the toy's section:\n%s", out)
 	}
 	t.Setenv("ARBITER_TOY_BOT_ADDS", "3")
