@@ -46,10 +46,10 @@ type RunOptions struct {
 	// Cassette records the run's model calls, or answers them from a
 	// recording (--record, --replay).
 	Cassette CassetteOptions
-	// Lockstep plays a narrative's locations tick by tick together
+	// Lockstep plays a world's locations tick by tick together
 	// instead of out of order, for comparison (--lockstep).
 	Lockstep bool
-	// Batch sends each phase's calls of a narrative tick as one Batch API
+	// Batch sends each phase's calls of a tick as one Batch API
 	// job (--batch).
 	Batch bool
 	// MetricsAddr serves the run's metrics as Prometheus text at
@@ -82,8 +82,8 @@ func newRunCmd(io *IOStreams, g *globals, runF func(context.Context, *RunOptions
 		},
 	}
 	cmd.Flags().IntVarP(&opts.Ticks, "ticks", "n", 1, "ticks to run")
-	cmd.Flags().BoolVar(&opts.Lockstep, "lockstep", false, "narrative: every location plays each tick with the whole world, not as soon as its neighbours allow (same ticks, for comparison)")
-	cmd.Flags().BoolVar(&opts.Batch, "batch", false, "narrative: send each phase's calls as one Batch API job (/v1/files, /v1/batches) and wait for it; ticks run in lockstep, and a run stopped meanwhile polls the same job when run again")
+	cmd.Flags().BoolVar(&opts.Lockstep, "lockstep", false, "a world of locations: every location plays each tick with the whole world, not as soon as its neighbours allow (same ticks, for comparison)")
+	cmd.Flags().BoolVar(&opts.Batch, "batch", false, "a world of locations: send each phase's calls as one Batch API job (/v1/files, /v1/batches) and wait for it; ticks run in lockstep, and a run stopped meanwhile polls the same job when run again")
 	cmd.Flags().StringVar(&opts.MetricsAddr, "metrics-addr", "", "serve the run's metrics as Prometheus text at http://ADDR/metrics, e.g. 127.0.0.1:9464")
 	addLLMFlags(cmd)
 	addCassetteFlags(cmd, &opts.Cassette)

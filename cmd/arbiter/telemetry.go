@@ -4,15 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/arbiter-sim/arbiter/session"
-	"github.com/arbiter-sim/arbiter/telemetry"
-	"github.com/arbiter-sim/arbiter/telemetry/export"
 	"github.com/spf13/viper"
-	"go.opentelemetry.io/otel/attribute"
 )
 
 // OTelConfig is where traces and metrics go (off by default). Each key is
@@ -54,11 +50,11 @@ func bindOTelEnv(v *viper.Viper) error {
 // settings are the export settings of c; metricsAddr serves Prometheus
 // text when set. OTEL_SDK_DISABLED=true turns everything off, as in every
 // OpenTelemetry SDK.
-func (c OTelConfig) settings(metricsAddr string) export.Settings {
+func (c OTelConfig) settings(metricsAddr string) session.TelemetrySettings {
 	if off, _ := strconv.ParseBool(os.Getenv("OTEL_SDK_DISABLED")); off {
-		return export.Settings{}
+		return session.TelemetrySettings{}
 	}
-	return export.Settings{Endpoint: c.Endpoint, Protocol: c.Protocol, Traces: c.TracesExporter, Metrics: c.MetricsExporter,
+	return session.TelemetrySettings{Endpoint: c.Endpoint, Protocol: c.Protocol, Traces: c.TracesExporter, Metrics: c.MetricsExporter,
 		ServiceName: c.ServiceName, Version: session.ReadBuild().Version, CaptureContent: c.CaptureContent,
 		QueueSize: c.QueueSize, MetricsAddr: metricsAddr}
 }
@@ -70,26 +66,16 @@ func (c OTelConfig) settings(metricsAddr string) export.Settings {
 // did not reach the collector. With telemetry off, ctx is returned as it
 // is and end does nothing.
 func traced(ctx context.Context, io *IOStreams, cfg *Config, command, dir, metricsAddr string) (context.Context, func(error), error) {
-	p, err := export.Open(ctx, cfg.OTel.settings(metricsAddr))
+	ctx, metricsURL, end, err := session.Traced(ctx, cfg.OTel.settings(metricsAddr), command, dir)
 	if err != nil {
 		return ctx, func(error) {}, usageErrorf("telemetry: %v", err)
 	}
-	if p == nil {
-		return ctx, func(error) {}, nil
+	if metricsURL != "" {
+		fmt.Fprintf(io.ErrOut, "metrics: %s (Prometheus text)\n", metricsURL)
 	}
-	if p.MetricsURL != "" {
-		fmt.Fprintf(io.ErrOut, "metrics: %s (Prometheus text)\n", p.MetricsURL)
-	}
-	ctx = telemetry.With(ctx, p.Telemetry)
-	attrs := []attribute.KeyValue{telemetry.KeyCommand.String(command)}
-	if dir != "" {
-		attrs = append(attrs, telemetry.KeySimulation.String(filepath.Base(filepath.Clean(dir))))
-	}
-	ctx, span := telemetry.Start(ctx, "arbiter "+command, attrs...)
 	return ctx, func(err error) {
-		telemetry.End(span, err)
-		if r := p.Shutdown(ctx); r.Lost() > 0 {
-			fmt.Fprintf(io.ErrOut, "warning: telemetry: %s\n", r)
+		if lost := end(err); lost != "" {
+			fmt.Fprintf(io.ErrOut, "warning: telemetry: %s\n", lost)
 		}
 	}, nil
 }
