@@ -91,8 +91,10 @@ func keyOrigin(key, file string, lines map[string]int, flags *pflag.FlagSet, fla
 	if line, ok := lines[key]; ok {
 		return origin{Source: "file", Name: file, Line: line}
 	}
-	for k, env := range map[string]string{"llm.base_url": "OPENAI_BASE_URL", "llm.api_key": "OPENAI_API_KEY"} {
-		if k == key && os.Getenv(env) != "" {
+	// The endpoint's OpenAI variables and the otel.* keys' standard
+	// OpenTelemetry ones (bindOTelEnv) come after ARBITER_*.
+	for _, env := range []string{map[string]string{"llm.base_url": "OPENAI_BASE_URL", "llm.api_key": "OPENAI_API_KEY"}[key], otelEnv[key]} {
+		if env != "" && os.Getenv(env) != "" {
 			return origin{Source: "env", Name: env}
 		}
 	}

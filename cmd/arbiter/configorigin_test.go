@@ -93,6 +93,10 @@ func TestConfigOriginsWithoutAFile(t *testing.T) {
 			t.Errorf("%s: origin %+v with no file, flag or variable", key, o)
 		}
 	}
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
+	if o := configOrigins(c, nil, llmFlags)["otel.endpoint"]; o != (origin{Source: "env", Name: "OTEL_EXPORTER_OTLP_ENDPOINT"}) {
+		t.Errorf("otel.endpoint from its standard variable: origin %+v", o)
+	}
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(bad, []byte("llm: [unclosed\n"), 0o644)
 	if lines, values := fileKeys(bad); len(lines) != 0 || len(values) != 0 {
