@@ -118,7 +118,7 @@ func writeStory(io *IOStreams, st *session.Story) {
 		for _, l := range t.Locations {
 			fmt.Fprintf(w, "  %s (%s): %s\n", l.Name, l.ID, oneLine(l.Moment))
 			if l.Fallback {
-				fmt.Fprintln(w, "    [fallback] the arbiter's call failed: nothing changed here")
+				fmt.Fprintln(w, "    [fallback] the game master's call failed: nothing changed here")
 			}
 			for _, c := range l.Characters {
 				fmt.Fprintf(w, "    %s (%s)\n", c.Name, c.ID)

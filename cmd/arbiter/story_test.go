@@ -154,7 +154,7 @@ func TestWriteStoryMarks(t *testing.T) {
 		Characters: []session.StoryCharacter{{ID: "ada", Name: "Ada", Intention: "Wait.", Memory: []string{}, From: "hall", To: "hall"}},
 		Skipped:    []session.SkippedUpdate{{Character: "ada", Reason: `destination "yard" is not reachable`}},
 	}}}}})
-	want := "tick 4\n  Hall (hall): Rain on the roof.\n    [fallback] the arbiter's call failed: nothing changed here\n" +
+	want := "tick 4\n  Hall (hall): Rain on the roof.\n    [fallback] the game master's call failed: nothing changed here\n" +
 		"    Ada (ada)\n      intends:    Wait.\n    [skipped] update of ada: destination \"yard\" is not reachable\n"
 	if out.String() != want {
 		t.Errorf("writeStory =\n%s\nwant\n%s", out, want)
