@@ -22,8 +22,8 @@ func init() {
 		Batches: true,
 		Summary: summary,
 		Templates: []session.PhaseTemplates{
-			{Phase: PhaseIntention, Templates: []string{IntentionSystemTemplate, IntentionUserTemplate}},
-			{Phase: PhaseResolution, Templates: []string{ResolutionSystemTemplate, ResolutionUserTemplate}},
+			{Phase: PhaseIntention, Templates: []string{IntentionSystemTemplate, IntentionUserTemplate}, Entity: "a character"},
+			{Phase: PhaseResolution, Templates: []string{ResolutionSystemTemplate, ResolutionUserTemplate}, Entity: "a location"},
 		},
 	})
 }
@@ -130,4 +130,35 @@ func fallbacksPerTick(ticks []session.StoryTick, last int) map[string][]float64 
 		}
 	}
 	return out
+}
+
+// Help is the narrative's lines of the commands' --help.
+func (*Narrative) Help(command string) string {
+	switch command {
+	case "arbiter":
+		return `  A model plays every character (their intentions) and a model, the game
+  master of each location, decides what happens there, all locations in
+  parallel.
+`
+	case "report":
+		return `  The timeline of ticks with each location's moment and each character's
+  intentions and memory entries, and each character's path across locations
+  as a chart.
+`
+	case "story":
+		return `  Per tick and location: the moment at the end of the tick, each character's
+  intention and memory entry, who moved where, the calls that fell back and
+  the updates the apply step skipped (--location, --character narrow it).
+`
+	case "prompts render":
+		return `  For resolution, the characters' current external_intent stands in for
+  that tick's intentions.
+`
+	case "eval":
+		return `  Assertions moves_to and mentions_present. The resolution answers are
+  applied to the case's world in memory: the result shows what each would
+  change.
+`
+	}
+	return ""
 }

@@ -31,7 +31,7 @@ func Build(ctx context.Context, s *session.Session) (*Report, error) {
 		return nil, err
 	}
 	r := &Report{Simulation: s.Sim.ID, Title: s.Sim.Title, Kind: s.Sim.Kind, Unit: part.Unit, LastTick: last,
-		Timeline: part.Timeline, Turns: part.Turns, Players: part.Players, Chronicle: part.Outline,
+		Timeline: part.Timeline, Turns: part.Turns, Players: part.Players, Outline: part.Outline,
 		Ending: part.Ending, Trends: trendCharts(part.Trends, part.Unit)}
 	if r.TickRuns, err = tickRuns(ctx, s); err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func trendCharts(trends []session.Trend, unit string) []Chart {
 }
 
 // figures are the run's headline numbers. part.ApplyErrors names what the
-// rules refused (a narrative's skipped updates, conquest's order errors),
+// rules refused (updates skipped, orders refused),
 // "" when the kind has none to show; a kind that keeps cut answers has
 // them counted as truncated (summed over phases), not failed.
 func figures(part *session.ReportPart, st *session.Status, phases []PhaseTotal) []runner.Field {

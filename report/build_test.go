@@ -29,7 +29,7 @@ func TestBuildNarrative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Kind != "narrative" || r.LastTick != 3 || len(r.Timeline) != 3 || r.Turns != nil || r.Chronicle != nil {
+	if r.Kind != "narrative" || r.LastTick != 3 || len(r.Timeline) != 3 || r.Turns != nil || r.Outline != nil {
 		t.Fatalf("report: kind %s, last tick %d, %d ticks, turns %v", r.Kind, r.LastTick, len(r.Timeline), r.Turns)
 	}
 	if f := r.Figures; len(f) != 6 || f[0] != (runner.Field{Key: "model calls", Value: "33"}) || f[4] != (runner.Field{Key: "skipped updates", Value: "0"}) {
@@ -185,7 +185,7 @@ func TestBuildChronicle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Chronicle == nil || len(r.Chronicle.Periods) == 0 || r.LastTick != 2 {
+	if r.Outline == nil || len(r.Outline.Periods) == 0 || r.LastTick != 2 {
 		t.Fatalf("chronicle report: %+v", r)
 	}
 	if len(r.Phases) != 1 || r.Phases[0].Phase != "chat" || r.Phases[0].Calls != 1 || r.Phases[0].Failed != 0 || r.Phases[0].Truncated != 0 {

@@ -4,7 +4,7 @@
 // each character's path across locations as a chart, the model calls per
 // phase and tick (tokens, latency, failed calls, fallbacks) as plots, and for
 // the games the board after every turn and each player's errors; for a
-// chronicle, its timeline.
+// history built in conversation, its outline.
 //
 // Build reads a run through the session layer (the queries `arbiter story`,
 // `arbiter usage` and `arbiter status` use); Write renders a Report with

@@ -182,12 +182,12 @@ func TestRenderGame(t *testing.T) {
 
 func TestRenderChronicle(t *testing.T) {
 	t.Parallel()
-	r := &report.Report{Simulation: "hist", Title: "History", Kind: "chronicle", Unit: "turn", LastTick: 3, Chronicle: &session.Outline{
+	r := &report.Report{Simulation: "hist", Title: "History", Kind: "chronicle", Unit: "turn", LastTick: 3, Outline: &session.Outline{
 		BigPicture: "A river " + evil, Stage: "play",
 		Periods: []session.OutlinePeriod{{Name: "Dusk", Tone: "dark", Bookend: "last", Description: "The end.",
 			Events: []session.OutlineEvent{{Name: "The Flood", Tone: "dark", Description: "Water " + evil}}}},
 	}}
-	r.Chronicle.Palette.Yes, r.Chronicle.Palette.No = []string{"boats"}, []string{"magic " + evil}
+	r.Outline.Palette.Yes, r.Outline.Palette.No = []string{"boats"}, []string{"magic " + evil}
 	page := render(t, r)
 	for _, want := range []string{`<section id="chronicle">`, "A river &lt;/div&gt;", "YES: boats", "NO: magic &lt;/div&gt;",
 		`<h3>Dusk <span class="id">dark, last bookend</span></h3>`, "<b>The Flood</b>", "Water &lt;/div&gt;", "3 turns committed"} {
@@ -195,7 +195,7 @@ func TestRenderChronicle(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	r.Chronicle.Periods = nil
+	r.Outline.Periods = nil
 	if page := render(t, r); !strings.Contains(page, "no periods yet") {
 		t.Error("an empty timeline does not say so")
 	}

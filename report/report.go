@@ -18,7 +18,7 @@ type Report struct {
 	// Stopped says why the last run stopped short, "" when it did not.
 	Stopped string
 
-	// Narrative: the story of every tick and each character's path.
+	// A story told place by place: every tick and each character's path.
 	Timeline []session.StoryTick
 	Paths    *PathChart
 
@@ -28,7 +28,7 @@ type Report struct {
 	// Phases sums the calls of each phase over the run.
 	Phases []PhaseTotal
 	// KeepsCuts is set when the kind keeps answers cut at the token limit
-	// (a chronicle): the page counts them as truncated, apart from the
+	// (Truncated): the page counts them as truncated, apart from the
 	// failed calls.
 	KeepsCuts bool
 
@@ -44,8 +44,8 @@ type Report struct {
 	// set it rendered with ("run 2 · templates: prompts/ (...)").
 	TickRuns map[int]string
 
-	// Chronicle: the history built so far (a chronicle's timeline).
-	Chronicle *session.Outline
+	// Outline: the history built so far, its periods and their events.
+	Outline *session.Outline
 }
 
 // PhaseTotal is the calls of one phase over the whole run.

@@ -101,6 +101,19 @@ func (s *Session) arenaSettings(models bool) (string, error) {
 	return manifest.Hash(b), nil
 }
 
+// Demos are the kinds an arena plays that have a demo built into arbiter
+// (LoadDemo), in kind order.
+func Demos() []string {
+	var out []string
+	for _, name := range Kinds() {
+		o, _ := opener(name)
+		if _, ok := simulations.Demo(name); ok && isArena(o.Kind) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // LoadDemo loads the built-in demo game of kind (the settings of
 // simulations/<kind>-demo, built into arbiter), from a folder of its own
 // that done removes. ok is false when the kind has no built-in demo.

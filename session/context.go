@@ -8,7 +8,7 @@ import (
 )
 
 // ContextChecker is a Kind that checks the calls of its first tick against
-// the context of each phase's model (a narrative's: FitContext).
+// the context of each phase's model (FitContext).
 type ContextChecker interface {
 	FitContext(window func(phase, model string) llm.Window) []error
 }

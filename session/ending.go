@@ -10,8 +10,8 @@ type Ending struct {
 	Turns    int // turns played
 	MaxTurns int
 	Players  []EndPlayer
-	// Final is a last line of the game's story, the duel's ("p2's health
-	// fell to 0 at turn 12: p1 won with 18 of 30").
+	// Final is a last line of the game's story, the one that decided it
+	// ("p2's health fell to 0 at turn 12: p1 won with 18 of 30").
 	Final string
 }
 

@@ -23,7 +23,7 @@ import (
 // CLI know nothing else of it. What only some kinds do is an optional
 // interface the session finds by type assertion, as database/sql finds a
 // driver's (driver.Pinger): ModelUser, Requester, Teller, Reporter,
-// Tabler, Chatter, Importer, Caller, Warner and arena.Game. Which
+// Tabler, Chatter, Importer, Caller, Warner, Helper and arena.Game. Which
 // commands play a kind follows from them (Plays).
 type Kind interface {
 	// runner.Stepper is the kind's state and its tick: Kind, Load, Step,
@@ -80,10 +80,18 @@ type Reporter interface {
 type Tabler interface {
 	// Table is its seats and turns; color: the terminal shows colour.
 	Table(color bool) *Table
-	// PlayHelp is how a person plays a turn, with an example, for
-	// `arbiter play --help`. It is asked of the value Opener.Kind holds
-	// (a nil pointer, often): it reads nothing of the kind.
-	PlayHelp() string
+}
+
+// Helper is a kind with lines of its own in the commands' --help: what
+// a command does with a simulation of the kind, with an example where
+// one helps (how a person plays a turn, for "play"), so that the help
+// of the shared commands names no kind. It is asked of the value
+// Opener.Kind holds (a nil pointer, often): it reads nothing of the kind.
+type Helper interface {
+	// Help is the kind's lines for command ("arbiter" for the root
+	// command, "play", "report", ...), each indented by two spaces and
+	// ending in a newline; "" when it has none.
+	Help(command string) string
 }
 
 // Chatter is a kind a person plays in conversation with the model
@@ -173,6 +181,9 @@ type Opener struct {
 type PhaseTemplates struct {
 	Phase     string
 	Templates []string // file names, e.g. "phase1_intention_system.md"
+	// Entity is whom a call of the phase is for, as `prompts render
+	// --entity` names it ("a character"); "" when the phase has none.
+	Entity string
 }
 
 var (
@@ -235,15 +246,55 @@ func Schemas() []schemas.Named {
 	return out
 }
 
-// PlayHelp is how a person plays a turn of every registered kind played
-// at a table (Tabler.PlayHelp), in kind order, each headed by the kind's
-// name.
-func PlayHelp() string {
+// Help is what every registered kind adds to command's --help
+// (Helper), in kind order, each kind's lines headed by its name; "" when
+// none adds any.
+func Help(command string) string {
 	var b strings.Builder
 	for _, name := range Kinds() {
 		o, _ := opener(name)
-		if t, ok := o.Kind.(Tabler); ok {
-			fmt.Fprintf(&b, "\n%s:\n%s", name, t.PlayHelp())
+		if h, ok := o.Kind.(Helper); ok {
+			if lines := h.Help(command); lines != "" {
+				fmt.Fprintf(&b, "\n%s:\n%s", name, lines)
+			}
+		}
+	}
+	return b.String()
+}
+
+// AllPhases are the phases of the registered kinds' calls
+// (Opener.Templates), in kind order, each once: what `prompts render
+// --phase` takes.
+func AllPhases() []string {
+	var out []string
+	for _, name := range Kinds() {
+		o, _ := opener(name)
+		for _, p := range o.Templates {
+			if !slices.Contains(out, p.Phase) {
+				out = append(out, p.Phase)
+			}
+		}
+	}
+	return out
+}
+
+// PhaseHelp is each registered kind's phases and whom a call of each is
+// for, for `prompts render --help`: one line a kind, "  <kind>:
+// <phase> (--entity <whom>), ...", in kind order.
+func PhaseHelp() string {
+	var b strings.Builder
+	for _, name := range Kinds() {
+		o, _ := opener(name)
+		var phases []string
+		for _, p := range o.Templates {
+			if p.Entity == "" {
+				phases = append(phases, p.Phase+" (no --entity)")
+			} else {
+				phases = append(phases, fmt.Sprintf("%s (--entity: %s)", p.Phase, p.Entity))
+			}
+		}
+		if len(phases) > 0 {
+			fmt.Fprintf(&b, "  %s: %s\n", name, strings.Join(phases, ", "))
 		}
 	}
 	return b.String()
@@ -299,6 +350,18 @@ func (s *Session) plays(command string) error {
 
 // Plays reports whether command plays the session's kind.
 func (s *Session) Plays(command string) bool { return s.plays(command) == nil }
+
+// batching are the registered kinds that send calls as Batch API jobs
+// (Opener.Batches), in kind order, or "none".
+func batching() string {
+	var out []string
+	for _, name := range Kinds() {
+		if o, _ := opener(name); o.Batches {
+			out = append(out, name)
+		}
+	}
+	return orNone(out)
+}
 
 func unknownKind(dir, kind string) error {
 	return inputErrorf("%s: kind %q cannot be played by this version of arbiter", filepath.Join(dir, "simulation.yaml"), kind)

@@ -15,12 +15,12 @@ type ReportPart struct {
 	Fallbacks map[string][]float64
 	// Truncated counts, per phase and tick as Fallbacks does, the failed
 	// calls whose answer was cut at the token limit and kept as written (a
-	// chronicle's message): the store counts them among the failed calls,
+	// message of a conversation): the store counts them among the failed calls,
 	// the page as truncated. nil: the kind keeps no cut answer.
 	Truncated map[string][]float64
 
 	// Timeline is a story told place by place and character by
-	// character (a narrative); the page draws each character's path from
+	// character (characters in locations); the page draws each character's path from
 	// it.
 	Timeline []StoryTick
 
@@ -33,7 +33,7 @@ type ReportPart struct {
 	Ending *Ending
 	Trends []Trend
 
-	// Outline is a history built so far (a chronicle's timeline).
+	// Outline is a history built so far: periods and their events.
 	Outline *Outline
 }
 
@@ -82,7 +82,7 @@ type Arrow struct {
 	Title           string
 }
 
-// Meter is a bar: Value of Max (a duel side's health).
+// Meter is a bar: Value of Max (a side's health).
 type Meter struct {
 	Label      string
 	Value, Max int

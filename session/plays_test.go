@@ -23,7 +23,6 @@ func (core) Manifest() ManifestPart                                            {
 type tabled struct{ core }
 
 func (tabled) Table(bool) *Table { return &Table{} }
-func (tabled) PlayHelp() string  { return "help" }
 
 type chatted struct{ tabled }
 

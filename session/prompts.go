@@ -54,8 +54,8 @@ func orNone(list []string) string {
 }
 
 // unusedOverrides warn of the overrides of templates that kind does not
-// render: they change nothing (a duel's template in a narrative's
-// prompts/). Nothing is said of a kind that does not list its templates.
+// render: they change nothing (another kind's template in its prompts/).
+// Nothing is said of a kind that does not list its templates.
 func unusedOverrides(kind string, overrides []Override) []error {
 	used, _ := templatesOf(kind, "")
 	if used == nil {

@@ -23,8 +23,8 @@ type Request struct {
 
 // Request builds the call that phase makes for entity at the tick after
 // tick (or after the latest when latest is set), with the very functions a
-// run uses: the kind builds it (a narrative's phases are intention, entity a
-// character, and resolution, a location; a chronicle's is chat).
+// run uses: the kind builds it (its phases and their entities are its
+// Opener.Templates').
 func (s *Session) Request(ctx context.Context, phase, entity string, tick int, latest bool) (*Request, error) {
 	r, ok := s.Kind.(Requester)
 	if !ok {

@@ -6,7 +6,7 @@ import (
 	"os"
 )
 
-// ImportedSuffix is added to a saved game's file (a chronicle.json) once
+// ImportedSuffix is added to a saved game's file (Importer) once
 // the game is imported into state.db; the file is kept, renamed, as a
 // backup.
 const ImportedSuffix = ".imported"

@@ -145,7 +145,7 @@ func Load(dir string, set Settings) (*Session, error) {
 	}
 	if set.Logger != nil {
 		// Once per command, on stderr at the default verbosity: an author
-		// who wrote characters for a conquest should hear they are unused.
+		// who wrote a folder the kind does not read should hear it is unused.
 		for _, w := range sim.Warnings {
 			set.Logger.Warn(w.Error())
 		}
@@ -169,7 +169,7 @@ func load(dir string, set Settings, sim *world.Simulation, pr *prompts.Renderer)
 		return nil, unknownKind(dir, sim.Kind)
 	}
 	if set.Batch && !o.Batches {
-		return nil, &InputError{Err: fmt.Errorf("%s: a %s simulation makes no calls through the Batch API (batch mode is for a narrative's phases)", dir, sim.Kind)}
+		return nil, &InputError{Err: fmt.Errorf("%s: a %s simulation makes no calls through the Batch API (batch mode is for the phases of %s)", dir, sim.Kind, batching())}
 	}
 	k, err := o.Open(sim, pr, set)
 	if err != nil {
@@ -196,7 +196,7 @@ type Override = prompts.Override
 // files, its prompt templates (a stray file in prompts/ hides none of the
 // rest: the kind renders its first calls with every template that parses),
 // and what its kind adds (its settings, what its first calls render, a
-// chronicle's saved game not imported yet); every warning: the folders its
+// saved game not imported yet); every warning: the folders its
 // kind does not read, the overrides of templates it does not use, the
 // kind's own (Warner), which stop nothing; and the templates its prompts/
 // folder overrides. Nothing is written.
@@ -251,8 +251,8 @@ func inputProblems(err error) []error {
 }
 
 // Warner is a Kind with warnings of its own about a simulation that
-// validates (a narrative's location that may need several resolution
-// calls): validate lists them after the files' own.
+// validates (a location that may need several calls of a phase):
+// validate lists them after the files' own.
 type Warner interface {
 	Warnings() []error
 }
@@ -265,7 +265,7 @@ const (
 	ReadOnly Access = iota
 	// ReadWrite takes the simulation's lock, opens or creates state.db,
 	// builds the model client when Settings.LLM is set, and imports a
-	// chronicle's chronicle.json saved by an earlier version.
+	// game an earlier version saved in a file of its own (Importer).
 	ReadWrite
 )
 
@@ -408,8 +408,8 @@ func (s *Session) LastTick() int {
 	return s.runner.LastTick()
 }
 
-// State is the kind's state after the last committed tick (a chronicle's
-// saved game not imported yet, when opened read-only).
+// State is the kind's state after the last committed tick (a saved game
+// not imported yet, when opened read-only).
 func (s *Session) State() any {
 	switch {
 	case s.runner != nil && (s.runner.LastTick() > 0 || s.saved == nil):
@@ -543,7 +543,7 @@ func configuredEndpoints(rows []store.GroupUsage, names []string) []store.GroupU
 }
 
 // Reset deletes the run state of the simulation in dir (state.db, and a
-// chronicle.json not imported yet); the authored files are kept. It takes
+// kind's game saved in a file not imported yet); the authored files are kept. It takes
 // the simulation's lock and returns the paths it deleted. It needs only
 // the folder: files that no longer load (an edit gone wrong, a newer
 // version's keys) do not keep a person from starting over.

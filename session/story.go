@@ -17,7 +17,7 @@ type StoryQuery struct {
 }
 
 // Story is what happened over a range of ticks. The kind tells it: by
-// place and character in Ticks (a narrative), or in Turns, each turn's log
+// place and character in Ticks (characters in locations), or in Turns, each turn's log
 // (a game).
 type Story struct {
 	Simulation string      `json:"simulation"`
@@ -28,7 +28,7 @@ type Story struct {
 	Turns      []StoryTurn `json:"turns,omitempty"`
 }
 
-// StoryTick is one narrative tick, location by location.
+// StoryTick is one tick of characters in locations, location by location.
 type StoryTick struct {
 	Tick      int             `json:"tick"`
 	Locations []StoryLocation `json:"locations"`
@@ -76,7 +76,7 @@ type StoryTurn struct {
 	Turn  int      `json:"turn"`
 	Lines []string `json:"lines"`
 	// Errors are the players' failures of the turn, also in Lines:
-	// conquest's order errors and passed turns, the duel's refused choices.
+	// orders refused and passed turns, choices refused.
 	Errors []PlayerError `json:"errors"`
 }
 
@@ -88,7 +88,7 @@ type PlayerError struct {
 
 // Story tells ticks q.From..q.To of the run. A tick outside the committed
 // range, an unknown location or character, or a kind without a per-tick
-// story (the chronicle) is an *InputError saying what there is. The kind
+// story (its CheckStory refuses) is an *InputError saying what there is. The kind
 // tells the committed ticks; the session checks the range.
 func (s *Session) Story(ctx context.Context, q StoryQuery) (*Story, error) {
 	last := s.LastTick()
@@ -139,11 +139,11 @@ func (s *Session) Usage(ctx context.Context) ([]store.CallUsage, error) {
 	return s.store.UsageRows(ctx)
 }
 
-// CheckTurnStory refuses the filters of a narrative's story (a location, a
-// character) for a game of kind, whose story is told by turns.
+// CheckTurnStory refuses the filters of a story told place by place (a
+// location, a character) for a game of kind, whose story is told by turns.
 func CheckTurnStory(dir, kind string, q StoryQuery) error {
 	if q.Location != "" || q.Character != "" {
-		return inputErrorf("%s is a %s game: --location and --character are for narrative simulations; `arbiter status %s` shows each player", dir, kind, dir)
+		return inputErrorf("%s is a %s game: --location and --character are for simulations of characters in locations; `arbiter status %s` shows each player", dir, kind, dir)
 	}
 	return nil
 }

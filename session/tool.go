@@ -6,9 +6,8 @@ import (
 )
 
 // Tools are a kind's own commands, beside the commands every kind shares:
-// the CLI mounts them as `arbiter <kind> <tool>` (`arbiter chronicle parse`,
-// `arbiter conquest check-orders`). Short says what they are for, as the
-// group's help line.
+// the CLI mounts them as `arbiter <kind> <tool>`. Short says what they
+// are for, as the group's help line.
 type Tools struct {
 	Short string
 	List  []Tool

@@ -26,8 +26,8 @@ type Caller interface {
 	// CallPhases are the phases a model answers.
 	CallPhases() []string
 	// Entities lists whom phase calls at the tick after state, in the
-	// kind's order (a narrative's characters for intention, its
-	// locations for resolution); an unknown phase is an *InputError
+	// kind's order (the characters of a phase that calls characters);
+	// an unknown phase is an *InputError
 	// naming the known ones.
 	Entities(phase string, state any) ([]string, error)
 	// CallAt is the call phase makes for q.Entity at tick q.Tick+1 from the
@@ -43,7 +43,7 @@ type Caller interface {
 	// the answer would change, applied to q.State in memory.
 	Judge(q RequestQuery, res llm.Result) Verdict
 	// Assertions are the checks of an answer an eval suite may name that
-	// only this kind knows (a narrative's moves_to), by name.
+	// only this kind knows (whether a character moves), by name.
 	Assertions() map[string]KindAssertion
 }
 
@@ -59,7 +59,7 @@ type Call struct {
 	// sends): an eval caches answers by it.
 	Key string
 	// Send makes the call through c. A call whose answer is not a
-	// structured output (a chronicle's reply, a model seat's tool calls)
+	// structured output (a reply in a conversation, a model seat's tool calls)
 	// comes back as one: Raw the text, Output the answer as JSON.
 	Send func(ctx context.Context, c *llm.Client) llm.Result
 }

@@ -42,16 +42,16 @@ func newArenaCmd(io *IOStreams, g *globals, runF func(context.Context, *ArenaOpt
 	opts := &ArenaOptions{IO: io, Globals: g}
 	var shard string
 	cmd := &cobra.Command{
-		Use:   "arena <game-simulation-dir | conquest | duel> --seats model,bot --games 20 --seed 1",
-		Short: "Play seeded games of conquest or the duel between seat configurations and compare them",
-		Long: `arena plays --games games of a conquest or duel simulation (or, given
-conquest or duel, of the settings of simulations/conquest-demo or
-simulations/duel-demo, built into arbiter: it works from any folder),
+		Use:   "arena <game-simulation-dir | kind> --seats model,bot --games 20 --seed 1",
+		Short: "Play seeded games between seat configurations and compare them",
+		Long: `arena plays --games games of a game simulation (or, given the name of a
+kind with a demo built into arbiter, ` + strings.Join(session.Demos(), " or ") + `, of the settings
+of simulations/<kind>-demo: it works from any folder),
 with seeds --seed, --seed+1, ..., in parallel, each on a run state of its own
 that is removed afterwards; the simulation's own state.db is not touched.
 --seats lists the seats in player order (model,bot: p1 a model, p2 the bot),
 or by player (p2=model). It prints wins, draws, invalid orders or choices per
-turn, model calls per turn (a conquest seat's tool iterations), failed calls
+turn, model calls per turn (a seat's tool iterations each count), failed calls
 (the seat fell back) and tokens per player, and with --json every game.
 
 A model seat may play a configuration of its own, so that two prompt

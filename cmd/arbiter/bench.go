@@ -52,8 +52,8 @@ func newBenchCmd(io *IOStreams, g *globals, runF func(context.Context, *BenchOpt
 	var sizes []string
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Measure what a narrative tick costs at scale, against a stand-in model server",
-		Long: `bench generates narrative worlds of the given size, runs them as ` + "`arbiter run`" + ` would
+		Short: "Measure what a tick of characters in locations costs at scale, against a stand-in model server",
+		Long: `bench generates worlds of characters and locations of the given size, runs them as ` + "`arbiter run`" + ` would
 against a stand-in OpenAI-compatible server on 127.0.0.1 that it starts in a child
 process (answers valid for every request, with the latency, concurrency cap and rpm
 limit given), and reports T against the ideal T* of two waves of calls, engine CPU

@@ -36,14 +36,13 @@ func newChatCmd(ios *IOStreams, g *globals, runF func(context.Context, *ChatOpti
 	var flagKeys map[string]string
 	cmd := &cobra.Command{
 		Use:   "chat <simulation-dir>",
-		Short: "Build a chronicle's history with a model, in an interactive terminal chat",
-		Long: `chat opens a chronicle simulation (kind: chronicle) and lets you and the model
-build its history together: bookends and palette in setup, then periods and
-events in play. Commands in messages (CREATE PERIOD, CREATE EVENT, CREATE
-PALETTE) change the timeline, a whole message or nothing of it. Type /help in
-the chat for its commands (/raw, /reparse, /restart, /copy, /timeline, /play).
-Every message is one turn, committed to the simulation's state.db as it is
-made; a chronicle.json saved by an earlier version is imported the first time.`,
+		Short: "Play a simulation in conversation with a model, in an interactive terminal chat",
+		Long: `chat opens a simulation of a kind played in conversation with the model, and
+lets you and the model take turns. Every message is one turn, committed to
+the simulation's state.db as it is made.
+
+What the chat builds, by kind:
+` + session.Help("chat"),
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.Cassette.check(); err != nil {

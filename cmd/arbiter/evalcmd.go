@@ -48,10 +48,8 @@ temperature, max_tokens or endpoint), repeat times.
 
 Every answer is checked: its schema and the kind's own checks always, and the
 suite's assertions of its phase (equals, contains, matches, length at a JSON
-pointer; no_fallback, max_cost, max_latency; the kind's own, such as a
-narrative's moves_to and mentions_present; judge, a rubric a judge model
-grades). A narrative's resolution answers are applied to the case's world in
-memory: the result shows what each would change.
+pointer; no_fallback, max_cost, max_latency; the kind's own, below; judge, a
+rubric a judge model grades).
 
 The table gives each variant's pass rates with 95% intervals, schema-valid rate,
 repairs, fallbacks, tokens, cost and latency, then each variant against the
@@ -60,7 +58,10 @@ are cached in eval.db beside state.db by request, so an unchanged variant costs
 nothing on a rerun (--no-cache asks again); each eval is stored there too:
 --list lists them, --compare A B compares two. Exit code: 0 when every
 threshold (min_pass_rate) is met, 5 when one is not, 2 for bad input, 130 when
-interrupted (the answers that came are kept in the cache).`,
+interrupted (the answers that came are kept in the cache).
+
+The kinds' own assertions and checks:
+` + session.Help("eval"),
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(opts.Compare) != 0 && len(opts.Compare) != 2 {

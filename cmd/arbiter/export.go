@@ -11,7 +11,7 @@ type Exporter interface {
 }
 
 // jsonExporter prints data as indented JSON, with <, > and & as they are
-// (model text and chronicle names are not HTML); encoding/json escapes the
+// (model text and the names a person types are not HTML); encoding/json escapes the
 // control characters a model may write.
 type jsonExporter struct{}
 
@@ -23,7 +23,7 @@ func (jsonExporter) Write(io *IOStreams, data any) error {
 }
 
 // exportJSON is the exporter of the commands whose only output is JSON
-// (export, chronicle parse, conquest check-orders).
+// (export, and the kinds' own commands that print a document).
 var exportJSON Exporter = jsonExporter{}
 
 // exporter is the exporter --json asks for, nil without it.

@@ -12,8 +12,7 @@ import (
 )
 
 // newKindCmds are the registered kinds' own commands, `arbiter <kind>
-// <tool>` (`arbiter chronicle show`, `arbiter conquest check-orders`),
-// each kind's a group named after it.
+// <tool>` (session.KindTools), each kind's a group named after it.
 func newKindCmds(ios *IOStreams, g *globals) []*cobra.Command {
 	var out []*cobra.Command
 	for _, kind := range session.Kinds() {

@@ -32,7 +32,7 @@ func newPlayCmd(io *IOStreams, g *globals, runF func(context.Context, *PlayOptio
 	opts := &PlayOptions{IO: io, Globals: g}
 	cmd := &cobra.Command{
 		Use:   "play <simulation-dir> [--seat <player>]",
-		Short: "Play a game (conquest, duel) at the terminal: one person, or several taking turns (hot-seat); the other seats play as configured",
+		Short: "Play a game at the terminal: one person, or several taking turns (hot-seat); the other seats play as configured",
 		Long: `Play a game at the terminal. The people are the seats simulation.yaml makes
 "person", and any seat named with --seat (played by a person over its configured
 bot or model). With more than one person the game is played hot-seat: each
@@ -42,7 +42,7 @@ End of input leaves the game: every committed turn is kept, and the exit code
 is that of an interruption (130). /quit leaves with exit 0.
 
 How a turn is played, by kind:
-` + session.PlayHelp(),
+` + session.Help("play"),
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.Cassette.check(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -47,18 +48,19 @@ The templates of each kind, by phase:
 	}
 	opts := &RenderOptions{IO: io, Globals: g}
 	render := &cobra.Command{
-		Use:   "render <simulation-dir> --phase intention|resolution|chat [--entity ID]",
+		Use:   "render <simulation-dir> --phase P [--entity ID]",
 		Short: "Show what a call of a phase sends: its messages and its schema",
-		Long: `Render the call that a phase would make for one entity (a character for
-intention, a location for resolution; a chronicle's phase is chat, with no
-entity) at the tick after the latest committed one, or after --tick N: the
-system prompt, the entity's past exchanges as of that tick (llm.depth of
-them), the user prompt, and the JSON Schema the answer must satisfy. The
-simulation's prompts/ overrides apply. For resolution, the characters'
-current external_intent stands in for that tick's intentions.
+		Long: `Render the call that a phase would make for one entity (the phases and
+their entities below) at the tick after the latest committed one, or after
+--tick N: the system prompt, the entity's past exchanges as of that tick
+(llm.depth of them), the user prompt, and the JSON Schema the answer must
+satisfy. The simulation's prompts/ overrides apply.
 
 --part system|user prints only that prompt's text; both prints the two;
-all (the default) prints every message and the schema.`,
+all (the default) prints every message and the schema.
+
+The phases of each kind, and whom a call is for (--entity):
+` + session.PhaseHelp() + session.Help("prompts render"),
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch opts.Part {
@@ -78,8 +80,8 @@ all (the default) prints every message and the schema.`,
 		},
 	}
 	f := render.Flags()
-	f.StringVar(&opts.Phase, "phase", "", "intention, resolution (narrative), chat (chronicle) or orders (conquest; --entity: the player)")
-	f.StringVar(&opts.Entity, "entity", "", "character id (intention) or location id (resolution)")
+	f.StringVar(&opts.Phase, "phase", "", "the phase of the call: "+strings.Join(session.AllPhases(), ", "))
+	f.StringVar(&opts.Entity, "entity", "", "whom the call is for, as its phase says (below)")
 	f.StringVar(&opts.Part, "part", "all", "system, user, both or all")
 	f.IntVar(&opts.Tick, "tick", 0, "state to render from (default: the latest committed)")
 	f.Int("depth", 0, "past exchanges of the entity sent back (llm.depth)")

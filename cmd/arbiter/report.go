@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/arbiter-sim/arbiter/report"
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 // ReportOptions are the inputs of `arbiter report`.
@@ -25,13 +26,13 @@ func newReportCmd(io *IOStreams, g *globals, runF func(context.Context, *ReportO
 		Use:   "report <simulation-dir> -o <file.html>",
 		Short: "Write the run as one self-contained HTML page: timeline, paths, calls, boards",
 		Long: `report writes what a run did as one HTML file that needs nothing else (no
-script, no remote font or image): the timeline of ticks with each location's
-moment and each character's intentions and memory entries, each character's
-path across locations as a chart, the model calls per phase and tick (tokens,
-latency, failed calls, fallbacks) as plots; for conquest and the duel the
-board after every turn and each player's errors; for a chronicle its timeline.
+script, no remote font or image): the model calls per phase and tick (tokens,
+latency, failed calls, fallbacks) as plots, and the kind's own part (below).
 The file is replaced whole or not at all; -o - writes the page to stdout.
-With --json, what was written: {"path", "bytes", "ticks"} (not with -o -).`,
+With --json, what was written: {"path", "bytes", "ticks"} (not with -o -).
+
+The kind's own part of the page, by kind:
+` + session.Help("report"),
 		Example: "  arbiter report simulations/demo-sim -o report.html",
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

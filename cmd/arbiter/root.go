@@ -109,11 +109,10 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "arbiter",
 		Short: "Run LLM-driven worlds tick by tick",
-		Long: `arbiter runs LLM-driven worlds tick by tick: in a narrative simulation a model
-plays every character (their intentions) and a model, the game master of each
-location, decides what happens there, all locations in parallel; in a
-chronicle a person and a model build a history in conversation. Every tick or
-turn commits whole to the simulation's state.db, or not at all.`,
+		Long: `arbiter runs LLM-driven worlds tick by tick. Every tick or turn commits whole
+to the simulation's state.db, or not at all. The kind of simulation
+(simulation.yaml's kind:) says what a tick is:
+` + session.Help("arbiter"),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -25,12 +25,12 @@ func newStoryCmd(io *IOStreams, g *globals, runF func(context.Context, *StoryOpt
 	cmd := &cobra.Command{
 		Use:   "story <simulation-dir>",
 		Short: "Tell what happened, tick by tick: moments, intentions, memories, moves, fallbacks",
-		Long: `story tells what a narrative run did, per tick and location: the moment at the
-end of the tick, each character's intention and memory entry, who moved where,
-the calls that fell back and the updates the apply step skipped. For conquest
-and the duel it prints each turn's log (conquest's with the failures its event
-log holds). --last tells the latest committed tick alone. --json gives the
-same as data.`,
+		Long: `story tells what a run did, tick by tick (a game's turn by turn), as its kind
+tells it (below). --last tells the latest committed tick alone. --json gives
+the same as data.
+
+What the story holds, by kind:
+` + session.Help("story"),
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f := cmd.Flags()

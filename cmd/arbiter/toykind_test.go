@@ -267,7 +267,12 @@ func (st *toyState) last() string {
 	return seat
 }
 
-func (*toy) PlayHelp() string { return "  Add 1 or 2 to the count.\n" }
+func (*toy) Help(command string) string {
+	if command == "play" {
+		return "  Add 1 or 2 to the count.\n"
+	}
+	return ""
+}
 
 func (g *toy) Table(bool) *session.Table {
 	return &session.Table{

@@ -73,8 +73,8 @@ The exit code is 0 when every answer passed its schema and the kind's checks,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Phase, "phase", "", "the phase of the call: intention or resolution (narrative), chat (chronicle), orders (conquest)")
-	f.StringVar(&opts.Entity, "entity", "", "whom the call is for: a character (intention), a location (resolution), a player (orders); none for a chronicle")
+	f.StringVar(&opts.Phase, "phase", "", "the phase of the call: "+strings.Join(session.AllPhases(), ", ")+" (prompts --help lists each kind's)")
+	f.StringVar(&opts.Entity, "entity", "", "whom the call is for, as its phase says (prompts --help)")
 	f.IntVar(&opts.Tick, "tick", 0, "the tick the call belongs to, from the committed state before it (default: the next tick)")
 	f.StringArrayVar(&opts.Templates, "templates", nil, "a folder of templates laid over the simulation's (repeatable)")
 	f.StringVar(&opts.Model, "model", "", "the model the call goes to (default: the phase's configured model)")

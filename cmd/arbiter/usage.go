@@ -34,7 +34,7 @@ model. Each call is priced at the model that answered it, as stored with the
 call; a call stored by an arbiter older than schema version 3 has no model
 and is priced at the model its phase is configured with now (the report says
 so). A model without a price leaves the cost unknown. The tokens a Batch
-API job answered (run --batch, phases.<name>.mode: batch) are priced at
+API job answered (run --batch, or a phase's mode: batch) are priced at
 the model's batch_discount off its price (default 0.5, OpenAI's half
 price); the rest, repairs included, at the live price.`,
 		Args: exactArgs(1),

@@ -122,3 +122,28 @@ func (g *Game) Saved(dir string) (*session.Saved, error) {
 	}
 	return &session.Saved{Path: path, State: st, Move: Import{State: saved}}, nil
 }
+
+// Help is the chronicle's lines of the commands' --help.
+func (*Game) Help(command string) string {
+	switch command {
+	case "arbiter":
+		return `  A person and a model build a history in conversation (arbiter chat).
+`
+	case "chat":
+		return `  You and the model build its history together: bookends and palette in
+  setup, then periods and events in play. Commands in messages (CREATE
+  PERIOD, CREATE EVENT, CREATE PALETTE) change the timeline, a whole message
+  or nothing of it. Type /help in the chat for its commands (/raw, /reparse,
+  /restart, /copy, /timeline, /play). A chronicle.json saved by an earlier
+  version is imported the first time.
+`
+	case "report":
+		return `  Its timeline: the big picture, the palette, the periods and their events.
+`
+	case "story":
+		return `  None by tick: ` + "`arbiter chronicle show DIR`" + ` prints its timeline, and /history
+  in ` + "`arbiter chat DIR`" + ` its conversation.
+`
+	}
+	return ""
+}

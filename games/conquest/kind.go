@@ -20,7 +20,7 @@ import (
 
 func init() {
 	session.Register(KindName, session.Opener{Kind: (*Game)(nil), Section: seat.Section, Reads: world.Reads{Folders: []string{"prompts"}}, Open: open, Tools: commands,
-		Templates: []session.PhaseTemplates{{Phase: PhaseOrders, Templates: []string{PromptFile}}}})
+		Templates: []session.PhaseTemplates{{Phase: PhaseOrders, Templates: []string{PromptFile}, Entity: "a player"}}})
 }
 
 func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (session.Kind, error) {
@@ -36,8 +36,26 @@ func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (se
 // UseClient makes c the client of the model seats.
 func (g *Game) UseClient(c *llm.Client) { g.Client = c }
 
-// PlayHelp is conquest's part of `arbiter play --help`.
-func (*Game) PlayHelp() string { return playHelp }
+// Help is conquest's lines of the commands' --help: how a person plays a
+// turn, for play.
+func (*Game) Help(command string) string {
+	switch command {
+	case "arbiter":
+		return `  Players send fleets between stars to take them, played by models (with
+  tools), bots and people at the terminal.
+`
+	case "play":
+		return playHelp
+	case "report":
+		return `  How the game ended, the star map after every turn, each player's ships
+  and stars over the turns, and each player's order errors.
+`
+	case "story":
+		return `  Each turn's log, with the failures its event log holds.
+`
+	}
+	return ""
+}
 
 // Manifest: the model seats' model, their system prompt, and the seed.
 // A model seat's tools are built from the map of each turn; their shape is

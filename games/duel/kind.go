@@ -25,8 +25,8 @@ func init() {
 		Open:    open,
 		Schemas: Schemas,
 		Templates: []session.PhaseTemplates{
-			{Phase: PhaseBuild, Templates: []string{SystemPrompt, BuildPrompt}},
-			{Phase: PhaseCharges, Templates: []string{SystemPrompt, ChargesPrompt}},
+			{Phase: PhaseBuild, Templates: []string{SystemPrompt, BuildPrompt}, Entity: "a player"},
+			{Phase: PhaseCharges, Templates: []string{SystemPrompt, ChargesPrompt}, Entity: "a player"},
 		},
 	})
 }
@@ -43,8 +43,26 @@ func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (se
 // UseClient makes c the client of the model seats.
 func (g *Game) UseClient(c *llm.Client) { g.Client = c }
 
-// PlayHelp is the duel's part of `arbiter play --help`.
-func (*Game) PlayHelp() string { return playHelp }
+// Help is the duel's lines of the commands' --help: how a person plays a
+// turn, for play.
+func (*Game) Help(command string) string {
+	switch command {
+	case "arbiter":
+		return `  Two players roll dice, build ships and fire their charges until one has
+  no health left, played by models, bots and people at the terminal.
+`
+	case "play":
+		return playHelp
+	case "report":
+		return `  Every turn with each side's health after it, how the game ended, and
+  each player's refused choices.
+`
+	case "story":
+		return `  Each turn's log: the builds, hits and healing, and the choices refused.
+`
+	}
+	return ""
+}
 
 // playHelp is how a person plays a turn of a duel.
 const playHelp = `  Each turn both players roll a die and gain that many lines; then you build one
