@@ -432,3 +432,29 @@ func duration(v any) (time.Duration, bool) {
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// Variant is the variant of the suite named name, and whether it has one;
+// Baseline is the simulation as it is, a Variant that changes nothing.
+func (s *Suite) Variant(name string) (Variant, bool) {
+	if name == Baseline {
+		return Variant{Name: Baseline}, true
+	}
+	i := slices.IndexFunc(s.Variants, func(v Variant) bool { return v.Name == name })
+	if i < 0 {
+		return Variant{}, false
+	}
+	return s.Variants[i], true
+}
+
+// VariantNames says which variants the suite names, for an error about
+// one it does not: "its variants: terse, chatty" or "it names none".
+func (s *Suite) VariantNames() string {
+	if len(s.Variants) == 0 {
+		return "it names none"
+	}
+	names := make([]string, len(s.Variants))
+	for i, v := range s.Variants {
+		names[i] = v.Name
+	}
+	return "its variants: " + strings.Join(names, ", ")
+}

@@ -144,23 +144,15 @@ func suiteSeats(opts *ArenaOptions, s *session.Session, variants map[string]stri
 	if err != nil {
 		return usageError(err)
 	}
-	var names []string
-	for _, v := range suite.Variants {
-		names = append(names, v.Name)
-	}
 	for _, p := range slices.Sorted(maps.Keys(variants)) {
-		i := slices.IndexFunc(suite.Variants, func(v eval.Variant) bool { return v.Name == variants[p] })
-		if i < 0 {
-			known := "it names none"
-			if len(names) > 0 {
-				known = "its variants: " + strings.Join(names, ", ")
-			}
-			return usageErrorf("--seats: seat %s: no variant %q in %s (%s; model or model:%s plays the simulation as it is)", p, variants[p], path, known, eval.Baseline)
+		v, ok := suite.Variant(variants[p])
+		if !ok {
+			return usageErrorf("--seats: seat %s: no variant %q in %s (%s; model or model:%s plays the simulation as it is)", p, variants[p], path, suite.VariantNames(), eval.Baseline)
 		}
-		if v := suite.Variants[i]; len(v.Settings) > 0 {
+		if len(v.Settings) > 0 {
 			return usageErrorf("--seats: seat %s: the variant %s of %s lays settings over simulation.yaml's, and an arena's seats play one game, with the simulation's settings (a seat's variant gives templates, model, temperature, max tokens or endpoint)", p, v.Name, path)
 		}
-		configured[p] = suite.Variants[i]
+		configured[p] = v
 	}
 	return nil
 }

@@ -191,6 +191,28 @@ func TestEvalCompareAndList(t *testing.T) {
 	}
 }
 
+// TestEvalVariantNarrows: --variant runs the named variants beside the
+// baseline and no other; a name the suite lacks is refused before a call.
+func TestEvalVariantNarrows(t *testing.T) {
+	cleanEnv(t)
+	srv := fakeModel(t, nil)
+	sim := tryDemo(t)
+	writeSuite(t, sim, "cases: {ticks: 2, phases: [intention]}\nvariants:\n  - {name: terse, templates: evals/terse}\n  - {name: hot, temperature: 1.5}\n")
+	before := srv.CallCount()
+	code, out, errOut := arbiter(t, "eval", sim, "--variant", "hot", "--variant", "hot")
+	if code != 0 || !strings.Contains(out, "6 cases x 2 variants x 1 repeats: 12 answers") || strings.Contains(out, "terse") {
+		t.Errorf("eval --variant hot: exit %d; want the baseline and hot alone:\n%s\n%s", code, out, errOut)
+	}
+	if got := srv.CallCount() - before; got != 12 {
+		t.Errorf("eval --variant hot made %d calls, want 12", got)
+	}
+	before = srv.CallCount()
+	code, _, errOut = arbiter(t, "eval", sim, "--variant", "hott")
+	if code != ExitUsage || !strings.Contains(errOut, `--variant hott: no variant "hott" in `+sim+"/evals.yaml (its variants: terse, hot; baseline is the simulation as it is)") || srv.CallCount() != before {
+		t.Errorf("eval --variant hott: exit %d, %d calls, stderr %q", code, srv.CallCount()-before, errOut)
+	}
+}
+
 func TestEvalBadInput(t *testing.T) {
 	cleanEnv(t)
 	srv := fakeModel(t, nil)

@@ -26,12 +26,15 @@ type EvalOptions struct {
 	Config  *Config
 	Dir     string
 	Suite   string // --suite; "": SIM/evals.yaml
-	NoCache bool
-	JUnit   string
-	HTML    string
-	Compare []string // --compare A B: two stored evals
-	List    bool
-	Watch   bool
+	// Variants narrows the suite's variants to these (--variant); nil:
+	// every one. The baseline is always run.
+	Variants []string
+	NoCache  bool
+	JUnit    string
+	HTML     string
+	Compare  []string // --compare A B: two stored evals
+	List     bool
+	Watch    bool
 }
 
 func newEvalCmd(io *IOStreams, g *globals, runF func(context.Context, *EvalOptions) error) *cobra.Command {
@@ -56,7 +59,8 @@ repairs, fallbacks, tokens, cost and latency, then each variant against the
 baseline on the same cases (wins, losses, ties and the sign test's p). Answers
 are cached in eval.db beside state.db by request, so an unchanged variant costs
 nothing on a rerun (--no-cache asks again); each eval is stored there too:
---list lists them, --compare A B compares two. Exit code: 0 when every
+--list lists them, --compare A B compares two. --variant NAME (repeatable)
+runs only the named variants beside the baseline. Exit code: 0 when every
 threshold (min_pass_rate) is met, 5 when one is not, 2 for bad input, 130 when
 interrupted (the answers that came are kept in the cache).
 
@@ -80,6 +84,7 @@ The kinds' own assertions and checks:
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Suite, "suite", "", "the suite file (default: evals.yaml in the simulation's folder)")
+	f.StringArrayVar(&opts.Variants, "variant", nil, "run only this variant of the suite beside the baseline (repeatable)")
 	f.BoolVar(&opts.NoCache, "no-cache", false, "ask every call again rather than answer from eval.db")
 	f.StringVar(&opts.JUnit, "junit", "", "write the result as JUnit XML to this file (for CI)")
 	f.StringVar(&opts.HTML, "html", "", "write the result as one self-contained HTML page to this file")
@@ -140,6 +145,9 @@ func evalOnce(ctx context.Context, opts *EvalOptions) (_ *eval.Result, err error
 	if err != nil {
 		return nil, usageError(err)
 	}
+	if err := keepVariants(suite, opts.Variants); err != nil {
+		return nil, err
+	}
 	cases, err := eval.Cases(ctx, base, suite.Cases)
 	if err != nil {
 		return nil, usageError(err)
@@ -170,6 +178,27 @@ func evalOnce(ctx context.Context, opts *EvalOptions) (_ *eval.Result, err error
 		return res, fmt.Errorf("%w: the %d answers that came are kept in %s; run the eval again to ask the rest", session.ErrInterrupted, len(res.Answers), eval.DBFile)
 	}
 	return res, err
+}
+
+// keepVariants narrows suite to the variants names (every one when names
+// is empty); the baseline is run whatever names say, as the others are
+// compared with it. A name the suite does not have is refused.
+func keepVariants(suite *eval.Suite, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	var kept []eval.Variant
+	for _, n := range names {
+		v, ok := suite.Variant(n)
+		switch {
+		case !ok:
+			return usageErrorf("--variant %s: no variant %q in %s (%s; %s is the simulation as it is)", n, n, suite.Path, suite.VariantNames(), eval.Baseline)
+		case n != eval.Baseline && !slices.ContainsFunc(kept, func(k eval.Variant) bool { return k.Name == n }):
+			kept = append(kept, v)
+		}
+	}
+	suite.Variants = kept
+	return nil
 }
 
 func suitePath(opts *EvalOptions) string {

@@ -247,3 +247,46 @@ func TestTryAndEvalFailATruncatedPrompt(t *testing.T) {
 		t.Errorf("eval of truncated prompts: exit %d, want 5 and the schema failed for all 6\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestPromptsTryVariant: --variant makes the call as the eval suite's
+// variant makes it (its templates, and its answer settings in the schema
+// and the prompt alike), and the same call as eval's for that variant.
+func TestPromptsTryVariant(t *testing.T) {
+	cleanEnv(t)
+	srv := fakeModel(t, nil)
+	sim := tryDemo(t)
+	code, out, errOut := arbiter(t, "prompts", "try", sim, "--phase", "intention", "--entity", "ida", "--tick", "2", "--variant", "terse")
+	if code != 0 {
+		t.Fatalf("try --variant terse: exit %d\n%s\n%s", code, out, errOut)
+	}
+	calls := srv.Calls()
+	last := calls[len(calls)-1]
+	if !strings.Contains(string(last.Schema()), `"maxLength":80`) || !strings.Contains(last.LastUserMessage(), "One short sentence of at most 80 characters") {
+		t.Errorf("try --variant terse sent no 80-character cap:\nschema %s\nuser %s", last.Schema(), last.LastUserMessage())
+	}
+	if !strings.Contains(out, "(model test-model, variant terse, templates "+sim+"/evals/terse over the simulation's)") {
+		t.Errorf("try --variant terse does not say so:\n%s", out)
+	}
+	// baseline is the simulation as it is: the call the run made.
+	code, out, errOut = arbiter(t, "prompts", "try", sim, "--phase", "intention", "--entity", "ida", "--tick", "2", "--variant", "baseline")
+	calls = srv.Calls()
+	if last = calls[len(calls)-1]; code != 0 || strings.Contains(string(last.Schema()), `"maxLength":80`) {
+		t.Errorf("try --variant baseline: exit %d, schema %s\n%s\n%s", code, last.Schema(), out, errOut)
+	}
+	before := srv.CallCount()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--variant", "tersee"}, `--variant tersee: no variant "tersee" in ` + sim + "/evals.yaml (its variants: terse; baseline is the simulation as it is)"},
+		{[]string{"--variant", "terse", "--suite", sim + "/nope.yaml"}, "nope.yaml: stat"},
+	} {
+		code, _, errOut := arbiter(t, append([]string{"prompts", "try", sim, "--phase", "intention", "--entity", "ida"}, c.args...)...)
+		if code != ExitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("try %v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+	if srv.CallCount() != before {
+		t.Errorf("refused variants made %d calls", srv.CallCount()-before)
+	}
+}

@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/arbiter-sim/arbiter/eval"
 	"github.com/arbiter-sim/arbiter/session"
 )
 
@@ -25,6 +28,8 @@ type TryOptions struct {
 	Tick      int // the tick the call belongs to; 0: the next one
 	Templates []string
 	Model     string
+	Variant   string // --variant: a variant of the eval suite
+	Suite     string // --suite; "": SIM/evals.yaml
 	Repeat    int
 	Cassette  CassetteOptions
 }
@@ -32,7 +37,7 @@ type TryOptions struct {
 func newTryCmd(io *IOStreams, g *globals, runF func(context.Context, *TryOptions) error) *cobra.Command {
 	opts := &TryOptions{IO: io, Globals: g}
 	cmd := &cobra.Command{
-		Use:   "try <simulation-dir> --phase P [--entity E] [--tick N] [--templates DIR] [--model M] [--repeat K]",
+		Use:   "try <simulation-dir> --phase P [--entity E] [--tick N] [--variant NAME | --templates DIR] [--model M] [--repeat K]",
 		Short: "Send one call as a run would make it and show the answer, its checks and what it would change",
 		Long: `Render the call that phase P makes for entity E at tick N exactly as ` + "`arbiter run`" + `
 would make it (the committed state before tick N, the entity's past exchanges as
@@ -45,7 +50,10 @@ Nothing is committed: state.db is opened read-only, and a run may be writing
 it meanwhile. --tick defaults to the next tick. --templates DIR lays the
 templates in DIR over the simulation's own (prompts/), file by file, so a
 changed template is tried before it replaces the one in use; --model sends the
-call to another model; --repeat K asks K times (answers differ). --replay FILE
+call to another model; --variant NAME makes the call as that variant of the
+eval suite (evals.yaml, or --suite FILE) makes it: its templates, answer
+settings, model, temperature, max tokens and endpoint (--templates and --model
+are laid over it). --repeat K asks K times (answers differ). --replay FILE
 answers from a cassette instead of the endpoint.
 
 The exit code is 0 when every answer passed its schema and the kind's checks,
@@ -78,6 +86,8 @@ The exit code is 0 when every answer passed its schema and the kind's checks,
 	f.IntVar(&opts.Tick, "tick", 0, "the tick the call belongs to, from the committed state before it (default: the next tick)")
 	f.StringArrayVar(&opts.Templates, "templates", nil, "a folder of templates laid over the simulation's (repeatable)")
 	f.StringVar(&opts.Model, "model", "", "the model the call goes to (default: the phase's configured model)")
+	f.StringVar(&opts.Variant, "variant", "", "make the call as this variant of the eval suite does (baseline: the simulation as it is)")
+	f.StringVar(&opts.Suite, "suite", "", "the eval suite --variant names (default: evals.yaml in the simulation's folder)")
 	f.IntVar(&opts.Repeat, "repeat", 1, "how many times to ask")
 	f.Int("depth", 0, "past exchanges of the entity sent back (llm.depth)")
 	f.String("base-url", "", "OpenAI-compatible endpoint (llm.base_url)")
@@ -102,6 +112,7 @@ type tryReport struct {
 	Entity   string            `json:"entity"`
 	Tick     int               `json:"tick"`
 	Model    string            `json:"model"`
+	Variant  string            `json:"variant,omitempty"`
 	Messages []session.Message `json:"messages"`
 	Answers  []tryAnswerJSON   `json:"answers"`
 }
@@ -126,8 +137,15 @@ func runTry(ctx context.Context, opts *TryOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Variant != "" {
+		v, err := tryVariant(opts, set)
+		if err != nil {
+			return err
+		}
+		set = variantSettings(opts.Config, set, v)
+	}
 	set = withModel(set, opts.Model)
-	set.Templates = opts.Templates
+	set.Templates = append(slices.Clip(set.Templates), opts.Templates...)
 	done, err := opts.Cassette.use(&set)
 	if err != nil {
 		return err
@@ -151,7 +169,7 @@ func runTry(ctx context.Context, opts *TryOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := tryReport{Phase: req.Phase, Entity: req.EntityKey, Tick: req.Tick, Model: req.Params.Model, Messages: call.Messages}
+	rep := tryReport{Phase: req.Phase, Entity: req.EntityKey, Tick: req.Tick, Model: req.Params.Model, Variant: opts.Variant, Messages: call.Messages}
 	failed := 0
 	for range opts.Repeat {
 		t, err := s.Try(ctx, client, opts.Phase, opts.Entity, tick)
@@ -169,12 +187,35 @@ func runTry(ctx context.Context, opts *TryOptions) error {
 			return err
 		}
 	} else {
-		writeTry(opts.IO.Out, rep, opts.Templates)
+		writeTry(opts.IO.Out, rep, opts.Variant, set.Templates)
 	}
 	if failed > 0 {
 		return &exitError{code: ExitModel, err: fmt.Errorf("%d of %d answers failed their checks", failed, opts.Repeat)}
 	}
 	return nil
+}
+
+// tryVariant is the variant of the eval suite that --variant names; a
+// suite that does not load, or names no such variant, is refused before
+// any call.
+func tryVariant(opts *TryOptions, set session.Settings) (eval.Variant, error) {
+	path := opts.Suite
+	if path == "" {
+		path = filepath.Join(opts.Dir, eval.DefaultSuite)
+	}
+	s, err := session.Load(opts.Dir, set)
+	if err != nil {
+		return eval.Variant{}, err
+	}
+	suite, err := eval.LoadSuite(path, modelPhases(s), s.KindAssertions())
+	if err != nil {
+		return eval.Variant{}, usageError(err)
+	}
+	v, ok := suite.Variant(opts.Variant)
+	if !ok {
+		return v, usageErrorf("--variant %s: no variant %q in %s (%s; %s is the simulation as it is)", opts.Variant, opts.Variant, path, suite.VariantNames(), eval.Baseline)
+	}
+	return v, nil
 }
 
 func tryAnswerOf(t *session.Trial, prices map[string]session.Price) tryAnswerJSON {
@@ -195,10 +236,13 @@ func tryAnswerOf(t *session.Trial, prices map[string]session.Price) tryAnswerJSO
 }
 
 // writeTry prints the call once, then each answer with its checks.
-func writeTry(w io.Writer, rep tryReport, templates []string) {
+func writeTry(w io.Writer, rep tryReport, variant string, templates []string) {
 	over := ""
+	if variant != "" {
+		over = ", variant " + variant
+	}
 	if len(templates) > 0 {
-		over = ", templates " + strings.Join(templates, " over ") + " over the simulation's"
+		over += ", templates " + strings.Join(templates, " over ") + " over the simulation's"
 	}
 	fmt.Fprintf(w, "# %s call %s at tick %d (model %s%s)\n", rep.Phase, rep.Entity, rep.Tick, rep.Model, over)
 	if n := len(rep.Messages); n > 0 {
