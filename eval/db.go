@@ -125,14 +125,24 @@ func (d *DB) Stored(ctx context.Context, id string) (*Result, error) {
 
 // Listed is one stored eval, as --list shows it.
 type Listed struct {
-	ID      int64     `json:"id"`
-	Started time.Time `json:"started"`
-	Suite   string    `json:"suite"`
+	ID          int64     `json:"id"`
+	Started     time.Time `json:"started"`
+	Suite       string    `json:"suite"`
+	Variants    []string  `json:"variants"` // the baseline first
+	Cases       int       `json:"cases"`
+	Answers     int       `json:"answers"`
+	Passed      bool      `json:"passed"`
+	Interrupted bool      `json:"interrupted"`
 }
 
-// List lists the stored evals, oldest first.
+// List lists the stored evals, oldest first, each with what it compared
+// and its verdict (read from the stored result by SQLite, not decoded).
 func (d *DB) List(ctx context.Context) ([]Listed, error) {
-	rows, err := d.db.QueryContext(ctx, "SELECT id, started, suite FROM evals ORDER BY id")
+	rows, err := d.db.QueryContext(ctx, `SELECT id, started, suite,
+		(SELECT json_group_array(json_extract(value, '$.name')) FROM json_each(result, '$.variants')),
+		json_array_length(result, '$.cases'), json_array_length(result, '$.answers'),
+		coalesce(json_extract(result, '$.passed'), 0), coalesce(json_extract(result, '$.interrupted'), 0)
+		FROM evals ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("list evals: %w", err)
 	}
@@ -140,11 +150,16 @@ func (d *DB) List(ctx context.Context) ([]Listed, error) {
 	var out []Listed
 	for rows.Next() {
 		var l Listed
-		var started string
-		if err := rows.Scan(&l.ID, &started, &l.Suite); err != nil {
-			return nil, err
+		var started, variants string
+		var cases, answers sql.NullInt64
+		if err := rows.Scan(&l.ID, &started, &l.Suite, &variants, &cases, &answers, &l.Passed, &l.Interrupted); err != nil {
+			return nil, fmt.Errorf("list evals: %w", err)
 		}
 		l.Started, _ = time.Parse(time.RFC3339, started)
+		l.Cases, l.Answers = int(cases.Int64), int(answers.Int64)
+		if err := json.Unmarshal([]byte(variants), &l.Variants); err != nil {
+			return nil, fmt.Errorf("list evals: eval %d: %w", l.ID, err)
+		}
 		out = append(out, l)
 	}
 	return out, rows.Err()

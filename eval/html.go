@@ -181,9 +181,9 @@ pre{white-space:pre-wrap;margin:0;font:12px/1.35 ui-monospace,monospace;max-widt
 .add{background:#e6ffec}.del{background:#ffebe9}
 ul{margin:.2em 0;padding-left:1.2em}
 </style></head><body>
-<h1>eval {{.R.ID}} of {{.R.Simulation}}</h1>
+<h1>eval {{.R.ID}}{{with .R.Against}} against eval {{.}}{{end}} of {{.R.Simulation}}</h1>
 <p>Suite {{.R.Suite}}, started {{.R.Started.Format "2006-01-02 15:04:05 UTC"}}: {{len .R.Cases}} cases, {{len .R.Variants}} variants, {{.R.Repeat}} repeats, {{len .R.Answers}} answers.
-{{if .R.Passed}}<strong class="verdict-pass" id="verdict">Every threshold met.</strong>{{else}}<strong class="verdict-fail" id="verdict">Thresholds not met{{if .R.Interrupted}} (interrupted){{end}}.</strong>{{end}}</p>
+{{if .R.Against}}Each variant of eval {{.R.ID}} beside itself in eval {{.R.Against}}; the prompts' differences are against the first column's.{{else if .R.Passed}}<strong class="verdict-pass" id="verdict">Every threshold met.</strong>{{else}}<strong class="verdict-fail" id="verdict">Thresholds not met{{if .R.Interrupted}} (interrupted){{end}}.</strong>{{end}}</p>
 <h2>Variants</h2>
 {{range .R.Summaries}}<h3>{{.Variant}}</h3>
 <table class="summary"><tr><th>phase</th><th>assertion</th><th>pass</th><th>rate</th><th>95% interval</th><th>judge errors</th></tr>
@@ -191,7 +191,7 @@ ul{margin:.2em 0;padding-left:1.2em}
 {{end}}</table>
 <p>Schema-valid {{pct .SchemaValid}}, {{.Repairs}} repairs, {{.Fallbacks}} fallbacks, mean tokens {{printf "%.0f" .MeanPromptTokens}} prompt / {{printf "%.0f" .MeanCompletionTokens}} completion, latency p50 {{.P50LatencyMS}} ms, p95 {{.P95LatencyMS}} ms{{if .CostUSD}}, cost ${{printf "%.4f" .CostUSD}}{{end}}.</p>
 {{end}}
-{{if .R.Comparisons}}<h2>Against the baseline, on the same cases</h2>
+{{if .R.Comparisons}}<h2>{{if .R.Against}}Against eval {{.R.Against}}{{else}}Against the baseline{{end}}, on the same cases</h2>
 <table id="comparisons"><tr><th>variant</th><th>phase</th><th>assertion</th><th>wins</th><th>losses</th><th>ties</th><th>p (sign test)</th></tr>
 {{range .R.Comparisons}}<tr><td>{{.Variant}}</td><td>{{.Phase}}</td><td>{{.Assertion}}</td><td>{{.Wins}}</td><td>{{.Losses}}</td><td>{{.Ties}}</td><td>{{printf "%.3f" .P}}</td></tr>
 {{end}}</table>{{end}}

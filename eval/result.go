@@ -11,7 +11,10 @@ import (
 // Result is one eval: every answer with its checks, each variant's
 // summary, the comparison with the baseline, and the thresholds' verdict.
 type Result struct {
-	ID         int64           `json:"id"` // in eval.db; 0 when not stored
+	ID int64 `json:"id"` // in eval.db; 0 when not stored
+	// Against is the stored eval this one is set beside (Against); 0 for
+	// an eval's own result.
+	Against    int64           `json:"against,omitempty"`
 	Simulation string          `json:"simulation"`
 	Suite      string          `json:"suite"`
 	Started    time.Time       `json:"started"`

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -179,12 +180,23 @@ func TestEvalCompareAndList(t *testing.T) {
 		}
 	}
 	code, out, _ := arbiter(t, "eval", sim, "--list")
-	if code != 0 || strings.Count(out, "evals.yaml") != 2 || !strings.HasPrefix(out, "1\t") {
-		t.Errorf("--list: exit %d\n%s", code, out)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "id  started") || !regexp.MustCompile(`^1 .*evals\.yaml +baseline +6 +6 +met$`).MatchString(lines[1]) {
+		t.Errorf("--list: exit %d; want a header and a line per eval with its variants, cases, answers and verdict:\n%s", code, out)
 	}
-	code, out, errOut := arbiter(t, "eval", sim, "--compare", "1,latest")
+	page := filepath.Join(t.TempDir(), "both.html")
+	code, out, errOut := arbiter(t, "eval", sim, "--compare", "1,latest", "--html", page)
 	if code != 0 || !strings.Contains(out, "eval 2 against eval 1") || !strings.Contains(out, "baseline@2 vs baseline@1  intention has i") || !strings.Contains(out, "0 wins, 0 losses, 6 ties") {
 		t.Errorf("--compare: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if html, err := os.ReadFile(page); err != nil || !strings.Contains(string(html), "<h1>eval 2 against eval 1 of demo-sim</h1>") || strings.Count(string(html), "<th>baseline@") != 2 {
+		t.Errorf("--compare --html wrote no page of the two evals side by side: %v\n%.800s", err, html)
+	}
+	for _, args := range [][]string{{"--junit", "x.xml", "--list"}, {"--variant", "terse", "--compare", "1,2"}, {"--html", "x.html", "--list"}, {"--no-cache", "--compare", "1,2"}} {
+		code, _, errOut := arbiter(t, append([]string{"eval", sim}, args...)...)
+		if code != ExitUsage || !strings.Contains(errOut, "reads the evals stored in eval.db and runs none: "+args[0]+" is for a run of the suite") {
+			t.Errorf("eval %v: exit %d, %q; want 2 and the flag named", args, code, errOut)
+		}
 	}
 	if code, _, errOut := arbiter(t, "eval", sim, "--compare", "1,9"); code != ExitUsage || !strings.Contains(errOut, `no stored eval "9"`) {
 		t.Errorf("--compare of a missing eval: exit %d, %q", code, errOut)

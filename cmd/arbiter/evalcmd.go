@@ -59,7 +59,8 @@ repairs, fallbacks, tokens, cost and latency, then each variant against the
 baseline on the same cases (wins, losses, ties and the sign test's p). Answers
 are cached in eval.db beside state.db by request, so an unchanged variant costs
 nothing on a rerun (--no-cache asks again); each eval is stored there too:
---list lists them, --compare A B compares two. --variant NAME (repeatable)
+--list lists them, --compare A,B compares two (--html FILE: one page with
+each variant of B beside itself in A). --variant NAME (repeatable)
 runs only the named variants beside the baseline. Exit code: 0 when every
 threshold (min_pass_rate) is met, 5 when one is not, 2 for bad input, 130 when
 interrupted (the answers that came are kept in the cache).
@@ -68,8 +69,8 @@ The kinds' own assertions and checks:
 ` + session.Help("eval"),
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(opts.Compare) != 0 && len(opts.Compare) != 2 {
-				return usageErrorf("--compare takes two stored evals (ids from --list, or latest), got %d", len(opts.Compare))
+			if err := opts.checkFlags(); err != nil {
+				return err
 			}
 			cfg, err := g.loadConfig(cmd.Flags(), map[string]string{"base-url": "llm.base_url", "concurrency": "llm.concurrency"})
 			if err != nil {
@@ -94,6 +95,29 @@ The kinds' own assertions and checks:
 	f.String("base-url", "", "OpenAI-compatible endpoint (llm.base_url)")
 	f.Int("concurrency", 0, "model calls in flight at once (llm.concurrency)")
 	return cmd
+}
+
+// checkFlags refuses flags that do not go together, rather than leaving
+// one unheeded: --list and --compare read stored evals, so the flags of a
+// run of the suite do nothing there.
+func (opts *EvalOptions) checkFlags() error {
+	if len(opts.Compare) != 0 && len(opts.Compare) != 2 {
+		return usageErrorf("--compare takes two stored evals (ids from --list, or latest), got %d", len(opts.Compare))
+	}
+	stored := map[bool]string{true: "--list", false: "--compare"}[opts.List]
+	if !opts.List && len(opts.Compare) == 0 {
+		return nil
+	}
+	for _, f := range []struct {
+		given bool
+		name  string
+	}{{opts.List && len(opts.Compare) > 0, "--compare"}, {opts.Watch, "--watch"}, {opts.NoCache, "--no-cache"}, {opts.JUnit != "", "--junit"},
+		{opts.List && opts.HTML != "", "--html"}, {len(opts.Variants) > 0, "--variant"}, {opts.Suite != "", "--suite"}} {
+		if f.given {
+			return usageErrorf("%s reads the evals stored in eval.db and runs none: %s is for a run of the suite", stored, f.name)
+		}
+	}
+	return nil
 }
 
 func runEval(ctx context.Context, opts *EvalOptions) error {

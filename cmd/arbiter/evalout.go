@@ -162,17 +162,7 @@ func runStoredEvals(ctx context.Context, opts *EvalOptions) error {
 	}
 	defer db.Close()
 	if opts.List {
-		list, err := db.List(ctx)
-		if err != nil {
-			return err
-		}
-		if ex := opts.Globals.exporter(); ex != nil {
-			return ex.Write(opts.IO, list)
-		}
-		for _, l := range list {
-			fmt.Fprintf(opts.IO.Out, "%d\t%s\t%s\n", l.ID, l.Started.Local().Format(time.DateTime), l.Suite)
-		}
-		return nil
+		return listEvals(ctx, opts, db)
 	}
 	a, err := db.Stored(ctx, opts.Compare[0])
 	if err != nil {
@@ -182,27 +172,46 @@ func runStoredEvals(ctx context.Context, opts *EvalOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
-	var cs []eval.Comparison
-	for _, v := range b.Variants {
-		for _, o := range a.Variants {
-			if o.Name == v.Name {
-				cs = append(cs, eval.Compare(b, v.Name, a, v.Name)...)
-			}
+	both := eval.Against(a, b)
+	if opts.HTML != "" {
+		if err := eval.WritePage(opts.HTML, both); err != nil {
+			return err
 		}
 	}
 	if ex := opts.Globals.exporter(); ex != nil {
-		return ex.Write(opts.IO, cs)
+		return ex.Write(opts.IO, both.Comparisons)
 	}
 	fmt.Fprintf(opts.IO.Out, "eval %d against eval %d, each variant against itself, on the cases both made:\n", b.ID, a.ID)
-	for i := range cs {
-		cs[i].Variant = fmt.Sprintf("%s@%d", cs[i].Variant, b.ID)
-		cs[i].Against = fmt.Sprintf("%s@%d", cs[i].Against, a.ID)
-	}
-	writeComparisons(opts.IO.Out, cs)
-	if len(cs) == 0 {
+	writeComparisons(opts.IO.Out, both.Comparisons)
+	if len(both.Comparisons) == 0 {
 		fmt.Fprintln(opts.IO.Out, "  no variant in common: "+strings.Join(names(a), ", ")+" against "+strings.Join(names(b), ", "))
 	}
 	return nil
+}
+
+// listEvals prints the evals stored in db, a line each: when, the suite,
+// the variants, the cases and answers, and the verdict.
+func listEvals(ctx context.Context, opts *EvalOptions, db *eval.DB) error {
+	list, err := db.List(ctx)
+	if err != nil {
+		return err
+	}
+	if ex := opts.Globals.exporter(); ex != nil {
+		return ex.Write(opts.IO, list)
+	}
+	tw := tabwriter.NewWriter(opts.IO.Out, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "id\tstarted\tsuite\tvariants\tcases\tanswers\tthresholds")
+	for _, l := range list {
+		verdict := "met"
+		switch {
+		case l.Interrupted:
+			verdict = "interrupted"
+		case !l.Passed:
+			verdict = "not met"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%s\n", l.ID, l.Started.Local().Format(time.DateTime), l.Suite, strings.Join(l.Variants, ", "), l.Cases, l.Answers, verdict)
+	}
+	return tw.Flush()
 }
 
 func names(r *eval.Result) []string {
