@@ -22,6 +22,9 @@ import (
 // not given, in the simulation's folder.
 const DefaultSuite = "evals.yaml"
 
+// MaxRepeat bounds how many times a case is asked of a variant.
+const MaxRepeat = 100
+
 // MaxSuiteBytes bounds a suite file; a larger one is refused.
 const MaxSuiteBytes = 1 << 20
 
@@ -212,8 +215,8 @@ func ParseSuite(path string, data []byte, phases []string, kind map[string]sessi
 	if s.Repeat == 0 {
 		s.Repeat = 1
 	}
-	if s.Repeat < 1 || s.Repeat > 100 {
-		p.fail(0, "repeat: must be 1 to 100, got %d", f.Repeat)
+	if s.Repeat < 1 || s.Repeat > MaxRepeat {
+		p.fail(0, "repeat: must be 1 to %d, got %d", MaxRepeat, f.Repeat)
 	}
 	if f.MinPassRate != nil {
 		s.MinPassRate = p.rate(0, "min_pass_rate", *f.MinPassRate)

@@ -218,6 +218,17 @@ func TestEvalVariantNarrows(t *testing.T) {
 	if got := srv.CallCount() - before; got != 12 {
 		t.Errorf("eval --variant hot made %d calls, want 12", got)
 	}
+	// --sample and --repeat set the suite's for one run.
+	before = srv.CallCount()
+	code, out, errOut = arbiter(t, "eval", sim, "--variant", "baseline", "--sample", "2", "--repeat", "3", "--no-cache")
+	if code != 0 || !strings.Contains(out, "2 cases x 1 variants x 3 repeats: 6 answers") || srv.CallCount()-before != 6 {
+		t.Errorf("eval --sample 2 --repeat 3: exit %d, %d calls; want 2 cases asked 3 times:\n%s\n%s", code, srv.CallCount()-before, out, errOut)
+	}
+	for _, args := range [][]string{{"--sample", "-1"}, {"--repeat", "101"}} {
+		if code, _, errOut := arbiter(t, append([]string{"eval", sim}, args...)...); code != ExitUsage || !strings.Contains(errOut, "--sample must be at least 1 and --repeat 1 to 100") {
+			t.Errorf("eval %v: exit %d, %q", args, code, errOut)
+		}
+	}
 	before = srv.CallCount()
 	code, _, errOut = arbiter(t, "eval", sim, "--variant", "hott")
 	if code != ExitUsage || !strings.Contains(errOut, `--variant hott: no variant "hott" in `+sim+"/evals.yaml (its variants: terse, hot; baseline is the simulation as it is)") || srv.CallCount() != before {

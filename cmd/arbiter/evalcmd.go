@@ -29,6 +29,8 @@ type EvalOptions struct {
 	// Variants narrows the suite's variants to these (--variant); nil:
 	// every one. The baseline is always run.
 	Variants []string
+	Sample   int // --sample: at most this many cases (the suite's seed); 0: the suite's cases.sample
+	Repeat   int // --repeat: each case this many times; 0: the suite's repeat
 	NoCache  bool
 	JUnit    string
 	HTML     string
@@ -61,7 +63,8 @@ are cached in eval.db beside state.db by request, so an unchanged variant costs
 nothing on a rerun (--no-cache asks again); each eval is stored there too:
 --list lists them, --compare A,B compares two (--html FILE: one page with
 each variant of B beside itself in A). --variant NAME (repeatable)
-runs only the named variants beside the baseline. Exit code: 0 when every
+runs only the named variants beside the baseline; --sample N and --repeat K
+set the suite's cases.sample and repeat for one run. Exit code: 0 when every
 threshold (min_pass_rate) is met, 5 when one is not, 2 for bad input, 130 when
 interrupted (the answers that came are kept in the cache).
 
@@ -86,6 +89,8 @@ The kinds' own assertions and checks:
 	f := cmd.Flags()
 	f.StringVar(&opts.Suite, "suite", "", "the suite file (default: evals.yaml in the simulation's folder)")
 	f.StringArrayVar(&opts.Variants, "variant", nil, "run only this variant of the suite beside the baseline (repeatable)")
+	f.IntVar(&opts.Sample, "sample", 0, "make at most this many of the suite's cases, a seeded sample (cases.sample)")
+	f.IntVar(&opts.Repeat, "repeat", 0, "ask each case this many times of each variant (the suite's repeat)")
 	f.BoolVar(&opts.NoCache, "no-cache", false, "ask every call again rather than answer from eval.db")
 	f.StringVar(&opts.JUnit, "junit", "", "write the result as JUnit XML to this file (for CI)")
 	f.StringVar(&opts.HTML, "html", "", "write the result as one self-contained HTML page to this file")
@@ -104,6 +109,9 @@ func (opts *EvalOptions) checkFlags() error {
 	if len(opts.Compare) != 0 && len(opts.Compare) != 2 {
 		return usageErrorf("--compare takes two stored evals (ids from --list, or latest), got %d", len(opts.Compare))
 	}
+	if opts.Sample < 0 || opts.Repeat < 0 || opts.Repeat > eval.MaxRepeat {
+		return usageErrorf("--sample must be at least 1 and --repeat 1 to %d, got %d and %d", eval.MaxRepeat, opts.Sample, opts.Repeat)
+	}
 	stored := map[bool]string{true: "--list", false: "--compare"}[opts.List]
 	if !opts.List && len(opts.Compare) == 0 {
 		return nil
@@ -112,7 +120,8 @@ func (opts *EvalOptions) checkFlags() error {
 		given bool
 		name  string
 	}{{opts.List && len(opts.Compare) > 0, "--compare"}, {opts.Watch, "--watch"}, {opts.NoCache, "--no-cache"}, {opts.JUnit != "", "--junit"},
-		{opts.List && opts.HTML != "", "--html"}, {len(opts.Variants) > 0, "--variant"}, {opts.Suite != "", "--suite"}} {
+		{opts.List && opts.HTML != "", "--html"}, {len(opts.Variants) > 0, "--variant"}, {opts.Suite != "", "--suite"},
+		{opts.Sample > 0, "--sample"}, {opts.Repeat > 0, "--repeat"}} {
 		if f.given {
 			return usageErrorf("%s reads the evals stored in eval.db and runs none: %s is for a run of the suite", stored, f.name)
 		}
@@ -171,6 +180,12 @@ func evalOnce(ctx context.Context, opts *EvalOptions) (_ *eval.Result, err error
 	}
 	if err := keepVariants(suite, opts.Variants); err != nil {
 		return nil, err
+	}
+	if opts.Sample > 0 {
+		suite.Cases.Sample = opts.Sample
+	}
+	if opts.Repeat > 0 {
+		suite.Repeat = opts.Repeat
 	}
 	cases, err := eval.Cases(ctx, base, suite.Cases)
 	if err != nil {
