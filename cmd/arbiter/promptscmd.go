@@ -41,7 +41,9 @@ Authoring a template, in a loop:
   arbiter prompts render SIM --phase P --entity E    what a call sends now: messages and schema
   arbiter validate SIM                               every problem at once, and which templates are overridden
   arbiter prompts try SIM --phase P --entity E       send that one call and see the answer; nothing is committed
+  arbiter prompts try SIM ... --variant NAME         the same call as a variant of SIM/evals.yaml makes it
   arbiter eval SIM                                   compare template versions on situations from real runs
+  arbiter eval SIM --compare 1,latest --html F       two stored evals side by side: before and after an edit
 
 The templates of each kind, by phase:
 ` + session.TemplateHelp(),
