@@ -25,6 +25,12 @@ func Against(earlier, later *Result) *Result {
 					out.Variants = append(out.Variants, v)
 				}
 			}
+			for _, s := range r.Summaries {
+				if s.Variant == name {
+					s.Variant = tag(r, name)
+					out.Summaries = append(out.Summaries, s)
+				}
+			}
 		}
 	}
 	rows := map[string]int{}
@@ -44,16 +50,6 @@ func Against(earlier, later *Result) *Result {
 			}
 			a.Case, a.Variant = i, tag(r, a.Variant)
 			out.Answers = append(out.Answers, a)
-		}
-	}
-	for _, name := range variantOrder(earlier, later) {
-		for _, r := range []*Result{earlier, later} {
-			for _, s := range r.Summaries {
-				if s.Variant == name {
-					s.Variant = tag(r, name)
-					out.Summaries = append(out.Summaries, s)
-				}
-			}
 		}
 	}
 	for _, v := range later.Variants {
