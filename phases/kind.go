@@ -19,7 +19,6 @@ func init() {
 		Reads:   world.Reads{Folders: []string{"characters", "evals", "locations", "prompts"}, Cast: true, Default: true},
 		Open:    open,
 		Schemas: Schemas,
-		Batches: true,
 		Summary: summary,
 		Templates: []session.PhaseTemplates{
 			{Phase: PhaseIntention, Templates: []string{IntentionSystemTemplate, IntentionUserTemplate}, Entity: "a character"},
@@ -62,6 +61,9 @@ func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (se
 	}
 	return n, nil
 }
+
+// BatchPhases: both phases' calls can go as Batch API jobs.
+func (*Narrative) BatchPhases() []string { return []string{PhaseIntention, PhaseResolution} }
 
 // NeedsModel is true: every character and location is played by a model.
 func (n *Narrative) NeedsModel(...string) bool { return true }

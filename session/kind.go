@@ -23,7 +23,8 @@ import (
 // CLI know nothing else of it. What only some kinds do is an optional
 // interface the session finds by type assertion, as database/sql finds a
 // driver's (driver.Pinger): ModelUser, Requester, Teller, Reporter,
-// Tabler, Chatter, Importer, Caller, Warner, Helper and arena.Game. Which
+// Tabler, Chatter, Importer, Batcher, Caller, Warner, Helper and
+// arena.Game. Which
 // commands play a kind follows from them (Plays).
 type Kind interface {
 	// runner.Stepper is the kind's state and its tick: Kind, Load, Step,
@@ -102,11 +103,23 @@ type Chatter interface {
 }
 
 // Importer is a kind whose games an earlier version of arbiter saved in
-// a file of their own beside the authored files (Opener.RunFiles).
+// a file of their own beside the authored files.
 type Importer interface {
 	// Saved is the game saved in dir, not in state.db yet; nil when
 	// there is none.
 	Saved(dir string) (*Saved, error)
+	// RunFiles are the files beside simulation.yaml that hold such a
+	// game: Reset deletes them. It is asked of the value Opener.Kind
+	// holds, as Reset needs no more of a simulation than its folder.
+	RunFiles() []string
+}
+
+// Batcher is a kind that can send its calls as Batch API jobs
+// (Settings.Batch); a session of another kind refuses that setting. It is
+// asked of the value Opener.Kind holds.
+type Batcher interface {
+	// BatchPhases are the phases whose calls can go as jobs.
+	BatchPhases() []string
 }
 
 // Saved is a kind's game saved in a file by an earlier version of arbiter.
@@ -153,9 +166,6 @@ type Opener struct {
 	// tick, the settings of simulation.yaml). A problem is an error naming
 	// the file; the session makes it an *InputError.
 	Open func(sim *world.Simulation, pr *prompts.Renderer, set Settings) (Kind, error)
-	// RunFiles are files beside simulation.yaml that hold run state of
-	// the kind (a game an earlier version saved): Reset deletes them.
-	RunFiles []string
 	// Schemas are the JSON Schemas of the kind's model outputs, for
 	// `arbiter schemas generate|check` (nil: none).
 	Schemas func() []schemas.Named
@@ -164,9 +174,6 @@ type Opener struct {
 	// Section is the kind's own section of the configuration (nil: none).
 	// Kinds may share one.
 	Section *Section
-	// Batches says the kind can send its phases' calls as Batch API jobs
-	// (Settings.Batch); a session of another kind refuses that setting.
-	Batches bool
 	// Summary is what `arbiter validate` says a simulation that checks
 	// out holds ("6 characters, 5 locations"); nil: the kind's name.
 	Summary func(sim *world.Simulation) []string
@@ -352,15 +359,30 @@ func (s *Session) plays(command string) error {
 func (s *Session) Plays(command string) bool { return s.plays(command) == nil }
 
 // batching are the registered kinds that send calls as Batch API jobs
-// (Opener.Batches), in kind order, or "none".
+// (Batcher), in kind order, or "none".
 func batching() string {
 	var out []string
 	for _, name := range Kinds() {
-		if o, _ := opener(name); o.Batches {
-			out = append(out, name)
+		if o, _ := opener(name); isBatcher(o.Kind) {
+			out = append(out, fmt.Sprintf("%s (%s)", name, strings.Join(o.Kind.(Batcher).BatchPhases(), ", ")))
 		}
 	}
 	return orNone(out)
+}
+
+func isBatcher(k Kind) bool {
+	_, ok := k.(Batcher)
+	return ok
+}
+
+// runFiles are the files of kind's games saved beside simulation.yaml by
+// an earlier version (Importer), none for a kind that saves none.
+func runFiles(kind string) []string {
+	o, _ := opener(kind)
+	if i, ok := o.Kind.(Importer); ok {
+		return i.RunFiles()
+	}
+	return nil
 }
 
 func unknownKind(dir, kind string) error {

@@ -73,7 +73,7 @@ type Settings struct {
 	// order), for comparison: the ticks are the same either way.
 	Lockstep bool
 	// Batch sends every phase's calls as one Batch API job per tick (run
-	// --batch); a kind that cannot (Opener.Batches) refuses it.
+	// --batch); a kind that cannot (Batcher) refuses it.
 	Batch bool
 	// BatchPhases are the phases whose calls go as one Batch API job
 	// (<phase>.mode: batch in the kind's section), the others live.
@@ -168,8 +168,8 @@ func load(dir string, set Settings, sim *world.Simulation, pr *prompts.Renderer)
 	if !ok {
 		return nil, unknownKind(dir, sim.Kind)
 	}
-	if set.Batch && !o.Batches {
-		return nil, &InputError{Err: fmt.Errorf("%s: a %s simulation makes no calls through the Batch API (batch mode is for the phases of %s)", dir, sim.Kind, batching())}
+	if set.Batch && !isBatcher(o.Kind) {
+		return nil, &InputError{Err: fmt.Errorf("%s: a %s simulation makes no calls through the Batch API (batch mode is for the calls of %s)", dir, sim.Kind, batching())}
 	}
 	k, err := o.Open(sim, pr, set)
 	if err != nil {
@@ -573,8 +573,7 @@ func Reset(dir string) ([]string, error) {
 		}
 		deleted = append(deleted, StatePath(dir))
 	}
-	o, _ := opener(kind)
-	for _, name := range o.RunFiles {
+	for _, name := range runFiles(kind) {
 		path := filepath.Join(dir, name)
 		if _, err := os.Stat(path); err == nil {
 			if err := os.Remove(path); err != nil {

@@ -239,3 +239,31 @@ func TestSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchAndRunFilesAreTheKinds: whether a kind sends Batch API jobs
+// (session.Batcher) and which files hold a game an earlier version saved
+// (session.Importer's RunFiles) are the kind's to say: a session of a kind
+// without Batcher refuses --batch naming the kinds that batch, and Reset
+// deletes a saved game's file beside a kind that imports one, not beside
+// another kind.
+func TestBatchAndRunFilesAreTheKinds(t *testing.T) {
+	conquest := copyDir(t, "../simulations/conquest-demo")
+	_, err := session.Load(conquest, session.Settings{Batch: true})
+	var ie *session.InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "a conquest simulation makes no calls through the Batch API (batch mode is for the calls of narrative (intention, resolution))") {
+		t.Errorf("Load --batch of a conquest = %v", err)
+	}
+	for _, tc := range []struct {
+		dir     string
+		deleted bool
+	}{{copyDir(t, "../simulations/chronicle-demo"), true}, {conquest, false}} {
+		path := filepath.Join(tc.dir, chronicle.FileName)
+		if err := os.WriteFile(path, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		deleted, err := session.Reset(tc.dir)
+		if err != nil || exists(path) == tc.deleted || (len(deleted) == 1) != tc.deleted {
+			t.Errorf("Reset(%s) = %v, %v; %s kept: %v", tc.dir, deleted, err, path, exists(path))
+		}
+	}
+}

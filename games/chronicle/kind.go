@@ -21,7 +21,6 @@ func init() {
 		Section:   Section,
 		Reads:     world.Reads{Folders: []string{"prompts"}},
 		Open:      open,
-		RunFiles:  []string{FileName},
 		Tools:     tools,
 		Templates: []session.PhaseTemplates{{Phase: PhaseChat, Templates: []string{PromptFile}}},
 	})
@@ -104,6 +103,9 @@ func outline(tl Timeline) *session.Outline {
 	}
 	return o
 }
+
+// RunFiles: an earlier version saved a game in chronicle.json.
+func (*Game) RunFiles() []string { return []string{FileName} }
 
 // Saved is the chronicle.json an earlier version saved in dir, its
 // timeline rebuilt from its conversation; nil when there is none.
