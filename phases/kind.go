@@ -7,6 +7,7 @@ import (
 
 	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/manifest"
+	"github.com/arbiter-sim/arbiter/phases/cast"
 	"github.com/arbiter-sim/arbiter/prompts"
 	"github.com/arbiter-sim/arbiter/session"
 	"github.com/arbiter-sim/arbiter/world"
@@ -16,7 +17,7 @@ func init() {
 	session.Register(KindName, session.Opener{
 		Kind:    (*Narrative)(nil),
 		Section: Section,
-		Reads:   world.Reads{Folders: []string{"characters", "evals", "locations", "prompts"}, Cast: true, Default: true},
+		Reads:   world.Reads{Folders: []string{"characters", "evals", "locations", "prompts"}, Load: cast.Load, Default: true},
 		Open:    open,
 		Schemas: Schemas,
 		Summary: summary,

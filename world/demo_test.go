@@ -1,4 +1,4 @@
-package world
+package world_test
 
 import "testing"
 

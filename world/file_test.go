@@ -1,4 +1,4 @@
-package world
+package world_test
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/arbiter-sim/arbiter/world"
 )
 
 // TestReadFileStaysInFolder: only regular files inside the folder are read,
@@ -26,7 +28,7 @@ func TestReadFileStaysInFolder(t *testing.T) {
 	os.Symlink(secret, filepath.Join(dir, "outside.yaml"))
 	os.Symlink("/dev/zero", filepath.Join(dir, "zero.yaml"))
 	os.Symlink(filepath.Join(dir, "sub"), filepath.Join(dir, "dir.yaml"))
-	os.WriteFile(filepath.Join(dir, "big.yaml"), make([]byte, MaxFileSize+1), 0o644)
+	os.WriteFile(filepath.Join(dir, "big.yaml"), make([]byte, world.MaxFileSize+1), 0o644)
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.yaml"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func TestReadFileStaysInFolder(t *testing.T) {
 			)
 			go func() {
 				defer close(done)
-				b, err = ReadFile(dir, filepath.Join(dir, tc.name))
+				b, err = world.ReadFile(dir, filepath.Join(dir, tc.name))
 			}()
 			select {
 			case <-done:
@@ -65,7 +67,7 @@ func TestReadFileStaysInFolder(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
-			if tc.name != "missing.yaml" && !errors.Is(err, ErrFile) {
+			if tc.name != "missing.yaml" && !errors.Is(err, world.ErrFile) {
 				t.Errorf("err = %v is not ErrFile", err)
 			}
 			if strings.Contains(string(b), "secret") {

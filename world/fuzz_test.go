@@ -1,10 +1,12 @@
-package world
+package world_test
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/arbiter-sim/arbiter/world"
 )
 
 // FuzzLint feeds arbitrary text to the loader as a character and a location
@@ -37,7 +39,7 @@ func FuzzLint(f *testing.F) {
 				t.Errorf("warnings %v: a narrative reads both folders", warnings)
 			}
 			for _, p := range problems {
-				le, ok := p.(*LoadError)
+				le, ok := p.(*world.LoadError)
 				if !ok || !strings.HasPrefix(le.File, dir) || le.Msg == "" {
 					t.Errorf("problem %#v does not name a file of the simulation", p)
 				}

@@ -20,10 +20,13 @@ import (
 // read is warned about.
 type Reads struct {
 	Files, Folders []string
-	// Cast says the simulation is a cast of characters in connected
-	// places: it needs a premise, and at least one characters/*.yaml and
-	// one locations/*.yaml, which are read and checked.
-	Cast bool
+	// Load reads and checks what the kind's simulation holds beyond
+	// simulation.yaml's own fields (the kind's files, a field of
+	// simulation.yaml it requires), filling sim; every problem goes to
+	// f. Nil: nothing more is read. It runs once simulation.yaml is
+	// read, even when that file had problems or was missing (then
+	// f.Simulation is nil), so that one pass lists every problem.
+	Load func(f *Files, sim *Simulation)
 	// Default says a simulation.yaml that names no kind is of this kind.
 	Default bool
 }
@@ -80,9 +83,8 @@ func (ks Kinds) Named(dir string) string {
 var idPattern = regexp.MustCompile(`^[a-z0-9_-]+$`)
 
 // Load reads the simulation in dir, of one of the kinds ks:
-// simulation.yaml and, for a kind whose simulation is a cast (Reads.Cast),
-// characters/*.yaml and locations/*.yaml (.yml is accepted too; other
-// files are ignored). Each file holds one YAML document. When the files
+// simulation.yaml and what its kind reads besides (Reads.Load). Each file
+// holds one YAML document. When the files
 // have any problem it returns a nil Simulation and a Problems error
 // listing all of them, each a *LoadError naming file and line. Folders the
 // simulation's kind does not read are not problems: they are listed in its
@@ -131,15 +133,6 @@ type loader struct {
 	kinds    Kinds
 	problems []*LoadError
 	order    map[string]int // file -> order it was read in, to sort problems
-
-	// locationsUnread is set when a location file could not be read or had
-	// no id: references to unknown locations are then not reported, since
-	// the missing id may be the one they name.
-	locationsUnread bool
-	// charactersUnread is set when the characters folder or a character
-	// file could not be read or had no id: an empty cast is then not
-	// reported, since that file is the cast, only broken.
-	charactersUnread bool
 }
 
 func (l *loader) add(e *LoadError) { l.problems = append(l.problems, e) }
@@ -149,13 +142,6 @@ func (l *loader) rank(file string) int {
 		return r
 	}
 	return len(l.order)
-}
-
-// authored pairs a loaded entity with the fields it came from, for the line
-// numbers of problems found after every file is read.
-type authored[T any] struct {
-	value T
-	f     *fields
 }
 
 func (l *loader) load() *Simulation {
@@ -169,30 +155,12 @@ func (l *loader) load() *Simulation {
 		return nil
 	}
 	sim := &Simulation{Dir: l.dir, Kind: l.kinds.fallback()}
-	l.loadSimulation(sim)
+	f := l.loadSimulation(sim)
 	sim.Warnings = l.ignoredFolders(sim.Kind)
-	if !l.kinds[sim.Kind].Cast {
-		return sim // nothing but simulation.yaml (and its own files and prompts/)
+	if load := l.kinds[sim.Kind].Load; load != nil {
+		load(&Files{l: l, Simulation: f}, sim)
 	}
-	chars := l.loadCharacters()
-	locs := l.loadLocations()
-
-	for _, c := range chars {
-		sim.Characters = append(sim.Characters, c.value)
-	}
-	for _, loc := range locs {
-		sim.Locations = append(sim.Locations, loc.value)
-	}
-	if len(chars) == 0 && !l.charactersUnread {
-		l.add(&LoadError{File: filepath.Join(l.dir, "characters"),
-			Msg: "no characters: a " + sim.Kind + " simulation needs at least one characters/*.yaml"})
-	}
-	if len(locs) == 0 && !l.locationsUnread {
-		l.add(&LoadError{File: filepath.Join(l.dir, "locations"),
-			Msg: "no locations: a " + sim.Kind + " simulation needs at least one locations/*.yaml"})
-		return sim
-	}
-	l.checkReferences(chars, locs)
+	l.loadSettings(f, sim)
 	return sim
 }
 
@@ -228,106 +196,47 @@ func readList(files, folders []string) string {
 	return strings.Join(out[:len(out)-1], ", ") + " and " + out[len(out)-1]
 }
 
-func (l *loader) loadSimulation(sim *Simulation) {
+// loadSimulation reads simulation.yaml into sim, but for its settings
+// (loadSettings), and returns its fields; nil when it did not read.
+func (l *loader) loadSimulation(sim *Simulation) *Fields {
 	path := filepath.Join(l.dir, "simulation.yaml")
 	l.order[path] = len(l.order)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		l.add(&LoadError{File: path, Msg: "missing: every simulation folder needs a simulation.yaml", Err: err})
-		return
+		return nil
 	}
 	f := l.readYAML(path, "simulation", simulationFields)
 	if f == nil {
-		return
+		return nil
 	}
-	sim.ID = f.text("id")
-	sim.Title = f.text("title")
-	sim.Premise = f.text("premise")
+	sim.ID = f.Text("id")
+	sim.Title = f.Text("title")
+	sim.Premise = f.Text("premise")
 	if sim.ID != "" && !idPattern.MatchString(sim.ID) {
 		l.badID(f, sim.ID)
 	}
-	if k := f.text("kind"); k != "" {
+	if k := f.Text("kind"); k != "" {
 		if _, ok := l.kinds[k]; ok {
 			sim.Kind = k
 		} else {
-			l.add(&LoadError{File: path, Line: f.lineOf("kind"), Field: "kind",
+			l.add(&LoadError{File: path, Line: f.Line("kind"), Field: "kind",
 				Msg: fmt.Sprintf("kind %q must be one of %s", k, strings.Join(l.kinds.Names(), ", "))})
 		}
 	}
-	if l.kinds[sim.Kind].Cast && sim.Premise == "" {
-		l.add(&LoadError{File: path, Line: f.lineOf("premise"), Field: "premise",
-			Msg: fmt.Sprintf(`missing required field "premise": a %s simulation needs a world premise`, sim.Kind)})
+	return f
+}
+
+// loadSettings decodes the settings of simulation.yaml, whose fields f
+// are (nil: it did not read), into sim.
+func (l *loader) loadSettings(f *Fields, sim *Simulation) {
+	if f == nil {
+		return
 	}
 	if n := f.nodes["settings"]; n != nil {
 		if err := n.Decode(&sim.Settings); err != nil {
-			l.add(&LoadError{File: path, Line: n.Line, Field: "settings", Msg: "settings: " + err.Error(), Err: err})
+			l.add(&LoadError{File: f.file, Line: n.Line, Field: "settings", Msg: "settings: " + err.Error(), Err: err})
 		}
 	}
-}
-
-func (l *loader) loadCharacters() []authored[*Character] {
-	var out []authored[*Character]
-	ids := make(map[string]*fields)
-	paths, ok := l.entityFiles("characters")
-	l.charactersUnread = !ok
-	for _, path := range paths {
-		f := l.readYAML(path, "character", characterFields)
-		if f == nil || f.text("id") == "" {
-			l.charactersUnread = true
-			continue
-		}
-		if !l.checkID(f, "character", ids) {
-			continue
-		}
-		c := &Character{
-			ID:          f.text("id"),
-			Name:        f.text("name"),
-			Description: f.text("description"),
-			Start: CharacterState{
-				Location:       f.text("state.location"),
-				InternalState:  f.text("state.internal_state"),
-				ExternalIntent: f.text("state.external_intent"),
-			},
-		}
-		out = append(out, authored[*Character]{c, f})
-	}
-	slices.SortFunc(out, func(a, b authored[*Character]) int { return cmp.Compare(a.value.ID, b.value.ID) })
-	return out
-}
-
-func (l *loader) loadLocations() []authored[*Location] {
-	var out []authored[*Location]
-	ids := make(map[string]*fields)
-	paths, ok := l.entityFiles("locations")
-	l.locationsUnread = !ok
-	for _, path := range paths {
-		f := l.readYAML(path, "location", locationFields)
-		if f == nil || f.text("id") == "" {
-			l.locationsUnread = true
-			continue
-		}
-		if !l.checkID(f, "location", ids) {
-			continue
-		}
-		loc := &Location{
-			ID:          f.text("id"),
-			Name:        f.text("name"),
-			Description: f.text("description"),
-			Start: LocationState{
-				Moment:      f.text("state.moment"),
-				Description: f.text("state.description"),
-			},
-		}
-		if seq := f.nodes["connections"]; seq != nil {
-			for _, item := range seq.Content {
-				if item = resolve(item); item.Kind == yaml.ScalarNode {
-					loc.Connections = append(loc.Connections, strings.TrimSpace(item.Value))
-				}
-			}
-		}
-		out = append(out, authored[*Location]{loc, f})
-	}
-	slices.SortFunc(out, func(a, b authored[*Location]) int { return cmp.Compare(a.value.ID, b.value.ID) })
-	return out
 }
 
 // entityFiles lists the YAML files of one entity folder in name order. A
@@ -359,8 +268,8 @@ func (l *loader) entityFiles(sub string) ([]string, bool) {
 
 // checkID reports a bad or duplicate id and returns whether the entity can
 // be kept: one without an id, or with an id already taken, cannot.
-func (l *loader) checkID(f *fields, what string, seen map[string]*fields) bool {
-	id := f.text("id")
+func (l *loader) checkID(f *Fields, what string, seen map[string]*Fields) bool {
+	id := f.Text("id")
 	if id == "" {
 		return false // reported as a missing field
 	}
@@ -368,64 +277,15 @@ func (l *loader) checkID(f *fields, what string, seen map[string]*fields) bool {
 		l.badID(f, id)
 	}
 	if first, dup := seen[id]; dup {
-		l.add(&LoadError{File: f.file, Line: f.lineOf("id"), Field: "id",
-			Msg: fmt.Sprintf("duplicate %s id %q: already used by %s:%d", what, id, first.file, first.lineOf("id"))})
+		l.add(&LoadError{File: f.file, Line: f.Line("id"), Field: "id",
+			Msg: fmt.Sprintf("duplicate %s id %q: already used by %s:%d", what, id, first.file, first.Line("id"))})
 		return false
 	}
 	seen[id] = f
 	return true
 }
 
-func (l *loader) badID(f *fields, id string) {
-	l.add(&LoadError{File: f.file, Line: f.lineOf("id"), Field: "id",
+func (l *loader) badID(f *Fields, id string) {
+	l.add(&LoadError{File: f.file, Line: f.Line("id"), Field: "id",
 		Msg: fmt.Sprintf("id %q must match [a-z0-9_-]+ (lower-case letters, digits, _ and -)", id)})
-}
-
-// checkReferences reports starting locations and connections that name no
-// location, connections of a location to itself, and repeated connections.
-func (l *loader) checkReferences(chars []authored[*Character], locs []authored[*Location]) {
-	known := make(map[string]bool, len(locs))
-	ids := make([]string, len(locs))
-	for i, loc := range locs {
-		known[loc.value.ID] = true
-		ids[i] = loc.value.ID
-	}
-	list := strings.Join(ids, ", ")
-
-	for _, c := range chars {
-		if at := c.value.Start.Location; at != "" && !known[at] && !l.locationsUnread {
-			l.add(&LoadError{File: c.f.file, Line: c.f.lineOf("state.location"), Field: "state.location",
-				Msg: fmt.Sprintf("state.location %q is not a location (locations: %s)", at, list)})
-		}
-	}
-	for _, loc := range locs {
-		seq := loc.f.nodes["connections"]
-		if seq == nil {
-			continue
-		}
-		listed := make(map[string]int)
-		for i, item := range seq.Content {
-			item = resolve(item)
-			if item.Kind != yaml.ScalarNode || isNull(item) || strings.TrimSpace(item.Value) == "" {
-				l.add(&LoadError{File: loc.f.file, Line: item.Line, Field: "connections",
-					Msg: fmt.Sprintf("connections[%d] must be a location id, found %s", i, describe(item))})
-				continue
-			}
-			to := strings.TrimSpace(item.Value)
-			switch first, dup := listed[to]; {
-			case to == loc.value.ID:
-				l.add(&LoadError{File: loc.f.file, Line: item.Line, Field: "connections",
-					Msg: fmt.Sprintf("connections: %q is this location itself (staying put is always allowed)", to)})
-			case !known[to] && !l.locationsUnread:
-				l.add(&LoadError{File: loc.f.file, Line: item.Line, Field: "connections",
-					Msg: fmt.Sprintf("connections: %q is not a location (locations: %s)", to, list)})
-			case dup:
-				l.add(&LoadError{File: loc.f.file, Line: item.Line, Field: "connections",
-					Msg: fmt.Sprintf("connections: %q is listed twice (first at line %d)", to, first)})
-			}
-			if _, dup := listed[to]; !dup {
-				listed[to] = item.Line
-			}
-		}
-	}
 }

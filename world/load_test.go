@@ -1,4 +1,4 @@
-package world
+package world_test
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/arbiter-sim/arbiter/world"
 )
 
 // validFiles is a small, correct simulation; each test case changes a few of
@@ -113,12 +115,12 @@ func TestLoadValid(t *testing.T) {
 		t.Errorf("ids = %v %v, want sorted", charIDs, locIDs)
 	}
 	ada := sim.Character("ada")
-	want := CharacterState{Location: "hall", InternalState: "curious", ExternalIntent: "fix the clock"}
+	want := world.CharacterState{Location: "hall", InternalState: "curious", ExternalIntent: "fix the clock"}
 	if ada == nil || ada.Name != "Ada" || ada.Description != "A tinkerer." || !equalCharacterState(ada.Start, want) {
 		t.Errorf("ada = %+v", ada)
 	}
 	hall := sim.Location("hall")
-	if hall == nil || hall.Start != (LocationState{Moment: "Dusk.", Description: "Candles gutter."}) ||
+	if hall == nil || hall.Start != (world.LocationState{Moment: "Dusk.", Description: "Candles gutter."}) ||
 		!slices.Equal(hall.Connections, []string{"cellar", "yard"}) {
 		t.Errorf("hall = %+v", hall)
 	}
@@ -484,7 +486,7 @@ func checkLoadProblems(t *testing.T, tests []loadProblem) {
 			if msg := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), ""); !strings.HasPrefix(msg, tt.want[0]) {
 				t.Errorf("Load error = %q, want it to start with %q", msg, tt.want[0])
 			}
-			var le *LoadError
+			var le *world.LoadError
 			if !errors.As(err, &le) || !strings.HasPrefix(le.File, dir) {
 				t.Errorf("Load error %v does not reach a *LoadError naming a file in %s", err, dir)
 			}
@@ -505,11 +507,11 @@ func TestLoadErrorFields(t *testing.T) {
 	t.Parallel()
 	dir := writeSim(t, map[string]string{"characters/bo.yaml": "id: bo\nname: Bo\ndescription: A cook.\nstate:\n  location: kitchen\n"})
 	_, err := Load(dir)
-	var le *LoadError
+	var le *world.LoadError
 	if !errors.As(err, &le) {
 		t.Fatalf("Load error %v is not a *LoadError", err)
 	}
-	want := LoadError{File: filepath.Join(dir, "characters", "bo.yaml"), Line: 5, Field: "state.location"}
+	want := world.LoadError{File: filepath.Join(dir, "characters", "bo.yaml"), Line: 5, Field: "state.location"}
 	if le.File != want.File || le.Line != want.Line || le.Field != want.Field {
 		t.Errorf("LoadError = %+v, want file %s line %d field %s", le, want.File, want.Line, want.Field)
 	}
@@ -540,13 +542,13 @@ func TestProblemsMessage(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("Load error = %v, want %q", err, want)
 	}
-	var problems Problems
+	var problems world.Problems
 	if !errors.As(err, &problems) || len(problems) != 3 {
 		t.Errorf("Load error %v: want Problems with 3 entries", err)
 	}
 }
 
-func equalCharacterState(a, b CharacterState) bool {
+func equalCharacterState(a, b world.CharacterState) bool {
 	return a.Location == b.Location && a.InternalState == b.InternalState &&
 		a.ExternalIntent == b.ExternalIntent && slices.Equal(a.Memory, b.Memory)
 }
@@ -621,7 +623,7 @@ func TestLoadIgnoredFolders(t *testing.T) {
 				t.Errorf("a %s read %d characters and %d locations", tt.kind, len(sim.Characters), len(sim.Locations))
 			}
 			for _, w := range sim.Warnings {
-				var le *LoadError
+				var le *world.LoadError
 				if !errors.As(w, &le) || !strings.HasPrefix(le.File, dir) || le.Line != 0 {
 					t.Errorf("warning %#v does not name a folder of the simulation", w)
 				}

@@ -1,13 +1,15 @@
-package world
+package world_test
 
 import (
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/arbiter-sim/arbiter/world"
 )
 
-func loadValid(t *testing.T) *Simulation {
+func loadValid(t *testing.T) *world.Simulation {
 	t.Helper()
 	sim, err := Load(writeSim(t, nil))
 	if err != nil {
@@ -73,7 +75,7 @@ func TestInitialState(t *testing.T) {
 	}
 	// The state must not share memory with the authored start.
 	ada := st.Characters["ada"]
-	ada.Memory = append(ada.Memory, MemoryEntry{Tick: 1, Entry: "x"})
+	ada.Memory = append(ada.Memory, world.MemoryEntry{Tick: 1, Entry: "x"})
 	st.Characters["ada"] = ada
 	if len(sim.Character("ada").Start.Memory) != 0 || len(sim.InitialState().Characters["ada"].Memory) != 0 {
 		t.Error("changing a state changed the simulation's authored start")
@@ -82,13 +84,13 @@ func TestInitialState(t *testing.T) {
 
 func TestClone(t *testing.T) {
 	t.Parallel()
-	st := &State{
+	st := &world.State{
 		Tick: 4,
-		Characters: map[string]CharacterState{
-			"ada": {Location: "hall", Memory: []MemoryEntry{{Tick: 3, Entry: "saw a ghost"}}},
+		Characters: map[string]world.CharacterState{
+			"ada": {Location: "hall", Memory: []world.MemoryEntry{{Tick: 3, Entry: "saw a ghost"}}},
 			"bo":  {Location: "cellar"}, // nil memory
 		},
-		Locations: map[string]LocationState{"hall": {Moment: "Dusk."}},
+		Locations: map[string]world.LocationState{"hall": {Moment: "Dusk."}},
 	}
 	c := st.Clone()
 	if c.Tick != 4 || c.Characters["ada"].Memory[0].Entry != "saw a ghost" || c.Locations["hall"].Moment != "Dusk." {
@@ -100,10 +102,10 @@ func TestClone(t *testing.T) {
 
 	ada := c.Characters["ada"]
 	ada.Memory[0].Entry = "changed"
-	ada.Memory = append(ada.Memory, MemoryEntry{Tick: 4, Entry: "more"})
+	ada.Memory = append(ada.Memory, world.MemoryEntry{Tick: 4, Entry: "more"})
 	ada.Location = "yard"
 	c.Characters["ada"] = ada
-	c.Locations["hall"] = LocationState{Moment: "Night."}
+	c.Locations["hall"] = world.LocationState{Moment: "Night."}
 	delete(c.Characters, "bo")
 
 	if got := st.Characters["ada"]; got.Location != "hall" || len(got.Memory) != 1 || got.Memory[0].Entry != "saw a ghost" {
@@ -116,7 +118,7 @@ func TestClone(t *testing.T) {
 
 func TestCharactersAt(t *testing.T) {
 	t.Parallel()
-	st := &State{Characters: map[string]CharacterState{
+	st := &world.State{Characters: map[string]world.CharacterState{
 		"zed": {Location: "hall"}, "ada": {Location: "hall"}, "bo": {Location: "cellar"}, "mo": {Location: "hall"},
 	}}
 	if got := st.CharactersAt("hall"); !slices.Equal(got, []string{"ada", "mo", "zed"}) {
@@ -131,7 +133,7 @@ func TestCharactersAt(t *testing.T) {
 // by location, sorted.
 func TestOccupancy(t *testing.T) {
 	t.Parallel()
-	st := &State{Characters: map[string]CharacterState{
+	st := &world.State{Characters: map[string]world.CharacterState{
 		"zed": {Location: "hall"}, "ada": {Location: "hall"}, "bo": {Location: "cellar"}, "mo": {Location: "hall"},
 	}}
 	occ := st.Occupancy()
@@ -149,10 +151,10 @@ func TestOccupancy(t *testing.T) {
 // id included (the loader refuses duplicates; a literal may hold them).
 func TestLookupByID(t *testing.T) {
 	t.Parallel()
-	first, second := &Character{ID: "ada", Name: "first"}, &Character{ID: "ada", Name: "second"}
-	sim := &Simulation{
-		Characters: []*Character{first, second, {ID: "bo"}},
-		Locations:  []*Location{{ID: "hall"}, {ID: "yard"}},
+	first, second := &world.Character{ID: "ada", Name: "first"}, &world.Character{ID: "ada", Name: "second"}
+	sim := &world.Simulation{
+		Characters: []*world.Character{first, second, {ID: "bo"}},
+		Locations:  []*world.Location{{ID: "hall"}, {ID: "yard"}},
 	}
 	if c := sim.Character("ada"); c != first {
 		t.Errorf("Character(ada) = %+v, want the first", c)
@@ -173,21 +175,21 @@ func TestStateValidate(t *testing.T) {
 	sim := loadValid(t)
 	tests := []struct {
 		name   string
-		change func(*State)
+		change func(*world.State)
 		want   []string // substrings of the error, one per problem
 	}{
-		{"character in unknown location", func(st *State) {
-			st.Characters["ada"] = CharacterState{Location: "attic"}
+		{"character in unknown location", func(st *world.State) {
+			st.Characters["ada"] = world.CharacterState{Location: "attic"}
 		}, []string{`state at tick 0: character "ada" is in unknown location "attic"`}},
-		{"character no longer authored", func(st *State) {
-			st.Characters["cy"] = CharacterState{Location: "hall"}
+		{"character no longer authored", func(st *world.State) {
+			st.Characters["cy"] = world.CharacterState{Location: "hall"}
 		}, []string{`character "cy" is not authored`}},
-		{"character authored after the run began", func(st *State) {
+		{"character authored after the run began", func(st *world.State) {
 			delete(st.Characters, "bo")
 		}, []string{`character "bo" is authored but not in the state`}},
-		{"locations changed", func(st *State) {
+		{"locations changed", func(st *world.State) {
 			delete(st.Locations, "yard")
-			st.Locations["vault"] = LocationState{}
+			st.Locations["vault"] = world.LocationState{}
 		}, []string{`location "yard" is authored but not in the state`, `location "vault" is not authored`}},
 	}
 	for _, tt := range tests {

@@ -1,7 +1,8 @@
-// Package world holds a simulation as authored on disk (simulation.yaml and,
-// for a cast of characters in connected places, characters/*.yaml and
-// locations/*.yaml) and the run state that ticks evolve from it. It knows
-// no kind: the session layer tells it what each registered kind reads.
+// Package world holds a simulation as authored on disk (simulation.yaml,
+// and what its kind reads besides: characters and locations, for a cast of
+// characters in connected places) and the run state that ticks evolve from
+// it. It knows no kind: the session layer tells it what each registered
+// kind reads (Reads), and a kind checks its own files through Files.
 package world
 
 import (

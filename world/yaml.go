@@ -20,63 +20,64 @@ import (
 // field, wrong shape, bad id) is reported at its own line with a message in our
 // words, and all of them are found in one pass for Lint.
 
-// fieldSpec is one known key of a YAML mapping.
-type fieldSpec struct {
-	key      string
-	kind     yaml.Kind // ScalarNode, SequenceNode or MappingNode
-	required bool
-	fields   []fieldSpec // known keys of a nested mapping; nil accepts any keys
+// Field is one known key of a file's YAML mapping, as a kind's files
+// declare them (Files.ReadYAML).
+type Field struct {
+	Key      string
+	Shape    Shape
+	Required bool
+	Fields   []Field // known keys of a nested mapping; nil accepts any keys
 }
 
-var simulationFields = []fieldSpec{
-	{key: "id", kind: yaml.ScalarNode, required: true},
-	{key: "kind", kind: yaml.ScalarNode},
-	{key: "title", kind: yaml.ScalarNode, required: true},
-	{key: "premise", kind: yaml.ScalarNode}, // required of a cast (Reads.Cast), checked in load
-	{key: "settings", kind: yaml.MappingNode},
+// Shape is what a field's value must be.
+type Shape int
+
+const (
+	Text Shape = iota // a scalar
+	List              // a sequence
+	Map               // a mapping (key: value)
+)
+
+func (s Shape) node() yaml.Kind {
+	switch s {
+	case List:
+		return yaml.SequenceNode
+	case Map:
+		return yaml.MappingNode
+	}
+	return yaml.ScalarNode
 }
 
-var characterFields = []fieldSpec{
-	{key: "id", kind: yaml.ScalarNode, required: true},
-	{key: "name", kind: yaml.ScalarNode, required: true},
-	{key: "description", kind: yaml.ScalarNode, required: true},
-	{key: "state", kind: yaml.MappingNode, required: true, fields: []fieldSpec{
-		{key: "location", kind: yaml.ScalarNode, required: true},
-		{key: "internal_state", kind: yaml.ScalarNode},
-		{key: "external_intent", kind: yaml.ScalarNode},
-	}},
+var simulationFields = []Field{
+	{Key: "id", Shape: Text, Required: true},
+	{Key: "kind", Shape: Text},
+	{Key: "title", Shape: Text, Required: true},
+	{Key: "premise", Shape: Text}, // required by a kind that needs one, in its Reads.Load
+	{Key: "settings", Shape: Map},
 }
 
-var locationFields = []fieldSpec{
-	{key: "id", kind: yaml.ScalarNode, required: true},
-	{key: "name", kind: yaml.ScalarNode, required: true},
-	{key: "description", kind: yaml.ScalarNode, required: true},
-	{key: "state", kind: yaml.MappingNode, fields: []fieldSpec{
-		{key: "moment", kind: yaml.ScalarNode},
-		{key: "description", kind: yaml.ScalarNode},
-	}},
-	{key: "connections", kind: yaml.SequenceNode},
-}
-
-// fields holds the values found in one file by dotted key ("state.location").
+// Fields holds the values found in one file by dotted key ("state.location").
 // Absent and null values are left out.
-type fields struct {
+type Fields struct {
 	file  string
 	line  int // line of the top-level mapping, for problems about the whole file
 	nodes map[string]*yaml.Node
 }
 
-// text returns the trimmed value of a scalar field, "" when absent.
-func (f *fields) text(key string) string {
+// File is the path of the file the fields were read from.
+func (f *Fields) File() string { return f.file }
+
+// Text returns the trimmed value of a scalar field, "" when absent.
+func (f *Fields) Text(key string) string {
 	if n := f.nodes[key]; n != nil {
 		return strings.TrimSpace(n.Value)
 	}
 	return ""
 }
 
-// lineOf returns the line of a field's value, or the file's first line when
+// Line returns the line of a field's value, or the file's first line when
 // the field is absent.
-func (f *fields) lineOf(key string) int {
+func (f *Fields) Line(key string) int {
 	if n := f.nodes[key]; n != nil {
 		return n.Line
 	}
@@ -88,7 +89,7 @@ func (f *fields) lineOf(key string) int {
 // file cannot be used at all (unreadable, not YAML, not a mapping);
 // otherwise the fields of its document, even if some were reported as
 // problems (a second document among them).
-func (l *loader) readYAML(path, what string, spec []fieldSpec) *fields {
+func (l *loader) readYAML(path, what string, spec []Field) *Fields {
 	data, err := ReadFile(l.dir, path)
 	if errors.Is(err, ErrFile) {
 		l.add(&LoadError{File: path, Msg: "not read: " + err.Error(), Err: err})
@@ -125,7 +126,7 @@ func (l *loader) readYAML(path, what string, spec []fieldSpec) *fields {
 		l.add(&LoadError{File: path, Line: root.Line, Msg: "expected fields (key: value), found " + describe(root)})
 		return nil
 	}
-	f := &fields{file: path, line: root.Line, nodes: make(map[string]*yaml.Node)}
+	f := &Fields{file: path, line: root.Line, nodes: make(map[string]*yaml.Node)}
 	l.walk(f, root, root.Line, "", spec)
 	return f
 }
@@ -147,7 +148,7 @@ func secondDocument(what string) string {
 
 // walk checks the mapping m, whose key is at line, against spec and records
 // its values in f.
-func (l *loader) walk(f *fields, m *yaml.Node, line int, prefix string, spec []fieldSpec) {
+func (l *loader) walk(f *Fields, m *yaml.Node, line int, prefix string, spec []Field) {
 	seen := make(map[string]int, len(m.Content)/2)
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], resolve(m.Content[i+1])
@@ -167,47 +168,47 @@ func (l *loader) walk(f *fields, m *yaml.Node, line int, prefix string, spec []f
 		if isNull(v) {
 			continue // an empty value is the same as no value
 		}
-		if v.Kind != fs.kind {
+		if v.Kind != fs.Shape.node() {
 			l.add(&LoadError{File: f.file, Line: v.Line, Field: name,
-				Msg: fmt.Sprintf("field %q must be %s, found %s", name, kindName(fs.kind), describe(v))})
+				Msg: fmt.Sprintf("field %q must be %s, found %s", name, kindName(fs.Shape.node()), describe(v))})
 			continue
 		}
-		if fs.kind == yaml.MappingNode && fs.fields != nil {
-			l.walk(f, v, k.Line, name+".", fs.fields)
+		if fs.Shape == Map && fs.Fields != nil {
+			l.walk(f, v, k.Line, name+".", fs.Fields)
 			f.nodes[name] = v
 			continue
 		}
-		if fs.kind == yaml.ScalarNode && strings.TrimSpace(v.Value) == "" {
+		if fs.Shape == Text && strings.TrimSpace(v.Value) == "" {
 			continue
 		}
 		f.nodes[name] = v
 	}
 	for _, fs := range spec {
-		name := prefix + fs.key
-		if !fs.required || f.nodes[name] != nil {
+		name := prefix + fs.Key
+		if !fs.Required || f.nodes[name] != nil {
 			continue
 		}
 		at := line
-		if kl, ok := seen[fs.key]; ok {
+		if kl, ok := seen[fs.Key]; ok {
 			at = kl // the key is there with an empty value
 		}
 		l.add(&LoadError{File: f.file, Line: at, Field: name, Msg: fmt.Sprintf("missing required field %q", name)})
 	}
 }
 
-func findField(spec []fieldSpec, key string) (fieldSpec, bool) {
+func findField(spec []Field, key string) (Field, bool) {
 	for _, fs := range spec {
-		if fs.key == key {
+		if fs.Key == key {
 			return fs, true
 		}
 	}
-	return fieldSpec{}, false
+	return Field{}, false
 }
 
-func fieldNames(spec []fieldSpec) string {
+func fieldNames(spec []Field) string {
 	names := make([]string, len(spec))
 	for i, fs := range spec {
-		names[i] = fs.key
+		names[i] = fs.Key
 	}
 	return strings.Join(names, ", ")
 }

@@ -1,7 +1,10 @@
 // Package worldtest holds small worlds for the tests of several packages.
 package worldtest
 
-import "github.com/arbiter-sim/arbiter/world"
+import (
+	"github.com/arbiter-sim/arbiter/phases/cast"
+	"github.com/arbiter-sim/arbiter/world"
+)
 
 // House is a three-room world: hall <-> garden -> cellar, and cellar -> garden.
 // Ada and Bo start in the hall, Cy in the garden; the cellar starts empty. A
@@ -25,7 +28,7 @@ func House() *world.Simulation {
 // Kinds are what this module's kinds read, as they register it with the
 // session layer, for the tests that load a simulation without it.
 var Kinds = world.Kinds{
-	"narrative": {Folders: []string{"characters", "evals", "locations", "prompts"}, Cast: true, Default: true},
+	"narrative": {Folders: []string{"characters", "evals", "locations", "prompts"}, Load: cast.Load, Default: true},
 	"conquest":  {Folders: []string{"prompts"}},
 	"chronicle": {Folders: []string{"prompts"}},
 	"duel":      {Files: []string{"ships.yaml"}, Folders: []string{"prompts"}},
