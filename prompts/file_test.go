@@ -62,3 +62,19 @@ func TestOverrideStaysInFolder(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryTemplateOfTheFolderIsADefault: a kind's template added to this
+// folder (<kind>_<name>.md) is a default with no line of code, and
+// README.md is none.
+func TestEveryTemplateOfTheFolderIsADefault(t *testing.T) {
+	files, err := filepath.Glob("*.md")
+	if err != nil || len(files) < 2 {
+		t.Fatalf("templates of the folder: %v, %v", files, err)
+	}
+	for _, name := range files {
+		_, err := DefaultText(name)
+		if (err == nil) != (name != "README.md") {
+			t.Errorf("DefaultText(%s): %v", name, err)
+		}
+	}
+}

@@ -20,9 +20,12 @@ import (
 	"github.com/arbiter-sim/arbiter/world"
 )
 
-// defaults are the default templates; their file names are the template names.
+// defaults are the default templates, every <kind or phase>_<name>.md of
+// this folder (README.md, with no underscore, is not one), so that a
+// kind's template added here needs no line of code; their file names are
+// the template names.
 //
-//go:embed phase1_*.md phase2a_*.md chronicle_*.md duel_*.md conquest_*.md
+//go:embed *_*.md
 var defaults embed.FS
 
 var (
