@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -265,5 +266,24 @@ func TestBatchAndRunFilesAreTheKinds(t *testing.T) {
 		if err != nil || exists(path) == tc.deleted || (len(deleted) == 1) != tc.deleted {
 			t.Errorf("Reset(%s) = %v, %v; %s kept: %v", tc.dir, deleted, err, path, exists(path))
 		}
+	}
+}
+
+// TestRegistryListsWhatTheKindsSay: the arena's built-in demos, the phases
+// prompts render takes and the kinds' help come from the registered kinds,
+// in kind order (the default kind first, then by name).
+func TestRegistryListsWhatTheKindsSay(t *testing.T) {
+	if got := session.Demos(); !slices.Equal(got, []string{"conquest", "duel"}) {
+		t.Errorf("Demos = %v, want the arena kinds with a built-in demo", got)
+	}
+	if got := session.AllPhases(); !slices.Equal(got, []string{"intention", "resolution", "chat", "orders", "build", "charges"}) {
+		t.Errorf("AllPhases = %v", got)
+	}
+	play := session.Help("play")
+	if c, d := strings.Index(play, "\nconquest:\n  "), strings.Index(play, "\nduel:\n  "); c < 0 || d < c || strings.Contains(play, "narrative:") {
+		t.Errorf("Help(play) is not conquest's then the duel's lines alone:\n%s", play)
+	}
+	if got := session.Help("no such command"); got != "" {
+		t.Errorf("Help of a command no kind has lines for = %q", got)
 	}
 }

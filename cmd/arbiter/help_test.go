@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/arbiter-sim/arbiter/session"
 )
 
 // TestUsageErrorsPointAtTheirHelp: an argument or flag error names the
@@ -92,4 +94,29 @@ func helpFlagProblems(c *cobra.Command, help string) []string {
 	c.LocalFlags().VisitAll(check)
 	c.InheritedFlags().VisitAll(check)
 	return out
+}
+
+// TestKindsSayTheirPartOfTheHelp: what a shared command's --help says of a
+// kind, the kind says (session.Helper), under its name: every registered
+// kind's lines for the command are in it, a kind outside the module (the
+// toy) included, and the phases of prompts render are the kinds' own.
+func TestKindsSayTheirPartOfTheHelp(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		command string
+		example string // a line of one kind's, as it writes it
+	}{
+		{[]string{"--help"}, "arbiter", "narrative:\n  A model plays every character"},
+		{[]string{"play", "--help"}, "play", "toy:\n  Add 1 or 2 to the count.\n"},
+		{[]string{"report", "--help"}, "report", "conquest:\n  How the game ended, the star map"},
+		{[]string{"story", "--help"}, "story", "duel:\n  Each turn's log"},
+		{[]string{"eval", "--help"}, "eval", "Assertions moves_to and mentions_present"},
+		{[]string{"chat", "--help"}, "chat", "chronicle:\n  You and the model build its history"},
+		{[]string{"prompts", "render", "--help"}, "prompts render", "  duel: build (--entity: a player), charges (--entity: a player)\n  toy: count (no --entity)\n"},
+	} {
+		code, out, _ := arbiter(t, tc.args...)
+		if code != 0 || !strings.Contains(out, session.Help(tc.command)) || !strings.Contains(out, tc.example) {
+			t.Errorf("%s (exit %d) lacks the kinds' lines %q or %q:\n%s", strings.Join(tc.args, " "), code, session.Help(tc.command), tc.example, out)
+		}
+	}
 }
