@@ -99,11 +99,23 @@ func (n *Narrative) Load(ctx context.Context, st *store.Store, tick int) (any, e
 	if tick == 0 {
 		return n.Sim.InitialState(), nil
 	}
+	return n.load(ctx, st, tick, prompts.MemoryDepth)
+}
+
+// load reads the state committed at tick with each character's latest last
+// memory entries (0: all), checked against the simulation's files.
+func (n *Narrative) load(ctx context.Context, st *store.Store, tick, last int) (*world.State, error) {
 	s, err := n.worldAt(ctx, st, tick)
 	if err != nil {
 		return nil, err
 	}
-	if err := withMemories(ctx, st, s, prompts.MemoryDepth); err != nil {
+	if last == 0 {
+		for id, cs := range s.Characters {
+			cs.Memory = cs.Memory[:0]
+			s.Characters[id] = cs
+		}
+	}
+	if err := withMemories(ctx, st, s, last); err != nil {
 		return nil, err
 	}
 	out := s.Clone() // non-nil maps and memories even if the JSON had nulls
@@ -352,6 +364,13 @@ func (n *Narrative) Export(ctx context.Context, st *store.Store, state any) (any
 		return nil, err
 	}
 	return out, nil
+}
+
+// ExportAt is Export of the state committed at tick (tick > 0), read with
+// every memory entry once: loading it first would read each character's
+// latest entries, a query a character, only to drop them.
+func (n *Narrative) ExportAt(ctx context.Context, st *store.Store, tick int) (any, error) {
+	return n.load(ctx, st, tick, 0)
 }
 
 // withMemories appends to s the memory entries stored up to its tick, each

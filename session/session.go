@@ -452,15 +452,25 @@ func (s *Session) StateAt(ctx context.Context, tick int, latest bool) (any, erro
 		return s.State(), nil
 	}
 	st, err := s.Kind.Load(ctx, s.store, tick)
+	return st, mismatchInput(err)
+}
+
+// mismatchInput makes a stored state that no longer fits the simulation's
+// files an *InputError: the person edited them.
+func mismatchInput(err error) error {
 	if errors.Is(err, runner.ErrStateMismatch) {
-		return nil, &InputError{Err: err}
+		return &InputError{Err: err}
 	}
-	return st, err
+	return err
 }
 
 // Export is the state after tick (or the latest) as `arbiter export`
 // prints it.
 func (s *Session) Export(ctx context.Context, tick int, latest bool) (any, error) {
+	if e, ok := s.Kind.(TickExporter); ok && !latest && tick > 0 && tick < s.LastTick() {
+		v, err := e.ExportAt(ctx, s.store, tick)
+		return v, mismatchInput(err)
+	}
 	st, err := s.StateAt(ctx, tick, latest)
 	if err != nil {
 		return nil, err
