@@ -26,6 +26,9 @@ import (
 // millisecond, and readers of many texts read each block once (textsOf).
 const blockSize = 128 << 10
 
+// zstdWindow is the encoder's window: a power of two, a block or more.
+const zstdWindow = 256 << 10
+
 // bodyBlock is the form byte of a text kept in a block: it is followed by
 // the block's id, the text's offset in the block and its length, as
 // unsigned varints.
@@ -42,7 +45,11 @@ var (
 func zstdCodec() (*zstd.Encoder, *zstd.Decoder) {
 	zstdOnce.Do(func() {
 		// Neither fails with these options.
-		zEnc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithLowerEncoderMem(true))
+		// A window of a block: a block is compressed alone, and a state
+		// past it finds its repeats nearby (a character's fields); the
+		// default 8 MiB window kept 8 MiB of history per encoder.
+		zEnc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithLowerEncoderMem(true),
+			zstd.WithWindowSize(zstdWindow))
 		zDec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
 	})
 	return zEnc, zDec

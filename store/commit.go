@@ -165,27 +165,35 @@ func (s *Store) writeCalls(w *tickWriter, calls []CallRecord, used map[string]st
 		if len(raw) >= minSharedText {
 			raw, answerRef = "", s.putText(w, raw, used)
 		}
-		p := &pendingCall{args: []any{w.tick, c.Phase, c.EntityKey, c.Model, c.Endpoint, "", raw, parsed,
-			c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.Attempts, c.Repairs, c.ErrorKind, s.clean(c.Error), c.Fallback,
-			c.BatchPromptTokens, c.BatchCompletionTokens, c.PromptTruncated, answerRef, same}}
+		p := &pendingCall{call: c, raw: raw, parsed: parsed, err: s.clean(c.Error), answerRef: answerRef, same: same}
 		w.calls = append(w.calls, p)
+		p.call.Raw, p.call.Output, p.call.Request, p.call.Messages, p.call.Prepared = "", "", "", nil, nil // held as stored
 		w.texts = append(w.texts, pendingText{text: func() (string, error) { return request, nil }, at: &p.at})
 	}
 }
 
-// pendingCall is a calls row to write once its request is in a block (at).
+// pendingCall is a calls row to write once its request is in a block
+// (at): the call and its stored forms. A row of a tick's thousands of
+// calls is held as fields, its arguments made as it is written.
 type pendingCall struct {
-	args []any
-	at   []byte
+	call             CallRecord
+	raw, parsed, err string
+	answerRef        string
+	same             bool
+	at               []byte
 }
 
 // writeCallRows writes the calls writeCalls was given, in their order.
 func writeCallRows(w *tickWriter) {
 	for _, p := range w.calls {
+		c := &p.call
 		w.exec("calls", `INSERT INTO calls (tick, phase, entity_key, model, endpoint, request_json, raw_response, parsed_output,
 			latency_ms, prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback,
 			batch_prompt_tokens, batch_completion_tokens, prompt_truncated, answer_ref, parsed_same, request_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append(p.args, p.at)...)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			w.tick, c.Phase, c.EntityKey, c.Model, c.Endpoint, "", p.raw, p.parsed,
+			c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.Attempts, c.Repairs, c.ErrorKind, p.err, c.Fallback,
+			c.BatchPromptTokens, c.BatchCompletionTokens, c.PromptTruncated, p.answerRef, p.same, p.at)
 	}
 }
 

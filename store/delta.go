@@ -47,22 +47,26 @@ var deltaSeed = maphash.MakeSeed()
 // makeDelta writes next as a delta over base.
 func makeDelta(base, next []byte) []byte {
 	baseEnds := segments(base)
-	at := make(map[uint64][]int32, len(baseEnds)) // segment hash → indexes in base, ascending
-	start := int32(0)
-	for i, end := range baseEnds {
-		h := maphash.Bytes(deltaSeed, base[start:end])
-		at[h] = append(at[h], int32(i))
-		start = end
-	}
 	segStart := func(i int32) int32 {
 		if i == 0 {
 			return 0
 		}
 		return baseEnds[i-1]
 	}
+	// The base's segments of each hash, ascending: first[h] is the first
+	// index + 1, then[i] the next after i + 1 (0: none). A map of slices
+	// held a small allocation per segment, tens of megabytes of a large
+	// world's commit.
+	first := make(map[uint64]int32, len(baseEnds))
+	then := make([]int32, len(baseEnds))
+	for i := int32(len(baseEnds)) - 1; i >= 0; i-- {
+		h := maphash.Bytes(deltaSeed, base[segStart(i):baseEnds[i]])
+		then[i] = first[h]
+		first[h] = i + 1
+	}
 	var d deltaWriter
 	expect := int32(0) // the base segment after the last one copied
-	start = 0
+	start := int32(0)
 	for _, end := range segments(next) {
 		seg := next[start:end]
 		start = end
@@ -72,7 +76,7 @@ func makeDelta(base, next []byte) []byte {
 			continue
 		}
 		found := int32(-1)
-		for _, i := range at[maphash.Bytes(deltaSeed, seg)] {
+		for i := first[maphash.Bytes(deltaSeed, seg)] - 1; i >= 0; i = then[i] - 1 {
 			if bytes.Equal(base[segStart(i):baseEnds[i]], seg) {
 				if found < 0 || i >= expect {
 					found = i

@@ -38,12 +38,13 @@ func (s *Store) keepState(tick int, state []byte) {
 func (s *Store) writeState(w *tickWriter, state json.RawMessage, last int) []byte {
 	w.exec("ticks", "INSERT INTO ticks (tick, committed_at, state_json) VALUES (?, ?, 'null')",
 		w.tick, s.now().UTC().Format(time.RFC3339Nano))
-	base, body := 0, compress(state)
+	base, plain := 0, []byte(state)
 	if (w.tick-1)%snapshotEvery != 0 && w.err == nil {
 		if prev, ok := s.stateBefore(w, last); ok {
-			base, body = last, compress(makeDelta(prev, state))
+			base, plain = last, makeDelta(prev, state)
 		}
 	}
+	body := compress(plain)
 	w.exec("states", "INSERT INTO states (tick, base, body) VALUES (?, ?, ?)", w.tick, base, body)
 	return state
 }
