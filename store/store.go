@@ -51,6 +51,7 @@ type Store struct {
 	scrub  scrubber                   // see SetScrub
 	run    atomic.Pointer[pendingRun] // see StartRun
 	texts  textCache                  // the texts the last commit referenced
+	dicts  heldDicts                  // what prepared texts are packed against
 	seqsMu sync.Mutex
 	seqs   historySeqs // each entity's last past exchange, as of this store's last commit
 	wal    walWatch

@@ -106,7 +106,7 @@ type PreparedRequest struct {
 
 type storedText struct {
 	key  string
-	body []byte // as the texts table keeps it (see pack)
+	held heldText
 }
 
 // PrepareRequest does, outside the commit and concurrently with other calls,
@@ -144,7 +144,7 @@ func (s *Store) PrepareRequest(msgs []Message) *PreparedRequest {
 		out[i].Ref = key
 		p.refs = append(p.refs, key)
 		if !s.texts.has(key) {
-			p.texts = append(p.texts, storedText{key, pack(content)})
+			p.texts = append(p.texts, storedText{key, s.dicts.hold(content)})
 		}
 	}
 	b, err := json.Marshal(out)
@@ -159,7 +159,7 @@ func (s *Store) PrepareRequest(msgs []Message) *PreparedRequest {
 // one referred to, and returns its request_json.
 func (s *Store) writePrepared(w *tickWriter, p *PreparedRequest, used map[string]struct{}) string {
 	for _, t := range p.texts {
-		writeText(w, t.key, func() (string, error) { return unpack(t.body) }, used)
+		writeText(w, t.key, t.held.text, used)
 	}
 	for _, key := range p.refs {
 		used[key] = struct{}{}
