@@ -120,25 +120,9 @@ func writeTexts(w *tickWriter) {
 	slices.SortStableFunc(items, func(a, b blockItem) int {
 		return cmp.Or(cmp.Compare(len(a.key), len(b.key)), strings.Compare(a.start, b.start)) // requests first
 	})
-	plans, err := planBlocks(items)
-	if err != nil {
-		w.err = fmt.Errorf("write texts: %w", err)
+	if err := writeBlocks(w.ctx, w.tx, planBlocks(items)); err != nil {
+		w.err = fmt.Errorf("write %w", err)
 		return
-	}
-	for _, p := range plans {
-		var id int64
-		if err := w.tx.QueryRowContext(w.ctx, "INSERT INTO blocks (body) VALUES (?) RETURNING id", p.body).Scan(&id); err != nil {
-			w.err = fmt.Errorf("write blocks: %w", err)
-			return
-		}
-		off := 0
-		for _, it := range p.items {
-			it.ref = blockRef(id, off, it.n)
-			if it.key == "" {
-				*it.at = it.ref
-			}
-			off += it.n
-		}
 	}
 	slices.SortFunc(items, func(a, b blockItem) int { return strings.Compare(a.key, b.key) })
 	for _, it := range items {
@@ -188,9 +172,8 @@ type blockPlan struct {
 	body  []byte
 }
 
-// planBlocks groups items, in their order, in blocks of about blockSize
-// and compresses each, on every core.
-func planBlocks(items []blockItem) ([]*blockPlan, error) {
+// planBlocks groups items, in their order, in blocks of about blockSize.
+func planBlocks(items []blockItem) []*blockPlan {
 	var plans []*blockPlan
 	cur, size := &blockPlan{}, 0
 	for i := range items {
@@ -202,33 +185,67 @@ func planBlocks(items []blockItem) ([]*blockPlan, error) {
 	if len(cur.items) > 0 {
 		plans = append(plans, cur)
 	}
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for _, p := range plans {
-		g.Go(func() error {
-			size := 0
-			for _, it := range p.items {
-				size += it.n
+	return plans
+}
+
+// writeBlocks compresses the blocks on every core, a few at a time, and
+// writes each, in order, with where each of its items is (ref; a request's
+// also in at, when set). A block's body is let go once written: a tick's blocks at
+// once were tens of megabytes of a large world's commit.
+func writeBlocks(ctx context.Context, q querier, plans []*blockPlan) error {
+	cores := runtime.GOMAXPROCS(0)
+	for len(plans) > 0 {
+		batch := plans[:min(len(plans), 2*cores)]
+		plans = plans[len(batch):]
+		var g errgroup.Group
+		g.SetLimit(cores)
+		for _, p := range batch {
+			g.Go(p.compress)
+		}
+		if err := g.Wait(); err != nil {
+			return fmt.Errorf("texts: %w", err)
+		}
+		for _, p := range batch {
+			var id int64
+			if err := q.QueryRowContext(ctx, "INSERT INTO blocks (body) VALUES (?) RETURNING id", p.body).Scan(&id); err != nil {
+				return fmt.Errorf("blocks: %w", err)
 			}
-			b := make([]byte, 0, size)
+			p.body = nil
+			off := 0
 			for _, it := range p.items {
-				text := it.plain
-				if it.plain == "" && it.n > 0 {
-					var err error
-					if text, err = it.text(); err != nil {
-						return fmt.Errorf("text %s: %w", it.key, err)
-					}
+				it.ref = blockRef(id, off, it.n)
+				if it.key == "" && it.at != nil {
+					*it.at = it.ref
 				}
-				if len(text) != it.n {
-					return fmt.Errorf("text %s changed length", it.key)
-				}
-				b = append(b, text...)
+				off += it.n
 			}
-			p.body = compress(b)
-			return nil
-		})
+		}
 	}
-	return plans, g.Wait()
+	return nil
+}
+
+// compress reads the block's items into its body, compressed.
+func (p *blockPlan) compress() error {
+	size := 0
+	for _, it := range p.items {
+		size += it.n
+	}
+	b := make([]byte, 0, size)
+	for _, it := range p.items {
+		text := it.plain
+		if it.plain == "" && it.n > 0 {
+			var err error
+			if text, err = it.text(); err != nil {
+				return fmt.Errorf("text %s: %w", it.key, err)
+			}
+		}
+		if len(text) != it.n {
+			return fmt.Errorf("text %s changed length", it.key)
+		}
+		b = append(b, text...)
+	}
+	p.body = compress(b)
+	return nil
 }
 
 // textsOf reads the texts stored under keys, reading each block once. A

@@ -346,20 +346,8 @@ func repack(ctx context.Context, tx *sql.Tx, touched map[int64]bool) error {
 			owners = append(owners, o)
 		}
 	}
-	plans, err := planBlocks(items)
-	if err != nil {
+	if err := writeBlocks(ctx, tx, planBlocks(items)); err != nil {
 		return err
-	}
-	for _, p := range plans {
-		var id int64
-		if err := tx.QueryRowContext(ctx, "INSERT INTO blocks (body) VALUES (?) RETURNING id", p.body).Scan(&id); err != nil {
-			return err
-		}
-		off := 0
-		for _, it := range p.items {
-			it.ref = blockRef(id, off, it.n)
-			off += it.n
-		}
 	}
 	for i, o := range owners {
 		q, arg := "UPDATE texts SET body = ? WHERE key = ?", any(o.key)

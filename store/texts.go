@@ -99,8 +99,7 @@ func (s *Store) requestJSON(w *tickWriter, msgs []Message, used map[string]struc
 // compressed: what a tick keeps of a call until its commit, in place of the
 // prompts themselves (which were most of a tick's memory).
 type PreparedRequest struct {
-	json  string
-	refs  []string     // the keys of the texts the request refers to
+	json  string       // the keys of the texts it refers to are in it (requestRefs)
 	texts []storedText // those of them the store did not hold when prepared
 }
 
@@ -129,7 +128,6 @@ func (s *Store) PrepareRequest(msgs []Message) *PreparedRequest {
 		if len(m.Content) >= minSharedText && len(m.Content) <= MaxStoredRequest {
 			if key = textKey(m.Content); s.texts.has(key) {
 				out[i].Ref = key
-				p.refs = append(p.refs, key)
 				continue
 			}
 		}
@@ -142,7 +140,6 @@ func (s *Store) PrepareRequest(msgs []Message) *PreparedRequest {
 			key = textKey(content)
 		}
 		out[i].Ref = key
-		p.refs = append(p.refs, key)
 		if !s.texts.has(key) {
 			p.texts = append(p.texts, storedText{key, s.dicts.hold(content)})
 		}
@@ -161,7 +158,9 @@ func (s *Store) writePrepared(w *tickWriter, p *PreparedRequest, used map[string
 	for _, t := range p.texts {
 		writeText(w, t.key, t.held.text, used)
 	}
-	for _, key := range p.refs {
+	// The keys are read back from the request rather than held beside it:
+	// a tick's calls held each of their keys twice.
+	for _, key := range requestRefs(p.json) {
 		used[key] = struct{}{}
 	}
 	return p.json
