@@ -167,7 +167,11 @@ func (n *Narrative) Step(ctx context.Context, t *runner.Tick, s, in any) (any, e
 		if err != nil {
 			return nil, err
 		}
-		rec.Outputs = append(rec.Outputs, store.OutputRecord{LocationID: o.ID, Output: string(b), Fallback: o.Fallback})
+		output := o.Call.Raw // most often what the model wrote: one copy of it held, not two
+		if string(b) != output {
+			output = string(b)
+		}
+		rec.Outputs = append(rec.Outputs, store.OutputRecord{LocationID: o.ID, Output: output, Fallback: o.Fallback})
 	}
 
 	t.Enter(runner.StateApply)

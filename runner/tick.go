@@ -306,7 +306,7 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 	}
 	t.settle(true)
 	t.Enter(StateCommit)
-	tr, results, err := t.complete(next)
+	tr, err := t.complete(next)
 	if err != nil {
 		return nil, nil, t.fail(ctx, "commit_failed", err)
 	}
@@ -319,26 +319,26 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 	// history now; should the commit fail, the run stops before any later
 	// tick commits (and Turn's caller stops too).
 	if r.Client != nil {
-		r.Client.History().Commit(results...)
+		h := r.Client.History()
+		for _, c := range t.calls {
+			if !c.Remembered {
+				h.Commit(c.Result)
+			}
+		}
 	}
 	return next, tr, nil
 }
 
 // complete fills the tick's record for its commit: the kind's encoding of
 // the step from r.state to next, then the calls, their exchanges and the
-// events. It returns the tick's report and the results of the calls whose
-// exchanges are not in the history yet (see Call.Remembered).
-func (t *Tick) complete(next any) (*TickReport, []llm.Result, error) {
+// events. It returns the tick's report.
+func (t *Tick) complete(next any) (*TickReport, error) {
 	rec := t.Record
 	if err := t.r.Stepper.Encode(rec, t.r.state, next); err != nil {
-		return nil, nil, fmt.Errorf("encode tick %d: %w", t.N, err)
+		return nil, fmt.Errorf("encode tick %d: %w", t.N, err)
 	}
 	tr := &TickReport{Tick: t.N, ApplyErrors: len(rec.ApplyErrors)}
-	results := make([]llm.Result, 0, len(t.calls)) // those whose exchange enters the history at commit
 	for _, c := range t.calls {
-		if !c.Remembered {
-			results = append(results, c.Result)
-		}
 		rec.Calls = append(rec.Calls, callRecord(c))
 		tr.add(c)
 		if ex, ok := c.Result.Exchange(); ok {
@@ -348,7 +348,7 @@ func (t *Tick) complete(next any) (*TickReport, []llm.Result, error) {
 	for _, ev := range t.events {
 		rec.Events = append(rec.Events, ev.String())
 	}
-	return tr, results, nil
+	return tr, nil
 }
 
 // startCommit commits the tick's record on its own goroutine, as the

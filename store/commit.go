@@ -146,7 +146,7 @@ func (s *Store) writeRows(w *tickWriter, rec *TickRecord, used map[string]struct
 // scrubbed and bounded; the request itself goes into a block with the
 // commit's texts.
 func (s *Store) writeCalls(w *tickWriter, calls []CallRecord, used map[string]struct{}) {
-	for _, c := range calls {
+	for i, c := range calls {
 		request := bounded(s.clean(c.Request), MaxStoredRequest)
 		switch {
 		case c.Prepared != nil:
@@ -165,18 +165,18 @@ func (s *Store) writeCalls(w *tickWriter, calls []CallRecord, used map[string]st
 		if len(raw) >= minSharedText {
 			raw, answerRef = "", s.putText(w, raw, used)
 		}
-		p := &pendingCall{call: c, raw: raw, parsed: parsed, err: s.clean(c.Error), answerRef: answerRef, same: same}
+		p := &pendingCall{call: &calls[i], raw: raw, parsed: parsed, err: s.clean(c.Error), answerRef: answerRef, same: same}
 		w.calls = append(w.calls, p)
-		p.call.Raw, p.call.Output, p.call.Request, p.call.Messages, p.call.Prepared = "", "", "", nil, nil // held as stored
 		w.texts = append(w.texts, pendingText{text: func() (string, error) { return request, nil }, at: &p.at})
 	}
 }
 
 // pendingCall is a calls row to write once its request is in a block
-// (at): the call and its stored forms. A row of a tick's thousands of
-// calls is held as fields, its arguments made as it is written.
+// (at): the call (the record's) and its stored forms. A row of a tick's
+// thousands of calls is held as fields, its arguments made as it is
+// written.
 type pendingCall struct {
-	call             CallRecord
+	call             *CallRecord
 	raw, parsed, err string
 	answerRef        string
 	same             bool
@@ -186,7 +186,7 @@ type pendingCall struct {
 // writeCallRows writes the calls writeCalls was given, in their order.
 func writeCallRows(w *tickWriter) {
 	for _, p := range w.calls {
-		c := &p.call
+		c := p.call
 		w.exec("calls", `INSERT INTO calls (tick, phase, entity_key, model, endpoint, request_json, raw_response, parsed_output,
 			latency_ms, prompt_tokens, completion_tokens, cached_tokens, attempts, repairs, error_kind, error, fallback,
 			batch_prompt_tokens, batch_completion_tokens, prompt_truncated, answer_ref, parsed_same, request_at)
