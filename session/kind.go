@@ -122,8 +122,8 @@ type Batcher interface {
 }
 
 // TickExporter is a kind that exports a committed tick straight from
-// state.db, faster than Load followed by Export (a narrative reads every
-// memory entry once, not each character's latest first).
+// state.db, faster than Load followed by Export (what Export adds from
+// state.db is read once, not what Load adds first and Export drops).
 type TickExporter interface {
 	// ExportAt is Export(Load(tick)): the same value, the same errors.
 	ExportAt(ctx context.Context, st *store.Store, tick int) (any, error)
