@@ -120,7 +120,7 @@ func (c *Client) CompleteBatch(ctx context.Context, phase string, reqs []Request
 	g.SetLimit(c.Workers())
 	for key, i := range in.sent {
 		g.Go(func() error {
-			results[i] = c.batchAnswer(gctx, ep, reqs[i], answers[key], b.Status)
+			results[i] = c.batchAnswer(gctx, ep, reqs[i], answers[key], b)
 			results[i].Latency += waited
 			return nil
 		})
@@ -285,10 +285,11 @@ func (c *Client) batchAnswers(ctx context.Context, log *slog.Logger, one []*endp
 	return answers, nil
 }
 
-// batchAnswer is the Result of req, whose line of the job's output is l
-// (zero when the job did not answer it).
-func (c *Client) batchAnswer(ctx context.Context, ep *endpoint, req Request, l batchOutputLine, status string) Result {
-	lineErr := c.lineError(ctx, ep, l, status)
+// batchAnswer is the Result of req, whose line of the output of job b is
+// l (zero when the job did not answer it). Its span names the job, also
+// when the call is made live because the job did not answer it.
+func (c *Client) batchAnswer(ctx context.Context, ep *endpoint, req Request, l batchOutputLine, b openai.Batch) Result {
+	lineErr := c.lineError(ctx, ep, l, b.Status)
 	if lineErr == nil {
 		var resp openai.ChatCompletionResponse
 		if err := json.Unmarshal(l.Response.Body, &resp); err != nil {
@@ -304,7 +305,7 @@ func (c *Client) batchAnswer(ctx context.Context, ep *endpoint, req Request, l b
 				a.content, a.refusal, a.finish = ch.Message.Content, ch.Message.Refusal, ch.FinishReason
 				a.toolCalls = len(ch.Message.ToolCalls)
 			}
-			res := c.complete(ctx, req, &given{ans: a, usage: u})
+			res := c.complete(ctx, req, &given{ans: a, usage: u}, b.ID)
 			res.Endpoint = ep.name
 			return res
 		}
@@ -314,7 +315,7 @@ func (c *Client) batchAnswer(ctx context.Context, ep *endpoint, req Request, l b
 	lineErr.Attempts = 1
 	ctx = watchCall(ctx, req.EntityKey) // one call with the live one
 	tellFailed(ctx, lineErr)
-	res := c.complete(ctx, req, nil)
+	res := c.complete(ctx, req, nil, b.ID)
 	res.Attempts++
 	retried := Recovery{Strategy: StrategyRetry, Err: lineErr, Success: res.Err == nil}
 	tellRecovered(ctx, retried)

@@ -164,7 +164,7 @@ func (c *Client) Stats() Stats {
 //
 // The Result always says what happened; Err is a *Error when the call failed.
 func (c *Client) Complete(ctx context.Context, req Request) Result {
-	return c.complete(ctx, req, nil)
+	return c.complete(ctx, req, nil, "")
 }
 
 // given is an answer the client received other than by a live call of
@@ -177,15 +177,18 @@ type given struct {
 
 // complete is Complete, whose first answer is first when not nil: no call
 // is made for it, and a repair it needs is asked live. The call has a
-// span when ctx has telemetry.
-func (c *Client) complete(ctx context.Context, req Request, first *given) Result {
+// span when ctx has telemetry, naming job, the Batch API job it was sent
+// in ("" for none), when the call was.
+func (c *Client) complete(ctx context.Context, req Request, first *given, job string) Result {
 	ctx, span := spanOf(ctx, req.EntityKey, req.Phase, req.Tick, req.Params)
 	if span == nil {
 		return c.completeCall(ctx, req, first, nil)
 	}
 	how := new(called)
 	res := c.completeCall(ctx, req, first, how)
-	c.endSpan(ctx, span, done(res.Usage, res.Attempts, res.Repairs, res.Latency, res.Endpoint, res.EndpointFailures, res.Err), *how)
+	d := done(res.Usage, res.Attempts, res.Repairs, res.Latency, res.Endpoint, res.EndpointFailures, res.Err)
+	d.BatchJob = job
+	c.endSpan(ctx, span, d, *how)
 	return res
 }
 

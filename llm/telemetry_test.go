@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -118,5 +119,44 @@ func TestNoTelemetryNoSpan(t *testing.T) {
 		telemetry.Attempt(ctx, "ep", 1, false)
 	}); allocs != 0 {
 		t.Errorf("%v allocations per call without telemetry, want 0", allocs)
+	}
+}
+
+// TestBatchCallSpansNameTheJob: the span of a call sent in a Batch API job
+// names the job (arbiter.batch_job): answered by it, repaired live after
+// it, or made live because its line failed; a live call's names none.
+func TestBatchCallSpansNameTheJob(t *testing.T) {
+	t.Parallel()
+	srv := batchServer(t)
+	c, _ := newTestClient(t, srv.URL, nil)
+	ctx, rec, _ := telemetered(t, false)
+	results, err := c.CompleteBatch(ctx, "intention", batchRequests("ada", "bob", "cy"), BatchJob{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if r.Err != nil {
+			t.Fatalf("%s: %v", r.Request.EntityKey, r.Err)
+		}
+	}
+	if res := c.Complete(ctx, batchRequests("dee")[0]); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	jobs := map[string]string{}
+	for _, s := range rec.Ended() {
+		var entity, job string
+		for _, a := range s.Attributes() {
+			switch a.Key {
+			case "arbiter.entity":
+				entity = a.Value.AsString()
+			case "arbiter.batch_job":
+				job = a.Value.AsString()
+			}
+		}
+		jobs[entity] = job
+	}
+	want := map[string]string{"intention:ada": "batch_1", "intention:bob": "batch_1", "intention:cy": "batch_1", "intention:dee": ""}
+	if fmt.Sprint(jobs) != fmt.Sprint(want) {
+		t.Errorf("batch_job by call: %v, want %v", jobs, want)
 	}
 }
