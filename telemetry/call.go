@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -58,11 +59,17 @@ type Done struct {
 
 // CallSpan is the span of one model call; nil when telemetry is off.
 type CallSpan struct {
-	t     *Telemetry
-	span  trace.Span
-	call  Call
-	start time.Time
+	t    *Telemetry
+	span trace.Span
+	call Call
+	// filed is set when the span is under its tick's phase's, which says
+	// the call's tick and phase for it.
+	filed bool
 }
+
+// callStart are the options a call's span starts with. Its attributes are
+// all set as it ends, in one go: the SDK then copies them once.
+var callStart = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
 
 // StartCall starts the span of call c, under its phase's span when ctx
 // holds the run's Ticks and c names its tick and phase, else under the
@@ -73,22 +80,10 @@ func StartCall(ctx context.Context, c Call) (context.Context, *CallSpan) {
 	if t == nil {
 		return ctx, nil
 	}
-	s := &CallSpan{t: t, call: c, start: time.Now()}
+	s := &CallSpan{t: t, call: c}
 	if t.tracing() {
-		attrs := make([]attribute.KeyValue, 0, 8)
-		attrs = append(attrs, semconv.GenAIOperationNameKey.String(c.Operation), semconv.GenAIRequestModel(c.Model),
-			KeyEntity.String(c.Entity), KeyPhase.String(c.Phase))
-		if c.Tick > 0 {
-			attrs = append(attrs, KeyTick.Int(c.Tick))
-		}
-		if c.Temperature != 0 {
-			attrs = append(attrs, semconv.GenAIRequestTemperature(float64(c.Temperature)))
-		}
-		if c.MaxTokens > 0 {
-			attrs = append(attrs, semconv.GenAIRequestMaxTokens(c.MaxTokens))
-		}
-		ctx, s.span = t.tracer.Start(callParent(ctx, c.Tick, c.Phase), c.Operation+" "+c.Model,
-			trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+		ctx, s.filed = callParent(ctx, c.Tick, c.Phase)
+		ctx, s.span = t.tracer.Start(ctx, c.Operation+" "+c.Model, callStart...)
 	}
 	return ctx, s
 }
@@ -111,27 +106,56 @@ func (s *CallSpan) End(ctx context.Context, d Done) {
 	if s.span == nil {
 		return
 	}
-	s.span.SetAttributes(doneAttributes(d)...)
+	buf := attrBuffers.Get().(*[]attribute.KeyValue)
+	attrs := s.t.callAttributes((*buf)[:0], s.call, s.filed, d)
 	if s.t.content && d.Prompt != nil {
-		s.span.SetAttributes(semconv.GenAIInputMessagesKey.String(messagesJSON(d.Prompt)))
+		attrs = append(attrs, semconv.GenAIInputMessagesKey.String(messagesJSON(d.Prompt)))
 	}
 	if s.t.content && d.Answer != "" {
-		s.span.SetAttributes(semconv.GenAIOutputMessagesKey.String(messagesJSON([]Message{{Role: "assistant", Content: d.Answer}})))
+		attrs = append(attrs, semconv.GenAIOutputMessagesKey.String(messagesJSON([]Message{{Role: "assistant", Content: d.Answer}})))
 	}
 	if d.Err != nil {
-		s.span.SetAttributes(semconv.ErrorTypeKey.String(d.ErrType))
+		attrs = append(attrs, semconv.ErrorTypeKey.String(d.ErrType))
 		s.span.SetStatus(codes.Error, d.Err.Error())
 	}
+	s.span.SetAttributes(attrs...) // copied by the span
+	clear(attrs)
+	*buf = attrs[:0]
+	attrBuffers.Put(buf)
 	s.span.End()
 }
 
-// doneAttributes are the attributes of a call's span known when it ends.
-func doneAttributes(d Done) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 16)
-	attrs = append(attrs,
-		semconv.GenAIUsageInputTokens(d.InputTokens),
-		semconv.GenAIUsageOutputTokens(d.OutputTokens),
-		KeyAttempts.Int(d.Attempts))
+// attrBuffers hold the attributes of calls' spans as they end, so that a
+// call allocates none for them.
+var attrBuffers = sync.Pool{New: func() any {
+	b := make([]attribute.KeyValue, 0, 24)
+	return &b
+}}
+
+// callAttributes appends to attrs the attributes of the span of call c
+// that ended as d says; its tick and phase when the span is not filed
+// under its phase's. What a call most often is (one attempt, an answer
+// that stopped) is left unsaid: every attribute costs the export of every
+// call, and OTLP's encoding of a string list (finish reasons) the most.
+func (t *Telemetry) callAttributes(attrs []attribute.KeyValue, c Call, filed bool, d Done) []attribute.KeyValue {
+	attrs = append(attrs, semconv.GenAIOperationNameKey.String(c.Operation), semconv.GenAIRequestModel(c.Model),
+		KeyEntity.String(c.Entity),
+		semconv.GenAIUsageInputTokens(d.InputTokens), semconv.GenAIUsageOutputTokens(d.OutputTokens))
+	if !filed && c.Tick > 0 {
+		attrs = append(attrs, KeyTick.Int(c.Tick))
+	}
+	if !filed && c.Phase != "" {
+		attrs = append(attrs, KeyPhase.String(c.Phase))
+	}
+	if d.Attempts > 1 {
+		attrs = append(attrs, KeyAttempts.Int(d.Attempts))
+	}
+	if c.Temperature != 0 {
+		attrs = append(attrs, semconv.GenAIRequestTemperature(float64(c.Temperature)))
+	}
+	if c.MaxTokens > 0 {
+		attrs = append(attrs, semconv.GenAIRequestMaxTokens(c.MaxTokens))
+	}
 	if d.ResponseModel != "" {
 		attrs = append(attrs, semconv.GenAIResponseModel(d.ResponseModel))
 	}
@@ -144,11 +168,9 @@ func doneAttributes(d Done) []attribute.KeyValue {
 	if d.Endpoint != "" {
 		attrs = append(attrs, KeyEndpoint.String(d.Endpoint))
 	}
-	if host, port, ok := server(d.BaseURL); ok {
-		attrs = append(attrs, semconv.ServerAddress(host), semconv.ServerPort(port))
-	}
-	if d.FinishReason != "" {
-		attrs = append(attrs, semconv.GenAIResponseFinishReasons(d.FinishReason))
+	attrs = append(attrs, t.server(d.BaseURL)...)
+	if d.FinishReason != "" && d.FinishReason != "stop" {
+		attrs = append(attrs, finishReasons(d.FinishReason))
 	}
 	if len(d.ToolCalls) > 0 {
 		attrs = append(attrs, attribute.StringSlice("arbiter.tool_calls", d.ToolCalls))
@@ -160,6 +182,43 @@ func doneAttributes(d Done) []attribute.KeyValue {
 		attrs = append(attrs, KeyBatchJob.String(d.BatchJob))
 	}
 	return attrs
+}
+
+// finishReasonAttrs are gen_ai.response.finish_reasons of the reasons
+// OpenAI's API gives, made once: a string slice attribute is copied into
+// an array made by reflection.
+var finishReasonAttrs = func() map[string]attribute.KeyValue {
+	m := map[string]attribute.KeyValue{}
+	for _, r := range []string{"stop", "length", "tool_calls", "content_filter", "function_call"} {
+		m[r] = semconv.GenAIResponseFinishReasons(r)
+	}
+	return m
+}()
+
+// finishReasons is the gen_ai.response.finish_reasons of reason.
+func finishReasons(reason string) attribute.KeyValue {
+	if kv, ok := finishReasonAttrs[reason]; ok {
+		return kv
+	}
+	return semconv.GenAIResponseFinishReasons(reason)
+}
+
+// server returns the server.address and server.port of base URL raw
+// (none when it has no host), parsed once per URL: a process's base URLs
+// are its endpoints'.
+func (t *Telemetry) server(raw string) []attribute.KeyValue {
+	if raw == "" {
+		return nil
+	}
+	if v, ok := t.servers.Load(raw); ok {
+		return v.([]attribute.KeyValue)
+	}
+	var kv []attribute.KeyValue
+	if host, port, ok := server(raw); ok {
+		kv = []attribute.KeyValue{semconv.ServerAddress(host), semconv.ServerPort(port)}
+	}
+	t.servers.Store(raw, kv)
+	return kv
 }
 
 // server is the host and port of base URL raw.

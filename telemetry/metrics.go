@@ -56,8 +56,13 @@ func newInstruments(m metric.Meter) (instruments, error) {
 // callKey is what a call's metrics are kept by.
 type callKey struct{ operation, model, phase, endpoint, errType string }
 
-// callSets are the attribute sets of a call's measurements.
-type callSets struct{ call, input, output metric.MeasurementOption }
+// callSets are the attribute sets of a call's measurements, as the option
+// lists Record and Add take: passed whole, they are not allocated again at
+// every measurement.
+type callSets struct {
+	record, input, output []metric.RecordOption
+	add                   []metric.AddOption
+}
 
 // callSets returns the attribute sets of calls described by k.
 func (in instruments) callSets(k callKey) callSets {
@@ -70,21 +75,23 @@ func (in instruments) callSets(k callKey) callSets {
 	if k.errType != "" {
 		attrs = append(attrs, semconv.ErrorTypeKey.String(k.errType))
 	}
+	call := metric.WithAttributeSet(attribute.NewSet(attrs...))
 	s := callSets{
-		call:   metric.WithAttributeSet(attribute.NewSet(attrs...)),
-		input:  metric.WithAttributeSet(attribute.NewSet(append(base, semconv.GenAITokenTypeInput)...)),
-		output: metric.WithAttributeSet(attribute.NewSet(append(base, semconv.GenAITokenTypeOutput)...)),
+		record: []metric.RecordOption{call},
+		add:    []metric.AddOption{call},
+		input:  []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(append(base, semconv.GenAITokenTypeInput)...))},
+		output: []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(append(base, semconv.GenAITokenTypeOutput)...))},
 	}
 	in.sets.Store(k, s)
 	return s
 }
 
 // endpointSet returns the attribute set of an endpoint's measurements.
-func (in instruments) endpointSet(endpoint string) metric.MeasurementOption {
+func (in instruments) endpointSet(endpoint string) []metric.AddOption {
 	if v, ok := in.sets.Load(endpoint); ok {
-		return v.(metric.MeasurementOption)
+		return v.([]metric.AddOption)
 	}
-	set := metric.WithAttributeSet(attribute.NewSet(KeyEndpoint.String(endpoint)))
+	set := []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(KeyEndpoint.String(endpoint)))}
 	in.sets.Store(endpoint, set)
 	return set
 }
@@ -95,10 +102,10 @@ func (in instruments) call(ctx context.Context, c Call, d Done) {
 		return
 	}
 	s := in.callSets(callKey{c.Operation, c.Model, c.Phase, d.Endpoint, d.ErrType})
-	in.duration.Record(ctx, d.Latency.Seconds(), s.call)
-	in.calls.Add(ctx, 1, s.call)
-	in.tokens.Record(ctx, int64(d.InputTokens), s.input)
-	in.tokens.Record(ctx, int64(d.OutputTokens), s.output)
+	in.duration.Record(ctx, d.Latency.Seconds(), s.record...)
+	in.calls.Add(ctx, 1, s.add...)
+	in.tokens.Record(ctx, int64(d.InputTokens), s.input...)
+	in.tokens.Record(ctx, int64(d.OutputTokens), s.output...)
 }
 
 // Attempt counts an attempt of a call at endpoint as it starts (+1) and
@@ -109,9 +116,9 @@ func Attempt(ctx context.Context, endpoint string, delta int64, rateLimited bool
 		return
 	}
 	set := t.m.endpointSet(endpoint)
-	t.m.inflight.Add(ctx, delta, set)
+	t.m.inflight.Add(ctx, delta, set...)
 	if rateLimited {
-		t.m.rateLimits.Add(ctx, 1, set)
+		t.m.rateLimits.Add(ctx, 1, set...)
 	}
 }
 

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -18,6 +19,9 @@ type Telemetry struct {
 	tracer  trace.Tracer
 	m       instruments
 	content bool
+	// servers are the server.address and server.port of the base URLs
+	// met so far.
+	servers sync.Map
 }
 
 // New returns the Telemetry of tp and mp (either may be nil: no spans, or

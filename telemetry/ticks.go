@@ -187,18 +187,19 @@ func (k *Ticks) Event(n int, name string, attrs ...attribute.KeyValue) {
 }
 
 // callParent returns ctx under the span a call of tick n in phase should
-// have: its phase's in the run's Ticks, when ctx has them, the call names
-// both and ctx is under a span of the run's (whichever tick's); else ctx
-// as it is (under a span of the kind's own, or of no run).
-func callParent(ctx context.Context, n int, phase string) context.Context {
+// have, and whether that is its phase's: its phase's in the run's Ticks,
+// when ctx has them, the call names both and ctx is under a span of the
+// run's (whichever tick's); else ctx as it is (under a span of the kind's
+// own, or of no run).
+func callParent(ctx context.Context, n int, phase string) (context.Context, bool) {
 	k, _ := ctx.Value(ticksKey{}).(*Ticks)
 	if k == nil || n <= 0 || phase == "" {
-		return ctx
+		return ctx, false
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if !k.own[trace.SpanFromContext(ctx).SpanContext().SpanID()] {
-		return ctx
+		return ctx, false
 	}
-	return trace.ContextWithSpan(ctx, k.phase(n, phase))
+	return trace.ContextWithSpan(ctx, k.phase(n, phase)), true
 }
