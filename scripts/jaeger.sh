@@ -6,7 +6,16 @@
 #
 #   eval "$(scripts/jaeger.sh start)"   # prints export lines on stdout
 #   scripts/jaeger.sh build             # only build (or find) the binary
+#   scripts/jaeger.sh ui SRC            # build the UI from jaeger-ui's source
 #   scripts/jaeger.sh stop [PID]        # default $ARBITER_JAEGER_PID
+#
+# The binary built from the module proxy has the query API but no UI: its
+# pages are an npm build of the jaeger-ui repository, packed into Jaeger's
+# released binaries only (and published to no registry). `ui SRC` builds
+# them from SRC, a jaeger-ui source tree at tag $version (e.g. a clone of
+# that repository), with npm, into the Go bin directory as
+# jaeger-ui-v1.76.0 (several CPU-minutes, and 650 MB of node_modules in
+# SRC); start serves them when they are there.
 #
 # start prints
 #   export OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:P1   (OTLP over HTTP)
@@ -22,6 +31,9 @@
 #                       directory's jaeger-v1.76.0, else built there: about
 #                       7 minutes of CPU from empty caches, 3 to 4 on 2 idle
 #                       cores; later runs find it and start in a second).
+#   ARBITER_JAEGER_UI   a directory of built UI assets (index.html, static/)
+#                       to serve (default: the Go bin directory's
+#                       jaeger-ui-v1.76.0 when `ui` built it; else no UI).
 set -euo pipefail
 
 module=github.com/jaegertracing/jaeger
@@ -80,6 +92,51 @@ find_jaeger() {
   log "built $jaeger_bin in $(since "$began")"
 }
 
+# ui_dir is where `ui` keeps the UI's assets: beside the binary.
+ui_dir() {
+  local gobin
+  gobin=$(go env GOBIN)
+  if [ -z "$gobin" ]; then gobin="$(go env GOPATH | cut -d: -f1)/bin"; fi
+  echo "$gobin/jaeger-ui-$version"
+}
+
+# find_ui sets ui_assets to the UI's assets to serve, "" for none.
+find_ui() {
+  ui_assets=${ARBITER_JAEGER_UI:-}
+  if [ -n "$ui_assets" ]; then
+    [ -f "$ui_assets/index.html" ] || die "ARBITER_JAEGER_UI=$ui_assets has no index.html"
+    return
+  fi
+  if command -v go >/dev/null && [ -f "$(ui_dir)/index.html" ]; then ui_assets=$(ui_dir); fi
+}
+
+# build_ui SRC builds the UI's assets from the jaeger-ui source tree SRC,
+# which must be at tag $version, into ui_dir. engine-strict is lifted: the
+# tree asks for node 24 and builds on 20.19 or later (vite 7's floor).
+build_ui() {
+  local src="${1:-}" dir began
+  [ -n "$src" ] || die "usage: scripts/jaeger.sh ui SRC (SRC: the jaeger-ui repository at tag $version)"
+  [ -f "$src/packages/jaeger-ui/package.json" ] || die "$src is not a jaeger-ui source tree (no packages/jaeger-ui/package.json)"
+  grep -q "\"version\": \"${version#v}\"" "$src/packages/jaeger-ui/package.json" ||
+    die "$src/packages/jaeger-ui is not version ${version#v}, the UI of jaeger $version"
+  command -v npm >/dev/null || die "no npm to build the UI: apt-get install -y npm"
+  command -v go >/dev/null || die "no go tool to find the Go bin directory"
+  dir=$(ui_dir)
+  if [ -f "$dir/index.html" ]; then
+    log "the UI is built already: $dir"
+    return
+  fi
+  log "building jaeger-ui ${version#v} in $src with npm (about 5 CPU-minutes)"
+  began=$(now)
+  (cd "$src" && npm ci --engine-strict=false --ignore-scripts --no-audit --no-fund >&2 &&
+    npm run build >&2) || die "building the UI in $src failed (see above)"
+  [ -f "$src/packages/jaeger-ui/build/index.html" ] || die "the UI's build left no packages/jaeger-ui/build/index.html"
+  rm -rf "$dir.tmp"
+  cp -R "$src/packages/jaeger-ui/build" "$dir.tmp"
+  mv "$dir.tmp" "$dir"
+  log "built the UI into $dir in $(since "$began")"
+}
+
 free_port() {
   local port
   for _ in $(seq 20); do
@@ -95,10 +152,16 @@ free_port() {
 start() {
   command -v curl >/dev/null || die "no curl to see that jaeger answers: apt-get install -y curl"
   find_jaeger
-  local otlp grpc ui query dir pid
+  find_ui
+  local otlp grpc ui query dir pid ui_config=""
   otlp=$(free_port) && grpc=$(free_port) && ui=$(free_port) && query=$(free_port) || die "no free port"
   mkdir -p "$base"
   dir=$(mktemp -d "$base/XXXXXX")
+  if [ -n "$ui_assets" ]; then
+    ui_config="
+    ui:
+      assets_path: $ui_assets"
+  fi
   # All-in-one with memory storage, as the binary's own default, but on
   # free ports of 127.0.0.1 and without its other receivers, extensions and
   # metrics port, so that two can run on one machine.
@@ -123,7 +186,7 @@ extensions:
           max_traces: 10000
   jaeger_query:
     storage:
-      traces: memory_store
+      traces: memory_store$ui_config
     http:
       endpoint: 127.0.0.1:$ui
     grpc:
@@ -146,7 +209,7 @@ YAML
   echo "$pid" >"$dir/pid"
   for _ in $(seq 300); do # 30 s
     if curl -fsS --max-time 2 "http://127.0.0.1:$ui/api/services" >/dev/null 2>&1; then
-      log "jaeger $version (pid $pid): OTLP http://127.0.0.1:$otlp (gRPC :$grpc), UI http://127.0.0.1:$ui (log $dir/jaeger.log)"
+      log "jaeger $version (pid $pid): OTLP http://127.0.0.1:$otlp (gRPC :$grpc), query API${ui_assets:+ and UI} http://127.0.0.1:$ui (log $dir/jaeger.log)"
       printf "export OTEL_EXPORTER_OTLP_ENDPOINT='http://127.0.0.1:%s'\n" "$otlp"
       printf "export ARBITER_JAEGER_OTLP='http://127.0.0.1:%s'\n" "$otlp"
       printf "export ARBITER_JAEGER_URL='http://127.0.0.1:%s'\n" "$ui"
@@ -170,7 +233,8 @@ stop() {
 
 case "$mode" in
 build) find_jaeger && log "$jaeger_bin" ;;
+ui) build_ui "${2:-}" ;;
 start) start ;;
 stop) stop "${2:-}" ;;
-*) die "usage: scripts/jaeger.sh start|build|stop [PID]" ;;
+*) die "usage: scripts/jaeger.sh start|build|ui SRC|stop [PID]" ;;
 esac
