@@ -143,10 +143,12 @@ func checkJaegerTrace(t *testing.T, tr jaegerTrace, calls1, calls2 int) {
 		if tags[id]["gen_ai.operation.name"] != "chat" {
 			continue
 		}
-		phase := byID[parent[id]]
-		tick := byID[parent[parent[id]]]
-		if phase != tags[id]["arbiter.phase"] || tick != "tick "+tags[id]["arbiter.tick"] || byID[parent[parent[parent[id]]]] != "arbiter run" {
-			t.Errorf("call %s (%s) is under %q < %q < %q", op, tags[id]["arbiter.entity"], phase, tick, byID[parent[parent[parent[id]]]])
+		// A call filed under its phase's span leaves its tick and phase to
+		// that span to say.
+		phaseID := parent[id]
+		phase, tick := byID[phaseID], byID[parent[phaseID]]
+		if phase != tags[phaseID]["arbiter.phase"] || tick != "tick "+tags[phaseID]["arbiter.tick"] || byID[parent[parent[phaseID]]] != "arbiter run" {
+			t.Errorf("call %s (%s) is under %q < %q < %q", op, tags[id]["arbiter.entity"], phase, tick, byID[parent[parent[phaseID]]])
 		}
 		in, _ := strconv.Atoi(tags[id]["gen_ai.usage.input_tokens"])
 		outTok, _ := strconv.Atoi(tags[id]["gen_ai.usage.output_tokens"])
