@@ -14,8 +14,8 @@
 # released binaries only (and published to no registry). `ui SRC` builds
 # them from SRC, a jaeger-ui source tree at tag $version (e.g. a clone of
 # that repository), with npm, into the Go bin directory as
-# jaeger-ui-v1.76.0 (several CPU-minutes, and 650 MB of node_modules in
-# SRC); start serves them when they are there.
+# jaeger-ui-v1.76.0 (7 minutes at a load average near 18, and 650 MB of
+# node_modules in SRC); start serves them when they are there.
 #
 # start prints
 #   export OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:P1   (OTLP over HTTP)
@@ -126,7 +126,7 @@ build_ui() {
     log "the UI is built already: $dir"
     return
   fi
-  log "building jaeger-ui ${version#v} in $src with npm (about 5 CPU-minutes)"
+  log "building jaeger-ui ${version#v} in $src with npm (7 minutes at a load average near 18)"
   began=$(now)
   (cd "$src" && npm ci --engine-strict=false --ignore-scripts --no-audit --no-fund >&2 &&
     npm run build >&2) || die "building the UI in $src failed (see above)"
