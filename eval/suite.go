@@ -22,6 +22,15 @@ import (
 // not given, in the simulation's folder.
 const DefaultSuite = "evals.yaml"
 
+// SuiteFile is the suite a command reads: given (--suite) when set, else
+// DefaultSuite in the simulation's folder dir.
+func SuiteFile(dir, given string) string {
+	if given != "" {
+		return given
+	}
+	return filepath.Join(dir, DefaultSuite)
+}
+
 // MaxRepeat bounds how many times a case is asked of a variant.
 const MaxRepeat = 100
 

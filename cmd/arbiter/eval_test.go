@@ -224,9 +224,15 @@ func TestEvalVariantNarrows(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "2 cases x 1 variants x 3 repeats: 6 answers") || srv.CallCount()-before != 6 {
 		t.Errorf("eval --sample 2 --repeat 3: exit %d, %d calls; want 2 cases asked 3 times:\n%s\n%s", code, srv.CallCount()-before, out, errOut)
 	}
-	for _, args := range [][]string{{"--sample", "-1"}, {"--repeat", "101"}} {
-		if code, _, errOut := arbiter(t, append([]string{"eval", sim}, args...)...); code != ExitUsage || !strings.Contains(errOut, "--sample must be at least 1 and --repeat 1 to 100") {
-			t.Errorf("eval %v: exit %d, %q", args, code, errOut)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sample", "-1"}, "--sample must be at least 1, got -1"},
+		{[]string{"--repeat", "101"}, "--repeat must be 1 to 100, got 101"},
+	} {
+		if code, _, errOut := arbiter(t, append([]string{"eval", sim}, c.args...)...); code != ExitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("eval %v: exit %d, %q; want 2 and %q", c.args, code, errOut, c.want)
 		}
 	}
 	before = srv.CallCount()

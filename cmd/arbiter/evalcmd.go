@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -109,12 +108,18 @@ func (opts *EvalOptions) checkFlags() error {
 	if len(opts.Compare) != 0 && len(opts.Compare) != 2 {
 		return usageErrorf("--compare takes two stored evals (ids from --list, or latest), got %d", len(opts.Compare))
 	}
-	if opts.Sample < 0 || opts.Repeat < 0 || opts.Repeat > eval.MaxRepeat {
-		return usageErrorf("--sample must be at least 1 and --repeat 1 to %d, got %d and %d", eval.MaxRepeat, opts.Sample, opts.Repeat)
+	if opts.Sample < 0 {
+		return usageErrorf("--sample must be at least 1, got %d", opts.Sample)
 	}
-	stored := map[bool]string{true: "--list", false: "--compare"}[opts.List]
+	if opts.Repeat < 0 || opts.Repeat > eval.MaxRepeat {
+		return usageErrorf("--repeat must be 1 to %d, got %d", eval.MaxRepeat, opts.Repeat)
+	}
 	if !opts.List && len(opts.Compare) == 0 {
 		return nil
+	}
+	stored := "--compare"
+	if opts.List {
+		stored = "--list"
 	}
 	for _, f := range []struct {
 		given bool
@@ -174,7 +179,7 @@ func evalOnce(ctx context.Context, opts *EvalOptions) (_ *eval.Result, err error
 	if err != nil {
 		return nil, err
 	}
-	suite, err := eval.LoadSuite(suitePath(opts), phases, base.KindAssertions())
+	suite, err := eval.LoadSuite(eval.SuiteFile(opts.Dir, opts.Suite), phases, base.KindAssertions())
 	if err != nil {
 		return nil, usageError(err)
 	}
@@ -238,13 +243,6 @@ func keepVariants(suite *eval.Suite, names []string) error {
 	}
 	suite.Variants = kept
 	return nil
-}
-
-func suitePath(opts *EvalOptions) string {
-	if opts.Suite != "" {
-		return opts.Suite
-	}
-	return filepath.Join(opts.Dir, eval.DefaultSuite)
 }
 
 // evalProgress is the progress line on a terminal's stderr.

@@ -52,10 +52,10 @@ var watchEnded = fmt.Errorf("%w: eval --watch ended; the answers are kept in %s"
 // watchFolders watches the suite's folder, the simulation's prompts/ and
 // every variant's templates.
 func watchFolders(w *fsnotify.Watcher, opts *EvalOptions) {
-	dirs := []string{filepath.Dir(suitePath(opts)), filepath.Join(opts.Dir, "prompts")}
+	dirs := []string{filepath.Dir(eval.SuiteFile(opts.Dir, opts.Suite)), filepath.Join(opts.Dir, "prompts")}
 	if s, err := session.Load(opts.Dir, session.Settings{}); err == nil {
 		if phases, err := s.CallPhases(); err == nil {
-			if suite, err := eval.LoadSuite(suitePath(opts), phases, s.KindAssertions()); err == nil {
+			if suite, err := eval.LoadSuite(eval.SuiteFile(opts.Dir, opts.Suite), phases, s.KindAssertions()); err == nil {
 				for _, v := range suite.Variants {
 					dirs = append(dirs, v.Templates...)
 				}

@@ -280,6 +280,7 @@ func TestPromptsTryVariant(t *testing.T) {
 	}{
 		{[]string{"--variant", "tersee"}, `--variant tersee: no variant "tersee" in ` + sim + "/evals.yaml (its variants: terse; baseline is the simulation as it is)"},
 		{[]string{"--variant", "terse", "--suite", sim + "/nope.yaml"}, "nope.yaml: stat"},
+		{[]string{"--suite", sim + "/evals.yaml"}, "names the suite whose variant --variant gives: give --variant NAME too"},
 	} {
 		code, _, errOut := arbiter(t, append([]string{"prompts", "try", sim, "--phase", "intention", "--entity", "ida"}, c.args...)...)
 		if code != ExitUsage || !strings.Contains(errOut, c.want) {

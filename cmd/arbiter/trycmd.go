@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -37,7 +36,7 @@ type TryOptions struct {
 func newTryCmd(io *IOStreams, g *globals, runF func(context.Context, *TryOptions) error) *cobra.Command {
 	opts := &TryOptions{IO: io, Globals: g}
 	cmd := &cobra.Command{
-		Use:   "try <simulation-dir> --phase P [--entity E] [--tick N] [--variant NAME | --templates DIR] [--model M] [--repeat K]",
+		Use:   "try <simulation-dir> --phase P [--entity E] [--tick N] [--variant NAME] [--templates DIR] [--model M] [--repeat K]",
 		Short: "Send one call as a run would make it and show the answer, its checks and what it would change",
 		Long: `Render the call that phase P makes for entity E at tick N exactly as ` + "`arbiter run`" + `
 would make it (the committed state before tick N, the entity's past exchanges as
@@ -62,6 +61,9 @@ The exit code is 0 when every answer passed its schema and the kind's checks,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Repeat < 1 {
 				return usageErrorf("--repeat must be at least 1, got %d", opts.Repeat)
+			}
+			if opts.Suite != "" && opts.Variant == "" {
+				return usageErrorf("--suite %s names the suite whose variant --variant gives: give --variant NAME too", opts.Suite)
 			}
 			if opts.Tick < 0 {
 				return usageErrorf("--tick must be at least 1, got %d", opts.Tick)
@@ -199,10 +201,7 @@ func runTry(ctx context.Context, opts *TryOptions) error {
 // suite that does not load, or names no such variant, is refused before
 // any call.
 func tryVariant(opts *TryOptions, set session.Settings) (eval.Variant, error) {
-	path := opts.Suite
-	if path == "" {
-		path = filepath.Join(opts.Dir, eval.DefaultSuite)
-	}
+	path := eval.SuiteFile(opts.Dir, opts.Suite)
 	s, err := session.Load(opts.Dir, set)
 	if err != nil {
 		return eval.Variant{}, err
