@@ -37,8 +37,11 @@ const orderForm = "write SEND <ships> FROM <star> TO <star>, one order a line"
 // turn's validation skips and records. A line that is not an order (no
 // SEND, a missing FROM or TO, a star id or a count of several words) is an
 // error naming it, and then no order is returned: a person's order list is
-// read whole or not at all, as a model's message is.
+// read whole or not at all, as a model's message is. Bytes that are not
+// UTF-8 become U+FFFD here, so an order holds what state.db and an export
+// will hold (JSON cannot carry them) and reads back the same.
 func ParseOrderText(text string) ([]Order, error) {
+	text = strings.ToValidUTF8(text, "\uFFFD")
 	var orders []Order
 	lines := strings.Split(text, "\n")
 	stmts := grammar.Parse(text)

@@ -113,9 +113,19 @@ func TestPersonOrdersFollowModelRules(t *testing.T) {
 
 // FuzzParseOrderText: no text a person types makes the reader panic, and
 // what it reads checks and executes.
+// TestParseOrderTextInvalidUTF8: a byte that is not UTF-8 is read as
+// U+FFFD, what JSON stores, so the order's record reads back as it was made.
+func TestParseOrderTextInvalidUTF8(t *testing.T) {
+	o, err := ParseOrderText("SEND 0 FROM \xff TO 0")
+	if err != nil || len(o) != 1 || o[0].From != "\uFFFD" {
+		t.Fatalf("got %+v, %v; want one order from U+FFFD", o, err)
+	}
+	checkOrders(t, o)
+}
+
 func FuzzParseOrderText(f *testing.F) {
 	for _, s := range []string{"SEND 7 FROM A TO B", "send 7 ships from a to b\nSEND 3 FROM D TO C", "**SEND** 0 FROM A TO A", "SEND 7 FROM", "FROM TO SEND", "SEND \"A B\" FROM A TO B",
-		"SEND -3 FROM A TO B", "SEND 7.5 FROM A TO B", "SEND 2147483648 FROM A TO B", "SEND 1e20 FROM A TO B", "SEND +007 ships FROM A TO B", "SEND seven FROM A TO Z", "SEND \"\x1b]0;x\x07\" FROM A TO B"} {
+		"SEND -3 FROM A TO B", "SEND 7.5 FROM A TO B", "SEND 2147483648 FROM A TO B", "SEND 1e20 FROM A TO B", "SEND +007 ships FROM A TO B", "SEND seven FROM A TO Z", "SEND \"\x1b]0;x\x07\" FROM A TO B", "SEND 0 FROM \xff TO 0"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
