@@ -17,20 +17,35 @@ type Chat interface {
 	Copy(state any, n int) (string, error)
 
 	// The moves: the person's message, the model's next message, model
-	// message n asked for again (with all that follows it dropped), the
-	// commands of model message n read again, and the end of setup.
+	// message n asked for again (with all that follows it dropped), and
+	// the commands of model message n read again.
 	Say(text string) any
 	Reply() any
 	Restart(n int) any
 	Reparse(n int) any
-	StartPlay() any
+
+	// Help is the kind's lines of /help about what a message can hold
+	// (its commands), shown after the chat's first line.
+	Help() string
+	// Commands are the kind's own slash commands, listed by /help before
+	// the chat's.
+	Commands() []ChatCommand
+}
+
+// ChatCommand is a slash command a kind adds to the chat: /timeline shows
+// what the conversation built, /play moves it into play.
+type ChatCommand struct {
+	Names []string // "/timeline", then its short forms ("/t")
+	Help  string   // one line: what it does
+	// Run is the command on the conversation's state: a text to show, or a
+	// move to play (and the messages it adds shown).
+	Run func(state any) (show string, move any)
 }
 
 // ChatView is a conversation as the chat shows it.
 type ChatView struct {
 	Stage    string
 	Messages []ChatMessage // numbered from 1
-	Timeline string        // what the conversation built, as /timeline shows it
 	// LastModel is the number of the last message when it is the model's,
 	// else 0.
 	LastModel int

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,14 +30,9 @@ type chat struct {
 	status io.Writer
 }
 
-const chatHelp = `Type a message and press Enter; the model answers. Lines that start with
-CREATE PERIOD, CREATE EVENT or CREATE PALETTE are commands, yours or the model's.
-For a message of several lines, type """ on a line, the lines, then """ again.
-When your own commands are rejected, the model is not asked: fix them, or write on.
-
-  /timeline     show the timeline
-  /play         end setup and start play (both bookends must exist)
-  /raw N        show model message N as it was written, before command parsing
+// chatCommands are the chat's own slash commands, listed by /help after the
+// kind's.
+const chatCommands = `  /raw N        show model message N as it was written, before command parsing
   /reparse N    parse model message N again and apply its commands if they are valid now
   /restart N    delete model message N and everything after it, and ask the model again
   /restart      ask the model again for its last message (or for an answer if it has none)
@@ -45,6 +41,40 @@ When your own commands are rejected, the model is not asked: fix them, or write 
   /help         show this help
   /quit         leave (Ctrl-D works too); every message is saved as it is made
 `
+
+// help is what /help prints: how to write, what a message can hold (the
+// kind's lines), then the kind's commands and the chat's.
+func (c *chat) help() string {
+	var b strings.Builder
+	b.WriteString("Type a message and press Enter; the model answers.\n")
+	b.WriteString(c.conv.Help())
+	b.WriteString(`For a message of several lines, type """ on a line, the lines, then """ again.
+When your own commands are rejected, the model is not asked: fix them, or write on.
+
+`)
+	for _, k := range c.conv.Commands() {
+		fmt.Fprintf(&b, "  %-13s %s\n", k.Names[0], k.Help)
+	}
+	b.WriteString(chatCommands)
+	return b.String()
+}
+
+// command runs the kind's slash command called name, if it has one.
+func (c *chat) command(ctx context.Context, name string) (bool, error) {
+	for _, k := range c.conv.Commands() {
+		if slices.Contains(k.Names, name) {
+			show, move := k.Run(c.s.State())
+			if show != "" {
+				fmt.Fprint(c.out, show)
+			}
+			if move != nil {
+				return true, c.moveAndShow(ctx, move, len(c.view().Messages)+1)
+			}
+			return true, nil
+		}
+	}
+	return false, nil
+}
 
 // view is the conversation as the session's state holds it now.
 func (c *chat) view() session.ChatView { return c.conv.View(c.s.State()) }
@@ -114,13 +144,9 @@ func (c *chat) handle(ctx context.Context, line string) (bool, error) {
 	case "/quit", "/exit", "/q":
 		return true, nil
 	case "/help", "/?":
-		fmt.Fprint(c.out, chatHelp)
-	case "/timeline", "/t":
-		c.timeline()
+		fmt.Fprint(c.out, c.help())
 	case "/history":
 		c.print(1, c.view().Messages...)
-	case "/play":
-		return false, c.moveAndShow(ctx, c.conv.StartPlay(), len(c.view().Messages)+1)
 	case "/raw", "/reparse", "/copy":
 		n, ok := c.number(name, args)
 		if !ok {
@@ -137,6 +163,9 @@ func (c *chat) handle(ctx context.Context, line string) (bool, error) {
 		}
 		return false, c.reply(ctx, n)
 	default:
+		if ok, err := c.command(ctx, name); ok || err != nil {
+			return false, err
+		}
 		fmt.Fprintf(c.out, "! unknown command %s; /help lists the commands\n", fields[0])
 	}
 	return false, nil
@@ -297,11 +326,6 @@ func (c *chat) banner() {
 		from := max(0, k-3)
 		c.print(from+1, st.Messages[from:]...)
 	}
-}
-
-func (c *chat) timeline() {
-	title, picture := c.conv.Heading()
-	fmt.Fprintf(c.out, "%s\nBig picture: %s\n%s", title, picture, c.view().Timeline)
 }
 
 // osc52 is the terminal escape sequence that puts text on the system

@@ -232,6 +232,10 @@ func TestChatLoopInputMistakes(t *testing.T) {
 		"! message 1 is the person's: not a model message",
 		"! unknown command /frobnicate; /help lists the commands",
 		"! setup is not finished: the FIRST bookend is missing",
+		// /help: the chat's first line, the kind's lines and commands, the chat's.
+		"Type a message and press Enter; the model answers.\nLines that start with CREATE PERIOD",
+		"For a message of several lines",
+		"  /timeline     show the timeline\n  /play         end setup and start play",
 		"/reparse N    parse model message N again",
 	)
 	if len(g.Messages()) != 1 {
