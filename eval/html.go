@@ -182,7 +182,7 @@ pre{white-space:pre-wrap;margin:0;font:12px/1.35 ui-monospace,monospace;max-widt
 ul{margin:.2em 0;padding-left:1.2em}
 </style></head><body>
 <h1>eval {{.R.ID}}{{with .R.Against}} against eval {{.}}{{end}} of {{.R.Simulation}}</h1>
-<p>Suite {{.R.Suite}}, started {{.R.Started.Format "2006-01-02 15:04:05 UTC"}}: {{len .R.Cases}} cases, {{len .R.Variants}} variants, {{.R.Repeat}} repeats, {{len .R.Answers}} answers.
+<p>Suite {{.R.Suite}}, started {{.R.Started.Format "2006-01-02 15:04:05 UTC"}}: {{len .R.Cases}} cases, {{len .R.Variants}} variants, {{.R.Repeat}} {{if eq .R.Repeat 1}}repeat{{else}}repeats{{end}}, {{len .R.Answers}} answers.
 {{if .R.Against}}Each variant of eval {{.R.ID}} beside itself in eval {{.R.Against}}; the prompts' differences are against the first column's.{{else if .R.Passed}}<strong class="verdict-pass" id="verdict">Every threshold met.</strong>{{else}}<strong class="verdict-fail" id="verdict">Thresholds not met{{if .R.Interrupted}} (interrupted){{end}}.</strong>{{end}}</p>
 <h2>Variants</h2>
 {{range .R.Summaries}}<h3>{{.Variant}}</h3>

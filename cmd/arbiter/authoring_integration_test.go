@@ -74,7 +74,7 @@ assertions:
 	if code != 0 {
 		t.Fatalf("eval exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"6 cases x 3 variants x 1 repeats: 18 answers", "terse vs baseline", "cold vs baseline", "thresholds: all"} {
+	for _, want := range []string{"6 cases x 3 variants x 1 repeat: 18 answers", "terse vs baseline", "cold vs baseline", "thresholds: all"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("eval output lacks %q:\n%s", want, out)
 		}

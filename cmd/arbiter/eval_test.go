@@ -54,7 +54,7 @@ func TestEvalDemoSuite(t *testing.T) {
 	if capped != 12 {
 		t.Errorf("%d calls had terse's 80-character cap in schema and prompt, want 12", capped)
 	}
-	for _, want := range []string{"eval 1 of demo-sim", "22 cases x 2 variants x 1 repeats: 44 answers, 10 from the cache",
+	for _, want := range []string{"eval 1 of demo-sim", "22 cases x 2 variants x 1 repeat: 44 answers, 10 from the cache",
 		"baseline: 22 answers", "terse: 22 answers", "intention   short        12/12  100%  [76%, 100%]",
 		"terse vs baseline  intention short", "thresholds: all 14 met"} {
 		if !strings.Contains(out, want) {
@@ -212,7 +212,7 @@ func TestEvalVariantNarrows(t *testing.T) {
 	writeSuite(t, sim, "cases: {ticks: 2, phases: [intention]}\nvariants:\n  - {name: terse, templates: evals/terse}\n  - {name: hot, temperature: 1.5}\n")
 	before := srv.CallCount()
 	code, out, errOut := arbiter(t, "eval", sim, "--variant", "hot", "--variant", "hot")
-	if code != 0 || !strings.Contains(out, "6 cases x 2 variants x 1 repeats: 12 answers") || strings.Contains(out, "terse") {
+	if code != 0 || !strings.Contains(out, "6 cases x 2 variants x 1 repeat: 12 answers") || strings.Contains(out, "terse") {
 		t.Errorf("eval --variant hot: exit %d; want the baseline and hot alone:\n%s\n%s", code, out, errOut)
 	}
 	if got := srv.CallCount() - before; got != 12 {
@@ -221,7 +221,7 @@ func TestEvalVariantNarrows(t *testing.T) {
 	// --sample and --repeat set the suite's for one run.
 	before = srv.CallCount()
 	code, out, errOut = arbiter(t, "eval", sim, "--variant", "baseline", "--sample", "2", "--repeat", "3", "--no-cache")
-	if code != 0 || !strings.Contains(out, "2 cases x 1 variants x 3 repeats: 6 answers") || srv.CallCount()-before != 6 {
+	if code != 0 || !strings.Contains(out, "2 cases x 1 variant x 3 repeats: 6 answers") || srv.CallCount()-before != 6 {
 		t.Errorf("eval --sample 2 --repeat 3: exit %d, %d calls; want 2 cases asked 3 times:\n%s\n%s", code, srv.CallCount()-before, out, errOut)
 	}
 	for _, c := range []struct {

@@ -42,8 +42,9 @@ func writeEvalTable(w io.Writer, res *eval.Result) {
 			cached++
 		}
 	}
-	fmt.Fprintf(w, "eval %d of %s (%s): %d cases x %d variants x %d repeats: %d answers, %d from the cache, %s\n",
-		res.ID, res.Simulation, res.Suite, len(res.Cases), len(res.Variants), res.Repeat, len(res.Answers), cached, res.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "eval %d of %s (%s): %s x %s x %s: %s, %d from the cache, %s\n",
+		res.ID, res.Simulation, res.Suite, plural(len(res.Cases), "case"), plural(len(res.Variants), "variant"), plural(res.Repeat, "repeat"),
+		plural(len(res.Answers), "answer"), cached, res.Elapsed.Round(time.Millisecond))
 	if res.Interrupted {
 		fmt.Fprintln(w, "INTERRUPTED: the figures are of the answers that came; the rest are asked next time")
 	}
