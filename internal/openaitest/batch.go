@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -396,7 +397,7 @@ func (s *Server) answerLine(ctx context.Context, line batchLine) (int, []byte) {
 		return bad("line " + line.CustomID + ": " + err.Error())
 	}
 	s.mu.Lock()
-	c := &Call{N: len(s.calls) + 1, Request: req, Body: line.Body, Header: http.Header{}, CustomID: line.CustomID}
+	c := &Call{N: len(s.calls) + 1, Request: req, Body: line.Body, Header: http.Header{}, CustomID: line.CustomID, ctx: ctx, delivered: new(atomic.Bool)}
 	s.calls = append(s.calls, c)
 	s.mu.Unlock()
 
@@ -407,7 +408,7 @@ func (s *Server) answerLine(ctx context.Context, line batchLine) (int, []byte) {
 	reply.done = s.done
 	hr, _ := http.NewRequestWithContext(ctx, http.MethodPost, "/v1/chat/completions", strings.NewReader(""))
 	rec := httptest.NewRecorder()
-	reply.write(rec, hr, req.Model)
+	c.delivered.Store(reply.write(rec, hr, req.Model))
 	body := bytes.TrimSpace(rec.Body.Bytes())
 	if !json.Valid(body) { // a Raw reply: an HTML page from a proxy
 		body, _ = json.Marshal(string(body))

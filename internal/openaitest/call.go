@@ -1,9 +1,11 @@
 package openaitest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -17,7 +19,25 @@ type Call struct {
 	// CustomID is the custom_id of the batch input line the request came
 	// in, "" for a live call.
 	CustomID string
+
+	ctx       context.Context
+	delivered *atomic.Bool // a pointer: tests copy calls
 }
+
+// Context is the request's context: done once the client has gone away
+// (its timeout, a cancel) or the server closes.
+func (c *Call) Context() context.Context {
+	if c.ctx == nil {
+		return context.Background()
+	}
+	return c.ctx
+}
+
+// Delivered reports whether the reply was written while the client still
+// waited for it: false until then, and for good after a hang, a
+// disconnect, or a client that gave up (its timeout) before the reply was
+// written. A test counting what the client could read counts these.
+func (c *Call) Delivered() bool { return c.delivered != nil && c.delivered.Load() }
 
 // Messages returns the request's messages.
 func (c *Call) Messages() []openai.ChatCompletionMessage { return c.Request.Messages }

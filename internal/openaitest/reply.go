@@ -146,16 +146,19 @@ func (r Reply) WithDelay(d time.Duration) Reply {
 	return r
 }
 
-func (r Reply) write(w http.ResponseWriter, req *http.Request, model string) {
+// write writes the reply and reports whether the client still waited for
+// it once written: false for a hang, a disconnect, and a client that gave
+// up (its timeout) first.
+func (r Reply) write(w http.ResponseWriter, req *http.Request, model string) bool {
 	if r.delay > 0 {
 		t := time.NewTimer(r.delay)
 		defer t.Stop()
 		select {
 		case <-t.C:
 		case <-req.Context().Done():
-			return
+			return false
 		case <-r.done:
-			return
+			return false
 		}
 	}
 	switch {
@@ -164,6 +167,7 @@ func (r Reply) write(w http.ResponseWriter, req *http.Request, model string) {
 		case <-req.Context().Done():
 		case <-r.done:
 		}
+		return false
 	case r.disconnect:
 		hj, ok := w.(http.Hijacker)
 		if !ok {
@@ -173,6 +177,7 @@ func (r Reply) write(w http.ResponseWriter, req *http.Request, model string) {
 		if err == nil {
 			_ = conn.Close()
 		}
+		return false
 	case r.apiErr != nil:
 		writeJSON(w, r.status, r.header, openai.ErrorResponse{Error: r.apiErr})
 	case r.rawType != "" || r.raw != "":
@@ -194,4 +199,8 @@ func (r Reply) write(w http.ResponseWriter, req *http.Request, model string) {
 			SystemFingerprint: r.fingerprint,
 		})
 	}
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	return req.Context().Err() == nil
 }

@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -187,7 +188,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
-	c := &Call{N: len(s.calls) + 1, Request: req, Body: body, Header: r.Header.Clone()}
+	c := &Call{N: len(s.calls) + 1, Request: req, Body: body, Header: r.Header.Clone(), ctx: r.Context(), delivered: new(atomic.Bool)}
 	s.calls = append(s.calls, c)
 	s.inFlight++
 	s.maxInFlight = max(s.maxInFlight, s.inFlight)
@@ -203,7 +204,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if s.show != nil {
 		reply.fingerprint = "fp_ollama"
 	}
-	reply.write(w, r, req.Model)
+	c.delivered.Store(reply.write(w, r, req.Model))
 }
 
 func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {

@@ -217,3 +217,40 @@ func TestModelsAndAuth(t *testing.T) {
 		t.Errorf("unknown route: %v", err)
 	}
 }
+
+// TestDelivered: a reply counts as delivered when the client still waited
+// for it: not one written after the client's timeout, nor a hang.
+func TestDelivered(t *testing.T) {
+	t.Parallel()
+	var srv *openaitest.Server
+	t.Run("server", func(t *testing.T) {
+		srv = openaitest.New(t, func(c *openaitest.Call) openaitest.Reply {
+			switch c.N {
+			case 2:
+				<-c.Context().Done() // answer only once the client has gone
+			case 3:
+				return openaitest.Hang()
+			}
+			return openaitest.Content("{}")
+		})
+		c := client(srv.URL)
+		if _, err := c.CreateChatCompletion(t.Context(), chat("read")); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+			_, err := c.CreateChatCompletion(ctx, chat("late"))
+			cancel()
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("err = %v, want the client's timeout", err)
+			}
+		}
+	}) // the server closes here, once its handlers are done
+	var got []bool
+	for _, c := range srv.Calls() {
+		got = append(got, c.Delivered())
+	}
+	if len(got) != 3 || !got[0] || got[1] || got[2] {
+		t.Errorf("delivered = %v, want [true false false]", got)
+	}
+}
