@@ -381,7 +381,8 @@ func TestEvalRefusesWhatItCannotDo(t *testing.T) {
 		want string
 	}{
 		{[]string{"eval", fresh}, "has no committed tick: cases are situations of its runs (`arbiter run " + fresh + "` first), or hand-written (cases.files)"},
-		{[]string{"eval", fresh, "--compare", "1"}, "--compare takes two stored evals (ids from --list, or latest), got 1"},
+		{[]string{"eval", fresh, "--compare", "1"}, "--compare takes two stored evals joined by a comma, --compare A,B (ids from --list, or latest), got 1"},
+		{[]string{"eval", fresh, "--compare", "1", "2"}, "--compare A,B (ids from --list, or latest): got --compare 1 and 2 arguments"},
 		{[]string{"eval", filepath.Join(fresh, "nope"), "--list"}, "no such simulation folder"},
 		{[]string{"eval", fresh, "--list"}, "no eval stored yet (`arbiter eval " + fresh + "` runs one)"},
 		{[]string{"eval", fresh, "--compare", "1,2"}, "no eval stored yet"},

@@ -69,7 +69,13 @@ interrupted (the answers that came are kept in the cache).
 
 The kinds' own assertions and checks:
 ` + session.Help("eval"),
-		Args: exactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(opts.Compare) == 1 && len(args) == 2 {
+				// --compare 1 2: the second id was read as an argument.
+				return usageErrorf("--compare takes two stored evals joined by a comma, --compare A,B (ids from --list, or latest): got --compare %s and 2 arguments", opts.Compare[0])
+			}
+			return exactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.checkFlags(); err != nil {
 				return err
@@ -106,7 +112,7 @@ The kinds' own assertions and checks:
 // run of the suite do nothing there.
 func (opts *EvalOptions) checkFlags() error {
 	if len(opts.Compare) != 0 && len(opts.Compare) != 2 {
-		return usageErrorf("--compare takes two stored evals (ids from --list, or latest), got %d", len(opts.Compare))
+		return usageErrorf("--compare takes two stored evals joined by a comma, --compare A,B (ids from --list, or latest), got %d", len(opts.Compare))
 	}
 	if opts.Sample < 0 {
 		return usageErrorf("--sample must be at least 1, got %d", opts.Sample)
