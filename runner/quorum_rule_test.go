@@ -48,7 +48,9 @@ func TestQuorumRule(t *testing.T) {
 		{"an empty last phase after answers", final, nil, []Call{ok}, "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			reason, down := quorum(tc.p, tc.phase, append(tc.tick, tc.phase...))
+			var tick tally
+			tick.add(append(tc.tick, tc.phase...)...)
+			reason, down := quorum(tc.p, tc.phase, tick)
 			if reason != tc.reason || !errors.Is(down, tc.down) || (down == nil) != (tc.down == nil) {
 				t.Errorf("quorum = %q, %v; want %q, %v", reason, down, tc.reason, tc.down)
 			}

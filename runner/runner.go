@@ -154,24 +154,30 @@ func (r *Runner) expected(phase string, n int) int {
 }
 
 // spent counts the calls of a committed tick into the per-phase costs.
-func (r *Runner) spent(calls []Call) {
+func (r *Runner) spent(calls []store.CallRecord) {
 	if r.cost == nil {
 		r.cost = map[string]*phaseCost{}
 	}
 	for _, c := range calls {
-		p := r.cost[c.Result.Request.Phase]
+		p := r.cost[c.Phase]
 		if p == nil {
 			p = &phaseCost{}
-			r.cost[c.Result.Request.Phase] = p
+			r.cost[c.Phase] = p
 		}
 		p.calls++
-		p.tokens += c.Result.Usage.Total()
+		p.tokens += c.PromptTokens + c.CompletionTokens
 		if r.Config.MaxCost > 0 {
-			usd := r.callUSD(c)
+			usd, _ := r.Config.price(c.Model, c.Phase, recordUsage(c)) // Tick.Phase has checked that its model has a price
 			p.usd += usd
 			r.usd += usd
 		}
 	}
+}
+
+// recordUsage is the tokens of a stored call as the prices read them.
+func recordUsage(c store.CallRecord) store.Usage {
+	return store.Usage{PromptTokens: c.PromptTokens, CompletionTokens: c.CompletionTokens,
+		BatchPromptTokens: c.BatchPromptTokens, BatchCompletionTokens: c.BatchCompletionTokens}
 }
 
 // PhaseProgress reports the start (Done=false) or end of a phase.

@@ -61,16 +61,15 @@ func (r *Runner) tickDone(ctx context.Context, t *Tick) func(err error, tr *Tick
 		return nil
 	}
 	spans, n, kind := r.spans, t.N, r.Stepper.Kind()
-	ideal := r.ideal(t.calls)
+	ideal := r.ideal(t.times)
 	type spend struct {
 		model, phase string
 		usd          float64
 	}
 	var spent []spend
-	for _, c := range t.calls {
-		model := c.Result.Request.Params.Model
-		if usd, err := r.Config.price(model, c.Result.Request.Phase, callUsage(c.Result)); err == nil {
-			spent = append(spent, spend{model, c.Result.Request.Phase, usd})
+	for _, c := range t.Record.Calls {
+		if usd, err := r.Config.price(c.Model, c.Phase, recordUsage(c)); err == nil {
+			spent = append(spent, spend{c.Model, c.Phase, usd})
 		}
 	}
 	return func(err error, tr *TickReport) {
@@ -85,26 +84,16 @@ func (r *Runner) tickDone(ctx context.Context, t *Tick) func(err error, tr *Tick
 	}
 }
 
-// ideal is T* of a tick of calls: each phase's calls at the client's
-// concurrency with none waiting on another, at least its longest call.
-func (r *Runner) ideal(calls []Call) time.Duration {
+// ideal is T* of a tick whose calls took times, per phase: each phase's
+// calls at the client's concurrency with none waiting on another, at least
+// its longest call.
+func (r *Runner) ideal(times map[string]*spell) time.Duration {
 	workers := 1
 	if r.Client != nil {
 		workers = max(r.Client.Workers(), 1)
 	}
-	type phase struct{ sum, longest time.Duration }
-	phases := map[string]*phase{}
-	for _, c := range calls {
-		p := phases[c.Result.Request.Phase]
-		if p == nil {
-			p = &phase{}
-			phases[c.Result.Request.Phase] = p
-		}
-		p.sum += c.Result.Latency
-		p.longest = max(p.longest, c.Result.Latency)
-	}
 	var total time.Duration
-	for _, p := range phases {
+	for _, p := range times {
 		total += max(p.sum/time.Duration(workers), p.longest)
 	}
 	return total

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -54,15 +55,24 @@ type Phase struct {
 type Tick struct {
 	N int // the tick being played: the last committed + 1
 	// Record collects the kind's own rows of the tick (intentions, outputs,
-	// apply errors, ...); the runner adds the state, calls, events and
-	// history when it commits.
+	// apply errors, ...); the runner adds each phase's calls and their
+	// exchanges as the phase ends, and the state and events when it
+	// commits.
 	Record *store.TickRecord
 
 	r       *Runner
 	target  int
-	calls   []Call
 	stopped bool            // a handler already ran and recorded the stop
 	before  <-chan struct{} // closed when the commit of the tick before has ended (Before)
+
+	// Each call is put in its stored form (Record.Calls, Record.History)
+	// as its phase ends; the tick keeps only what its calls came to
+	// besides, so that it holds each call once until its commit ends.
+	sum   tally
+	usdOf float64           // the dollars of the calls so far, when MaxCost is set
+	times map[string]*spell // per phase: the calls' latencies, for the tick's ideal time
+	fresh []int             // the exchanges of Record.History the client's history does not hold yet
+	tr    TickReport        // the counts of the calls so far
 
 	// mu guards what the goroutines of a phase's calls add to while the
 	// phase runs: the events, the held recoveries, and the failures told
@@ -96,21 +106,61 @@ func (t *Tick) Before() <-chan struct{} {
 }
 
 // usage is the tokens of the tick's calls so far.
-func (t *Tick) usage() int {
-	n := 0
-	for _, c := range t.calls {
-		n += c.Result.Usage.Total()
-	}
-	return n
-}
+func (t *Tick) usage() int { return t.tr.Usage.Total() }
 
 // usd is the dollars of the tick's calls so far.
-func (t *Tick) usd() float64 {
-	usd := 0.0
-	for _, c := range t.calls {
-		usd += t.r.callUSD(c)
+func (t *Tick) usd() float64 { return t.usdOf }
+
+// tally is what the quorum rule needs of a tick's calls so far.
+type tally struct {
+	calls    int
+	answered bool  // a call succeeded or was recovered
+	first    error // the first call's error, in the calls' order
+}
+
+func (k *tally) add(calls ...Call) {
+	for _, c := range calls {
+		k.calls++
+		k.answered = k.answered || c.Result.Err == nil || c.Recovered
+		if k.first == nil {
+			k.first = c.Result.Err
+		}
 	}
-	return usd
+}
+
+// spell is the latencies of a phase's calls: their sum and the longest.
+type spell struct{ sum, longest time.Duration }
+
+// keep puts the calls of a phase that ended in the tick's record, and
+// counts them: what the tick holds of them from then on.
+func (t *Tick) keep(calls []Call) {
+	rec := t.Record
+	t.sum.add(calls...)
+	if t.times == nil {
+		t.times = map[string]*spell{}
+	}
+	rec.Calls = slices.Grow(rec.Calls, len(calls))
+	for _, c := range calls {
+		res := &c.Result
+		t.tr.add(c)
+		if t.r.Config.MaxCost > 0 {
+			t.usdOf += t.r.callUSD(c)
+		}
+		sp := t.times[res.Request.Phase]
+		if sp == nil {
+			sp = &spell{}
+			t.times[res.Request.Phase] = sp
+		}
+		sp.sum += res.Latency
+		sp.longest = max(sp.longest, res.Latency)
+		rec.Calls = append(rec.Calls, callRecord(c))
+		if ex, ok := res.Exchange(); ok {
+			if !c.Remembered {
+				t.fresh = append(t.fresh, len(rec.History))
+			}
+			rec.History = append(rec.History, store.HistoryRecord{EntityKey: res.Request.EntityKey, User: ex.User, Assistant: ex.Assistant})
+		}
+	}
 }
 
 // settle emits the held recoveries, which held when the tick goes on to
@@ -255,14 +305,14 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 	t.endPhase(ctx, p, calls, failed)
 	t.truncated(p.Name, calls)
 	r.phase(PhaseProgress{Tick: t.N, LastTick: t.target, Phase: p.Name, Calls: len(calls), Failed: failed, Done: true, Elapsed: time.Since(start)})
-	t.calls = append(t.calls, calls...)
+	t.keep(calls)
 	for _, c := range calls {
 		if errors.Is(c.Result.Err, ErrSchemaInvalid) {
 			return nil, t.schemaInvalid(ctx, c.Result.Err)
 		}
 	}
 
-	reason, down := quorum(p, calls, t.calls)
+	reason, down := quorum(p, calls, t.sum)
 	// A fallback holds only if the tick commits: those of an earlier phase
 	// are told when the tick's fate is known (settle), with this phase's.
 	t.holdRecoveries(calls, p.Strategy)
@@ -270,7 +320,7 @@ func (t *Tick) Phase(ctx context.Context, p Phase, run func(ctx context.Context)
 		t.settle(down == nil)
 	}
 	if down != nil {
-		return nil, t.quorum(ctx, len(t.calls), down, reason)
+		return nil, t.quorum(ctx, t.sum.calls, down, reason)
 	}
 	return calls, nil
 }
@@ -313,42 +363,36 @@ func (r *Runner) tick(ctx context.Context, in any, target int) (any, *TickReport
 	if ctx.Err() != nil {
 		return nil, nil, t.rollback(ctx)
 	}
-	r.startCommit(ctx, t, tr, time.Since(start))
-	r.spent(t.calls)
+	r.spent(t.Record.Calls)
 	// The next tick's calls send this tick's exchanges: they enter the
 	// history now; should the commit fail, the run stops before any later
 	// tick commits (and Turn's caller stops too).
 	if r.Client != nil {
 		h := r.Client.History()
-		for _, c := range t.calls {
-			if !c.Remembered {
-				h.Commit(c.Result)
-			}
+		for _, i := range t.fresh {
+			x := t.Record.History[i]
+			h.Append(x.EntityKey, llm.Exchange{User: x.User, Assistant: x.Assistant})
 		}
 	}
+	r.startCommit(ctx, t, tr, time.Since(start))
 	return next, tr, nil
 }
 
 // complete fills the tick's record for its commit: the kind's encoding of
-// the step from r.state to next, then the calls, their exchanges and the
-// events. It returns the tick's report.
+// the step from r.state to next, then the events (the calls and their
+// exchanges are in it since their phases ended). It returns the tick's
+// report.
 func (t *Tick) complete(next any) (*TickReport, error) {
 	rec := t.Record
 	if err := t.r.Stepper.Encode(rec, t.r.state, next); err != nil {
 		return nil, fmt.Errorf("encode tick %d: %w", t.N, err)
 	}
-	tr := &TickReport{Tick: t.N, ApplyErrors: len(rec.ApplyErrors)}
-	for _, c := range t.calls {
-		rec.Calls = append(rec.Calls, callRecord(c))
-		tr.add(c)
-		if ex, ok := c.Result.Exchange(); ok {
-			rec.History = append(rec.History, store.HistoryRecord{EntityKey: c.Result.Request.EntityKey, User: ex.User, Assistant: ex.Assistant})
-		}
-	}
+	tr := t.tr
+	tr.Tick, tr.ApplyErrors = t.N, len(rec.ApplyErrors)
 	for _, ev := range t.events {
 		rec.Events = append(rec.Events, ev.String())
 	}
-	return tr, nil
+	return &tr, nil
 }
 
 // startCommit commits the tick's record on its own goroutine, as the
@@ -556,27 +600,17 @@ func (tr *TickReport) add(c Call) {
 //     fell back because the endpoint refused the key is no tick);
 //   - at the end of the final phase, no call of the tick succeeded or was
 //     recovered.
-func quorum(p Phase, phase, tick []Call) (reason string, down error) {
+func quorum(p Phase, phase []Call, tick tally) (reason string, down error) {
 	if miss := cassetteFailure(phase); miss != nil {
 		return "the cassette failed the call of " + miss.Result.Request.EntityKey, miss.Result.Err
 	}
 	if err := endpointFailure(phase); err != nil {
 		return fmt.Sprintf("every %s call failed and the endpoint is unusable", p.Name), err
 	}
-	if p.Final && allFailed(tick) {
-		return "no model call of the tick succeeded", firstError(tick)
+	if p.Final && tick.calls > 0 && !tick.answered {
+		return "no model call of the tick succeeded", tick.first
 	}
 	return "", nil
-}
-
-// allFailed reports whether no call of calls succeeded or was recovered.
-func allFailed(calls []Call) bool {
-	for _, c := range calls {
-		if c.Result.Err == nil || c.Recovered {
-			return false
-		}
-	}
-	return len(calls) > 0
 }
 
 // endpointFailure returns the first error when there are calls and every
