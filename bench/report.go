@@ -185,7 +185,7 @@ func collector() string {
 	case len(set) > 0:
 		return strings.Join(set, " ")
 	case debug.SetMemoryLimit(-1) != math.MaxInt64:
-		return fmt.Sprintf("memory limit %g × the largest live heap the process has had, which alone paces the collector above %d MiB (GOGC off; arbiter's default; the worlds of one bench run share the process)", memlimit.Headroom, memlimit.Floor>>20)
+		return fmt.Sprintf("memory limit %g × the largest live heap the process has had, at least %d MiB over it, which alone paces the collector above %d MiB (GOGC off; arbiter's default; the worlds of one bench run share the process)", memlimit.Headroom, memlimit.MinHeadroom>>20, memlimit.Floor>>20)
 	}
 	return "Go's defaults (GOGC=100, no memory limit)"
 }

@@ -11,24 +11,27 @@ import (
 // The tests change the process's memory limit: none runs in parallel.
 
 // TestGovernFollowsThePeak: after collections with about 200 MB live, the
-// limit is Headroom times at least that; when that memory goes, the limit
-// stays at the peak; stop puts the limit back.
+// limit is at least limitFor of that; when that memory goes, the limit
+// stays at the peak's; stop puts the limit back.
 func TestGovernFollowsThePeak(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
 	t.Setenv("GOGC", "")
 	before := debug.SetMemoryLimit(-1)
 	stop := Govern()
 	t.Cleanup(stop) // on failure too: the next test needs the limit back
-	if got := debug.SetMemoryLimit(-1); got < Floor || got == math.MaxInt64 {
-		t.Errorf("limit %d right after Govern; want at least the floor %d", got, Floor)
+	if got := debug.SetMemoryLimit(-1); got < MinHeadroom || got == math.MaxInt64 {
+		t.Errorf("limit %d right after Govern; want at least the headroom %d", got, MinHeadroom)
+	}
+	if got := gcPercent(); got != 100 {
+		t.Errorf("GOGC %d right after Govern, a few MB live; want 100: a small process is left to GOGC", got)
 	}
 	const live = 200 << 20
 	hold := make([][]byte, 0, live>>20)
 	for range live >> 20 {
 		hold = append(hold, make([]byte, 1<<20))
 	}
-	want := int64(live * Headroom)
-	waitFor(t, func() bool { return debug.SetMemoryLimit(-1) >= want }, "a limit of Headroom × 200 MB")
+	want := limitFor(live)
+	waitFor(t, func() bool { return debug.SetMemoryLimit(-1) >= want }, "a limit of 200 MB and its headroom")
 	if got := gcPercent(); got != -1 {
 		t.Errorf("GOGC %d with a limit over the floor; want it off (-1), the limit pacing the collector", got)
 	}
@@ -82,9 +85,11 @@ func TestLimitFor(t *testing.T) {
 		peak uint64
 		want int64
 	}{
-		{0, Floor},
-		{Floor / 2, Floor},
-		{100 << 20, 150 << 20},
+		{0, MinHeadroom},
+		{Floor / 2, Floor/2 + MinHeadroom},
+		{100 << 20, 100<<20 + MinHeadroom}, // half of it would leave too little room
+		{2 * MinHeadroom, 3 * MinHeadroom}, // where the two rules meet
+		{1 << 30, 1536 << 20},              // a large world: half of it
 		{math.MaxUint64, math.MaxInt64},
 	} {
 		if got := limitFor(tt.peak); got != tt.want {
