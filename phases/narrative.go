@@ -152,6 +152,10 @@ func (n *Narrative) Step(ctx context.Context, t *runner.Tick, s, in any) (any, e
 		rec.Intentions = append(rec.Intentions, store.IntentionRecord{CharacterID: o.ID, Intention: o.Value, Fallback: o.Fallback})
 	}
 
+	// The game masters are asked once the tick before is stored: a tick
+	// played while a slow commit writes then holds its intentions, not its
+	// game masters' long answers besides (round.go, invariant 3).
+	<-t.Before()
 	var outputs []Outcome[MasterOutput]
 	_, err = t.Phase(ctx, runner.Phase{Name: PhaseResolution, Calls: plan.resolutions(), Strategy: StrategyFallback, Final: true},
 		func(ctx context.Context) ([]runner.Call, error) {

@@ -144,6 +144,7 @@ func (n *Narrative) round(ctx context.Context, t *runner.Tick, st *world.State) 
 		}
 	}
 	a.next, a.base = nil, nil
+	r.afterStored(t.Before())
 	// Its gate is closed by now (the runner has awaited that commit), but
 	// hold's goroutine may not have started the locations ready yet: the
 	// phases count on every location having started once the round

@@ -49,10 +49,14 @@ import (
 //     runner holds at most the calls of the tick Step plays and the next,
 //     besides the tick committing.
 //  3. A location's game master is asked before the resolution phase begins
-//     only when all its characters' intentions succeeded and some intention
-//     call of the round did; under a token or cost budget (early false)
-//     never, no round is started ahead, and the intention calls start when
-//     their phase begins: the runner checks the budget before each phase.
+//     only when all its characters' intentions succeeded, some intention
+//     call of the round did, and the tick before the round's is stored
+//     (afterStored; Step begins the resolution phase only then too): a
+//     tick played while the tick before commits holds its intentions, not
+//     its game masters' long answers besides. Under a token or cost budget
+//     (early false) never, no round is started ahead, and the intention
+//     calls start when their phase begins: the runner checks the budget
+//     before each phase.
 //  4. Each phase's deadline, set when the phase begins, bounds the calls of
 //     that phase started before it (lateContext).
 //  5. A task puts its exchanges in the history once it has resolved, before
@@ -83,6 +87,7 @@ type round struct {
 	tasks     []task                  // guarded by mu, but for the fields task says
 	waiting   []int                   // per location: locations of the round before still to resolve; guarded by mu
 	answered  bool                    // an intention call of the round has succeeded; guarded by mu
+	stored    bool                    // the tick before r's is stored (afterStored); guarded by mu
 	resolving bool                    // Step is in the resolution phase: every game master may be asked; guarded by mu
 	dropped   bool                    // guarded by mu
 	intents   []Outcome[string]       // per character, in the simulation's order; guarded by mu
@@ -248,6 +253,32 @@ func (r *round) open() {
 	r.ready = nil
 }
 
+// afterStored lets r's game masters be asked before the resolution phase
+// once gate is closed: the runner closes it once the tick before r's is
+// stored (runner.Tick.Before), or its commit has failed.
+func (r *round) afterStored(gate <-chan struct{}) {
+	open := func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.stored = true
+		if r.dropped {
+			return
+		}
+		for i := range r.tasks {
+			r.tryResolve(i)
+		}
+	}
+	select {
+	case <-gate:
+		open()
+	default:
+		go func() {
+			<-gate
+			open()
+		}()
+	}
+}
+
 // start asks the intentions of location i's characters; r.mu is held.
 func (r *round) start(i int) {
 	t := &r.tasks[i]
@@ -306,7 +337,7 @@ func (r *round) tryResolve(i int) {
 	if !t.started || t.called || t.pending > 0 {
 		return
 	}
-	if !r.resolving && (!r.early || !r.answered || t.fellBack) {
+	if !r.resolving && (!r.early || !r.answered || !r.stored || t.fellBack) {
 		return
 	}
 	t.called = true

@@ -376,3 +376,57 @@ func TestResolutionRequestThatCannotBeBuilt(t *testing.T) {
 		t.Errorf("the resolution phase with garden's prompt broken = %d outcomes, %v; want the template error and none", len(out), err)
 	}
 }
+
+// TestGameMastersWaitForTheTickBeforeToBeStored: while tick 1 commits
+// (its report held in OnTick for an hour of the bubble's clock, which
+// passes only once nothing else can happen), tick 2 asks its intentions
+// but none of its game masters: those are asked once tick 1 is stored, so a
+// tick played ahead of a slow commit holds its intentions only.
+func TestGameMastersWaitForTheTickBeforeToBeStored(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		model := &scripted{}
+		pr, err := prompts.New(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "state.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		n := &Narrative{Sim: testWorld(), Prompts: pr, Model: model,
+			Intention: llm.Params{Model: "m", MaxTokens: 400}, Resolution: llm.Params{Model: "m", MaxTokens: 2048}}
+		const stored = "tick 1 stored"
+		r := &runner.Runner{Stepper: n, Store: st, OnTick: func(tr runner.TickReport) {
+			if tr.Tick == 1 {
+				<-time.After(time.Hour)
+				model.note(step{req: llm.Request{EntityKey: stored}})
+			}
+		}}
+		rep, err := r.Run(t.Context(), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Ticks) != 2 {
+			t.Fatalf("%d ticks committed, want 2", len(rep.Ticks))
+		}
+		steps := model.steps()
+		at := slices.IndexFunc(steps, func(s step) bool { return s.req.EntityKey == stored })
+		var intentions, early []string
+		for _, s := range steps[:max(at, 0)] {
+			switch {
+			case s.answered || s.req.Tick != 2:
+			case s.req.Phase == PhaseIntention:
+				intentions = append(intentions, s.req.EntityKey)
+			case s.req.Phase == PhaseResolution:
+				early = append(early, s.req.EntityKey)
+			}
+		}
+		if at < 0 || len(intentions) != len(testWorld().Characters) {
+			t.Errorf("tick 2's intentions asked while tick 1 committed: %v (stored at step %d); want every character's: the ticks no longer overlap", intentions, at)
+		}
+		if len(early) > 0 {
+			t.Errorf("tick 2's game masters asked before tick 1 was stored: %v", early)
+		}
+	})
+}
