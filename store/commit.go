@@ -109,19 +109,10 @@ func checkTick(ctx context.Context, tx *sql.Tx, rec *TickRecord) (last int, err 
 	return last, nil
 }
 
-// writeRows writes the kind's own rows of the tick: memories, records,
-// intentions and outputs (a long output in texts, its key in used).
+// writeRows writes the kind's own rows of the tick: memories (one body),
+// records, intentions and outputs (a long output in texts, its key in used).
 func (s *Store) writeRows(w *tickWriter, rec *TickRecord, used map[string]struct{}) {
-	seq := map[string]int{}
-	// Rows keyed by character or entity are written in the order of their
-	// keys, which leaves the order of each one's own rows as it was: the
-	// indexes on those keys grow with every tick, and in the order the calls
-	// ended each insert went to a page anywhere in them.
-	for _, m := range sortedBy(rec.Memories, func(m MemoryRecord) string { return m.CharacterID }) {
-		seq[m.CharacterID]++
-		w.exec("memories", "INSERT INTO memories (tick, character_id, seq, entry) VALUES (?, ?, ?, ?)",
-			rec.Tick, m.CharacterID, seq[m.CharacterID], m.Entry)
-	}
+	writeMemories(w, rec.Memories)
 	for _, r := range rec.Records {
 		w.exec("records", "INSERT INTO records (tick, stream, n, body) VALUES (?, ?, ?, ?)",
 			rec.Tick, r.Stream, r.N, string(r.Body))
@@ -213,6 +204,10 @@ func (s *Store) writeEvents(w *tickWriter, rec *TickRecord) {
 // entity's last (next, which it advances); a long text goes to the texts
 // table and the row keeps its key.
 func (s *Store) writeHistory(w *tickWriter, history []HistoryRecord, next map[string]int, used map[string]struct{}) {
+	// In the order of their keys, which leaves the order of each entity's
+	// own exchanges as it was: the table's index on them grows with every
+	// tick, and in the order the calls ended each insert went to a page
+	// anywhere in it.
 	for _, h := range sortedBy(history, func(h HistoryRecord) string { return h.EntityKey }) {
 		texts := [2]string{s.clean(h.User), s.clean(h.Assistant)}
 		var refs [2]string

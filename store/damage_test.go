@@ -17,11 +17,17 @@ import (
 
 // bigRecord is record(tick) with memories large enough to fill many
 // pages, none of them the ticks table's: what check reads stays whole when
-// junk lands in them, and only quick_check sees it.
+// junk lands in them, and only quick_check sees it. The entries are random
+// letters, which their compressed body cannot make much smaller.
 func bigRecord(tick int) *TickRecord {
 	rec := record(tick)
+	rng := rand.New(rand.NewPCG(uint64(tick), 0))
 	for i := range 20 {
-		rec.Memories = append(rec.Memories, MemoryRecord{CharacterID: "ada", Entry: strings.Repeat(fmt.Sprintf("tick %d memory %d ", tick, i), 1000)})
+		entry := make([]byte, 16<<10)
+		for j := range entry {
+			entry[j] = 'a' + byte(rng.UintN(26))
+		}
+		rec.Memories = append(rec.Memories, MemoryRecord{CharacterID: "ada", Entry: fmt.Sprintf("tick %d memory %d %s", tick, i, entry)})
 	}
 	return rec
 }

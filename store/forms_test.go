@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,13 +19,49 @@ const dropV10 = `DROP TABLE states; DROP TABLE blocks;
 	ALTER TABLE calls DROP COLUMN texts_dropped; ALTER TABLE calls DROP COLUMN request_at;
 	ALTER TABLE outputs DROP COLUMN output_ref;`
 
-// toWhole rewrites a version 10 database in the forms version 9 wrote:
-// every state whole in ticks, every request, answer, parsed output and
-// output in its row, every text S2 (or plain) in texts; then version 10's
-// tables and columns are dropped and user_version is 9. It is how the
-// arbiter of version 9 stores the same ticks.
+// toRows rewrites a version 11 database in the forms version 10 wrote:
+// every memory entry a row of memories; then memory_ticks is dropped and
+// user_version is 10. It is how the arbiter of version 10 stores the same
+// ticks.
+func toRows(t *testing.T, s *Store) {
+	t.Helper()
+	ctx := t.Context()
+	mems, err := s.Memories(ctx, math.MaxInt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	seq := map[string]int{}
+	for _, m := range mems {
+		key := fmt.Sprint(m.Tick, m.CharacterID)
+		seq[key]++
+		if _, err := tx.ExecContext(ctx, "INSERT INTO memories (tick, character_id, seq, entry) VALUES (?, ?, ?, ?)",
+			m.Tick, m.CharacterID, seq[key], m.Entry); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "DROP TABLE memory_ticks; PRAGMA user_version = 10"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	s.version = 10
+}
+
+// toWhole rewrites a version 11 database in the forms version 9 wrote:
+// every memory entry a row (toRows), every state whole in ticks, every
+// request, answer, parsed output and output in its row, every text S2 (or
+// plain) in texts; then version 10's tables and columns are dropped and
+// user_version is 9. It is how the arbiter of version 9 stores the same
+// ticks.
 func toWhole(t *testing.T, s *Store) {
 	t.Helper()
+	toRows(t, s)
 	ctx := t.Context()
 	last, err := s.LastTick(ctx)
 	if err != nil {

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -32,68 +31,6 @@ func (s *Store) Kind(ctx context.Context) (_ string, err error) {
 		return "", fmt.Errorf("read kind: %w", err)
 	}
 	return kind, nil
-}
-
-// Memories returns every memory entry of ticks 1..upTo, in order of tick,
-// character and entry.
-func (s *Store) Memories(ctx context.Context, upTo int) (_ []MemoryRecord, err error) {
-	defer markDamaged(&err)
-	rows, err := s.db.QueryContext(ctx, "SELECT tick, character_id, entry FROM memories WHERE tick <= ? ORDER BY tick, character_id, seq", upTo)
-	if err != nil {
-		return nil, fmt.Errorf("read memories: %w", err)
-	}
-	defer rows.Close()
-	var out []MemoryRecord
-	for rows.Next() {
-		var m MemoryRecord
-		if err := rows.Scan(&m.Tick, &m.CharacterID, &m.Entry); err != nil {
-			return nil, fmt.Errorf("read memories: %w", err)
-		}
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read memories: %w", err)
-	}
-	return out, nil
-}
-
-// LatestMemories returns each given character's latest last memory entries
-// of ticks 1..upTo (what prompts show), in order of tick, character and
-// entry. It reads each character's entries from its index, newest first,
-// so its time does not grow with the number of ticks stored.
-func (s *Store) LatestMemories(ctx context.Context, upTo, last int, characterIDs []string) (_ []MemoryRecord, err error) {
-	defer markDamaged(&err)
-	st, err := s.db.PrepareContext(ctx, `SELECT tick, entry FROM memories WHERE character_id = ? AND tick <= ?
-		ORDER BY tick DESC, seq DESC LIMIT ?`)
-	if err != nil {
-		return nil, fmt.Errorf("read memories: %w", err)
-	}
-	defer st.Close()
-	var out []MemoryRecord
-	for _, id := range characterIDs {
-		rows, err := st.QueryContext(ctx, id, upTo, last)
-		if err != nil {
-			return nil, fmt.Errorf("read memories of %s: %w", id, err)
-		}
-		first := len(out)
-		for rows.Next() {
-			m := MemoryRecord{CharacterID: id}
-			if err := rows.Scan(&m.Tick, &m.Entry); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("read memories of %s: %w", id, err)
-			}
-			out = append(out, m)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("read memories of %s: %w", id, err)
-		}
-		slices.Reverse(out[first:]) // oldest first
-	}
-	slices.SortStableFunc(out, func(a, b MemoryRecord) int {
-		return cmp.Or(cmp.Compare(a.Tick, b.Tick), cmp.Compare(a.CharacterID, b.CharacterID))
-	})
-	return out, nil
 }
 
 // Records returns rows 1..n of stream as they stood at tick upTo: for each

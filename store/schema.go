@@ -2,7 +2,7 @@ package store
 
 // schemaVersion is stored in PRAGMA user_version. Raise it, and add a step
 // to upgrades, whenever the schema below changes.
-const schemaVersion = 10
+const schemaVersion = 11
 
 // readableVersion is the oldest version read-only commands read as it is:
 // version 5 changed only how new texts are compressed, which the reader
@@ -29,7 +29,8 @@ const readableVersion = 4
 // version 10 stores a run in less: an answer once (a long one in texts,
 // parsed_output left out when it is the answer), a long output in texts,
 // the texts of a commit compressed together in blocks, and the state of
-// most ticks as what changed since the tick before (states). An older
+// most ticks as what changed since the tick before (states); version 11
+// the memory entries of a tick in one compressed body (memory_ticks). An older
 // database gets what it lacks when opened (see upgrades); the rows it
 // holds keep their forms, which every reader reads.
 const schema = `
@@ -48,6 +49,14 @@ CREATE TABLE IF NOT EXISTS memories (
 );
 -- a character's latest memories, read on resume without scanning the run
 CREATE INDEX IF NOT EXISTS memories_character ON memories (character_id, tick, seq);
+
+-- memory_ticks: the memory entries of a tick, all in one body (see
+-- memories.go), compressed (zstd); a tick that wrote none has no row.
+-- Version 11: the ticks stored before keep theirs as rows of memories.
+CREATE TABLE IF NOT EXISTS memory_ticks (
+	tick INTEGER PRIMARY KEY REFERENCES ticks (tick) ON DELETE CASCADE,
+	body BLOB    NOT NULL
+);
 
 CREATE TABLE IF NOT EXISTS intentions (
 	tick         INTEGER NOT NULL REFERENCES ticks (tick) ON DELETE CASCADE,

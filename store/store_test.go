@@ -16,7 +16,7 @@ import (
 )
 
 // tables lists every table that holds per-tick rows.
-var tables = []string{"ticks", "memories", "records", "intentions", "outputs", "calls", "events", "apply_errors", "history"}
+var tables = []string{"ticks", "memories", "memory_ticks", "records", "intentions", "outputs", "calls", "events", "apply_errors", "history"}
 
 func openTemp(t *testing.T) (*Store, string) {
 	t.Helper()
@@ -132,15 +132,15 @@ func TestCommitAndReadBack(t *testing.T) {
 		t.Errorf("Events(1, 1) = %v, %v; want %v", events, err, wantEvents)
 	}
 
-	var memory string
-	if err := s.db.QueryRowContext(ctx, "SELECT entry FROM memories WHERE tick = 1 AND character_id = 'ada'").Scan(&memory); err != nil || memory != "memory 1" {
-		t.Errorf("memories row = %q, %v; want the tick's memory entry", memory, err)
+	mems, err := s.Memories(ctx, 1)
+	if want := []MemoryRecord{{1, "ada", "memory 1"}}; err != nil || !reflect.DeepEqual(mems, want) {
+		t.Errorf("Memories(1) = %+v, %v; want %+v", mems, err, want)
 	}
 	var committedAt string
 	if err := s.db.QueryRowContext(ctx, "SELECT committed_at FROM ticks WHERE tick = 1").Scan(&committedAt); err != nil || committedAt != "2025-03-01T12:00:00Z" {
 		t.Errorf("committed_at = %q, %v", committedAt, err)
 	}
-	wantCounts := map[string]int{"ticks": 1, "memories": 1, "records": 0, "intentions": 2, "outputs": 2, "calls": 3, "events": 2, "apply_errors": 1, "history": 2}
+	wantCounts := map[string]int{"ticks": 1, "memories": 0, "memory_ticks": 1, "records": 0, "intentions": 2, "outputs": 2, "calls": 3, "events": 2, "apply_errors": 1, "history": 2}
 	if got := rowCounts(t, s); !reflect.DeepEqual(got, wantCounts) {
 		t.Errorf("rows = %v, want %v", got, wantCounts)
 	}

@@ -51,14 +51,7 @@ func (s *Store) Story(ctx context.Context, from, to int) (_ StoryRows, err error
 		out.Outputs, err = s.outputs(ctx, from, to)
 	}
 	if err == nil {
-		err = s.scan(ctx, func(scan func(...any) error) error {
-			var r MemoryRecord
-			if err := scan(&r.Tick, &r.CharacterID, &r.Entry); err != nil {
-				return err
-			}
-			out.Memories = append(out.Memories, r)
-			return nil
-		}, "SELECT tick, character_id, entry FROM memories WHERE tick BETWEEN ? AND ? ORDER BY tick, character_id, seq", from, to)
+		out.Memories, err = s.memories(ctx, from, to)
 	}
 	if err == nil {
 		err = s.scan(ctx, func(scan func(...any) error) error {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	stdflate "compress/flate"
 	"database/sql"
 	"io"
@@ -73,8 +74,8 @@ func TestUpgradeV2(t *testing.T) {
 		t.Fatalf("Open of a version 2 database: %v", err)
 	}
 	defer s.Close()
-	if v := userVersion(t, s); v != schemaVersion || schemaVersion != 10 {
-		t.Fatalf("user_version after the upgrade = %d, want 10", v)
+	if v := userVersion(t, s); v != schemaVersion || schemaVersion != 11 {
+		t.Fatalf("user_version after the upgrade = %d, want 11", v)
 	}
 	if sum, err := s.Summary(t.Context()); err != nil || sum.Total.Calls != 2 || sum.Total.PromptTokens != 200 || len(sum.ByEntity) != 1 {
 		t.Fatalf("summary after the upgrade = %+v, %v; want the 2 old calls in the totals", sum, err)
@@ -408,8 +409,8 @@ func TestUpgradeV8(t *testing.T) {
 		t.Fatalf("Open of a version 8 database: %v", err)
 	}
 	defer s.Close()
-	if v := userVersion(t, s); v != 10 {
-		t.Fatalf("user_version after the upgrade = %d, want 10", v)
+	if v := userVersion(t, s); v != 11 {
+		t.Fatalf("user_version after the upgrade = %d, want 11", v)
 	}
 	rec := record(2)
 	rec.Calls[0].PromptTruncated, rec.Calls[2].PromptTruncated = true, true
@@ -491,4 +492,87 @@ func ticksOnly(snap string) string {
 	return strings.Join(slices.DeleteFunc(lines, func(l string) bool {
 		return strings.HasPrefix(l, "summary: ") || strings.HasPrefix(l, "runs: ") || strings.HasPrefix(l, "usage: ")
 	}), "\n")
+}
+
+// schema10DB is a state.db written by the arbiter of schema version 10 (the
+// run of schema9DB made again: see cmd/arbiter/testdata/v10run/README.md).
+var schema10DB = filepath.Join("..", "cmd", "arbiter", "testdata", "v10run", FileName)
+
+// TestUpgradeSchema10File: a state.db the schema 10 arbiter wrote, its
+// memory entries rows, upgrades to version 11 and reads the same; an
+// upgrade killed (SIGKILL) inside its transaction leaves it as it was,
+// version 10, which then upgrades. The ticks committed after it store
+// their memory entries as bodies, and every reader reads the rows and the
+// bodies as one run.
+func TestUpgradeSchema10File(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	copyFile(t, schema10DB, path)
+	before := readSnapshot(t, path, false)
+	if !strings.Contains(before, `memories: [{"Tick":1,`) {
+		t.Fatal("the schema 10 file reads no memories of tick 1")
+	}
+
+	cmd := helper(t, "upgrade", path, "1")
+	cmd.Process.Kill()
+	cmd.Wait()
+	ro, err := OpenReadOnly(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := userVersion(t, ro); v != 10 {
+		t.Errorf("killed mid-upgrade, user_version = %d, want 10", v)
+	}
+	ro.Close()
+	if got := readSnapshot(t, path, false); got != before {
+		t.Errorf("killed mid-upgrade, the run reads otherwise:%s", firstDifference(got, before))
+	}
+
+	if got := readSnapshot(t, path, true); got != before {
+		t.Errorf("upgraded, the run reads otherwise:%s", firstDifference(got, before))
+	}
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if v := userVersion(t, s); v != schemaVersion {
+		t.Errorf("user_version = %d, want %d", v, schemaVersion)
+	}
+	old, err := s.Memories(t.Context(), 5)
+	if err != nil || len(old) == 0 {
+		t.Fatalf("the memories of ticks 1..5: %d, %v", len(old), err)
+	}
+	commit(t, s, memoryRecord(6, 2))
+	var bodies int
+	if err := s.db.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM memory_ticks").Scan(&bodies); err != nil || bodies != 1 {
+		t.Errorf("memory bodies after tick 6: %d, %v; want 1", bodies, err)
+	}
+	all, err := s.Memories(t.Context(), 6)
+	if want := append(slices.Clone(old), wantMemories(6, 6, 2, 0)...); err != nil || !reflect.DeepEqual(all, want) {
+		t.Errorf("Memories(6) on the upgraded file = %v, %v\nwant %v", all, err, want)
+	}
+	// Each character's latest 4: the rows of ticks 1..5 for those of the
+	// fixture, the body of tick 6 for the others.
+	var ids []string
+	per := map[string][]MemoryRecord{}
+	for _, m := range all {
+		if len(per[m.CharacterID]) == 0 {
+			ids = append(ids, m.CharacterID)
+		}
+		per[m.CharacterID] = append(per[m.CharacterID], m)
+	}
+	var want []MemoryRecord
+	for _, id := range ids {
+		want = append(want, per[id][max(0, len(per[id])-4):]...)
+	}
+	slices.SortStableFunc(want, func(a, b MemoryRecord) int {
+		return cmp.Or(cmp.Compare(a.Tick, b.Tick), strings.Compare(a.CharacterID, b.CharacterID))
+	})
+	if latest, err := s.LatestMemories(t.Context(), 6, 4, ids); err != nil || !reflect.DeepEqual(latest, want) || len(ids) < 6 {
+		t.Errorf("LatestMemories(6, 4) of %v on the upgraded file = %v, %v\nwant %v", ids, latest, err, want)
+	}
+	if got, want := ticksOnly(snapshotThrough(t, s, 5)), ticksOnly(before); got != want {
+		t.Errorf("after a tick on the upgraded file, ticks 1..5 read otherwise:%s", firstDifference(got, want))
+	}
 }

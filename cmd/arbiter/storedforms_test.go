@@ -37,11 +37,30 @@ func goldenCommands(sim string) map[string][]string {
 	return m
 }
 
+// v10Run is the same run stored by the arbiter of schema version 10 (see
+// testdata/v10run/README.md): its state.db and what the read commands
+// printed from it then; its simulation is v9Run's.
+var v10Run = filepath.Join(repoRoot, "cmd", "arbiter", "testdata", "v10run")
+
 // v9Copy copies the fixture run's simulation, state.db included.
 func v9Copy(t *testing.T) string {
 	t.Helper()
+	return fixtureCopy(t, filepath.Join(v9Run, "demo-sim", "state.db"))
+}
+
+// v10Copy copies the fixture run's simulation with the state.db the
+// schema 10 arbiter wrote.
+func v10Copy(t *testing.T) string {
+	t.Helper()
+	return fixtureCopy(t, filepath.Join(v10Run, "state.db"))
+}
+
+// fixtureCopy copies the fixture run's simulation with the state.db at
+// path.
+func fixtureCopy(t *testing.T, path string) string {
+	t.Helper()
 	sim := worldtest.Copy(t, filepath.Join(v9Run, "demo-sim"))
-	db, err := os.ReadFile(filepath.Join(v9Run, "demo-sim", "state.db"))
+	db, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,18 +74,26 @@ func v9Copy(t *testing.T) string {
 // byte for byte, with what the schema 9 arbiter printed for the run.
 func checkGolden(t *testing.T, sim string, only ...string) {
 	t.Helper()
+	checkGoldenOf(t, v9Run, sim, only...)
+}
+
+// checkGoldenOf runs every golden command on sim and compares its output,
+// byte for byte, with what the arbiter that wrote the fixture run in
+// fixture printed for it.
+func checkGoldenOf(t *testing.T, fixture, sim string, only ...string) {
+	t.Helper()
 	for name, args := range goldenCommands(sim) {
 		if len(only) > 0 && !contains(only, name) {
 			continue
 		}
-		want, err := os.ReadFile(filepath.Join(v9Run, "golden", name))
+		want, err := os.ReadFile(filepath.Join(fixture, "golden", name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		code, out, errOut := arbiter(t, args...)
 		if got := strings.ReplaceAll(out, sim, "SIM"); code != 0 || got != string(want) {
-			t.Errorf("%v: exit %d, output differs from the schema 9 arbiter's (%d bytes, want %d)%s\n%s",
-				args[:1], code, len(got), len(want), firstDiff(got, string(want)), errOut)
+			t.Errorf("%v: exit %d, output differs from %s's (%d bytes, want %d)%s\n%s",
+				args[:1], code, filepath.Base(fixture), len(got), len(want), firstDiff(got, string(want)), errOut)
 		}
 	}
 }
@@ -106,6 +133,25 @@ func TestSchema9RunUpgraded(t *testing.T) {
 		t.Fatalf("compact: exit %d\n%s%s", code, out, errOut)
 	}
 	checkGolden(t, sim)
+}
+
+// TestSchema10RunReads: a state.db written by the schema 10 arbiter reads
+// as it did then, every read command byte for byte.
+func TestSchema10RunReads(t *testing.T) {
+	cleanEnv(t)
+	checkGoldenOf(t, v10Run, v10Copy(t))
+}
+
+// TestSchema10RunUpgraded: the schema 10 fixture run, upgraded to today's
+// schema (by a compaction that keeps every text), reads as it did, byte
+// for byte.
+func TestSchema10RunUpgraded(t *testing.T) {
+	cleanEnv(t)
+	sim := v10Copy(t)
+	if code, out, errOut := arbiter(t, "compact", sim, "--keep-texts", "100"); code != 0 || !strings.Contains(out, "no texts dropped") {
+		t.Fatalf("compact: exit %d\n%s%s", code, out, errOut)
+	}
+	checkGoldenOf(t, v10Run, sim)
 }
 
 // TestRunReplayedStoresTheSame: the fixture run made again from its
