@@ -115,10 +115,12 @@ func (n *Narrative) load(ctx context.Context, st *store.Store, tick, last int) (
 			s.Characters[id] = cs
 		}
 	}
-	if err := withMemories(ctx, st, s, last); err != nil {
+	// Cloned before the memories are read, which the clone would copy
+	// again: an export's are every entry of the run.
+	out := s.Clone() // non-nil maps and memories even if the JSON had nulls
+	if err := withMemories(ctx, st, out, last); err != nil {
 		return nil, err
 	}
-	out := s.Clone() // non-nil maps and memories even if the JSON had nulls
 	if err := out.Validate(n.Sim); err != nil {
 		return nil, fmt.Errorf("%w: state of tick %d (edited since the run? `arbiter reset` starts over): %w", runner.ErrStateMismatch, tick, err)
 	}
@@ -382,7 +384,9 @@ func (n *Narrative) ExportAt(ctx context.Context, st *store.Store, tick int) (an
 }
 
 // withMemories appends to s the memory entries stored up to its tick, each
-// character's latest last (0: all).
+// character's latest last (0: all). An export's are hundreds of thousands:
+// each character's memory is made a part, of the size it will have, of
+// one array, and each entry looks its character up once.
 func withMemories(ctx context.Context, st *store.Store, s *world.State, last int) error {
 	var mems []store.MemoryRecord
 	var err error
@@ -394,10 +398,40 @@ func withMemories(ctx context.Context, st *store.Store, s *world.State, last int
 	if err != nil {
 		return err
 	}
-	for _, m := range mems {
-		if cs, ok := s.Characters[m.CharacterID]; ok {
-			cs.Memory = append(cs.Memory, world.MemoryEntry{Tick: m.Tick, Entry: m.Entry})
-			s.Characters[m.CharacterID] = cs
+	// The characters with entries, in order of their first; each entry's.
+	slot := make(map[string]int, len(s.Characters))
+	var ids []string
+	var count []int
+	of := make([]int, len(mems))
+	for i, m := range mems {
+		k, ok := slot[m.CharacterID]
+		if !ok {
+			k = len(ids)
+			slot[m.CharacterID] = k
+			ids, count = append(ids, m.CharacterID), append(count, 0)
+		}
+		of[i] = k
+		count[k]++
+	}
+	parts := make([][]world.MemoryEntry, len(ids))
+	total := len(mems)
+	for _, id := range ids {
+		total += len(s.Characters[id].Memory)
+	}
+	all := make([]world.MemoryEntry, total)
+	for k, id := range ids {
+		held := s.Characters[id].Memory
+		size := len(held) + count[k]
+		parts[k] = append(all[:0:size], held...)
+		all = all[size:]
+	}
+	for i, m := range mems {
+		parts[of[i]] = append(parts[of[i]], world.MemoryEntry{Tick: m.Tick, Entry: m.Entry})
+	}
+	for k, id := range ids {
+		if cs, ok := s.Characters[id]; ok {
+			cs.Memory = parts[k]
+			s.Characters[id] = cs
 		}
 	}
 	return nil
