@@ -33,6 +33,12 @@ const readableVersion = 4
 // the memory entries of a tick in one compressed body (memory_ticks). An older
 // database gets what it lacks when opened (see upgrades); the rows it
 // holds keep their forms, which every reader reads.
+//
+// Tables whose rows are short and found by their primary key (texts, now
+// that a text's row says where in a block it is; history; intentions) are
+// WITHOUT ROWID in a database made since version 11, which stores the key
+// once rather than in the row and again in an index; a database made
+// before keeps its rowid tables, which every statement reads alike.
 const schema = `
 CREATE TABLE IF NOT EXISTS ticks (
 	tick         INTEGER PRIMARY KEY CHECK (tick > 0),
@@ -64,7 +70,7 @@ CREATE TABLE IF NOT EXISTS intentions (
 	intention    TEXT    NOT NULL,
 	fallback     INTEGER NOT NULL CHECK (fallback IN (0, 1)),
 	PRIMARY KEY (tick, character_id)
-);
+) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS outputs (
 	tick        INTEGER NOT NULL REFERENCES ticks (tick) ON DELETE CASCADE,
@@ -167,7 +173,7 @@ CREATE TABLE IF NOT EXISTS history (
 	user_ref      TEXT NOT NULL DEFAULT '',
 	assistant_ref TEXT NOT NULL DEFAULT '',
 	PRIMARY KEY (entity_key, seq)
-);
+) WITHOUT ROWID;
 
 -- stops: why a run ended without committing the tick it was on (quorum
 -- failure, interrupt, budget, an error), with that tick's events. Not tick
@@ -203,7 +209,7 @@ CREATE TABLE IF NOT EXISTS texts (
 	-- a form byte (0: as is, 1: DEFLATE, 2: S2), then the text; or 3, then
 	-- where the text is in a block (see blockRef)
 	body BLOB NOT NULL
-); -- a rowid table: texts run to kilobytes, which WITHOUT ROWID stores poorly
+) WITHOUT ROWID;
 
 -- blocks: the texts a commit wrote, one after the other, compressed
 -- together (zstd): the prompts of a phase share most of their words, which

@@ -576,3 +576,34 @@ func TestUpgradeSchema10File(t *testing.T) {
 		t.Errorf("after a tick on the upgraded file, ticks 1..5 read otherwise:%s", firstDifference(got, want))
 	}
 }
+
+// TestNewDatabaseKeepsKeysOnce: in a new database texts, history and
+// intentions are WITHOUT ROWID tables, with no index beside them holding
+// their keys again; one upgraded from version 10 keeps its rowid tables
+// (TestUpgradeSchema10File commits onto them).
+func TestNewDatabaseKeepsKeysOnce(t *testing.T) {
+	t.Parallel()
+	indexes := func(s *Store) int {
+		var n int
+		if err := s.db.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM sqlite_schema
+			WHERE type = 'index' AND tbl_name IN ('texts', 'history', 'intentions')`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	fresh, _ := openTemp(t)
+	commit(t, fresh, longRecord(1))
+	if n := indexes(fresh); n != 0 {
+		t.Errorf("a new database has %d indexes on texts, history and intentions, want 0", n)
+	}
+	path := filepath.Join(t.TempDir(), FileName)
+	copyFile(t, schema10DB, path)
+	up, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	if n := indexes(up); n != 3 {
+		t.Errorf("an upgraded database has %d indexes on texts, history and intentions, want its 3", n)
+	}
+}
