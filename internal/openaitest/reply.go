@@ -147,8 +147,9 @@ func (r Reply) WithDelay(d time.Duration) Reply {
 }
 
 // write writes the reply and reports whether the client still waited for
-// it once written: false for a hang, a disconnect, and a client that gave
-// up (its timeout) first.
+// it as it was written: false for a hang, a disconnect, and a client that
+// gave up (its timeout) first. (Afterwards the request's context says
+// nothing: a client may close the connection once it has read the answer.)
 func (r Reply) write(w http.ResponseWriter, req *http.Request, model string) bool {
 	if r.delay > 0 {
 		t := time.NewTimer(r.delay)
@@ -178,6 +179,9 @@ func (r Reply) write(w http.ResponseWriter, req *http.Request, model string) boo
 			_ = conn.Close()
 		}
 		return false
+	}
+	waiting := req.Context().Err() == nil
+	switch {
 	case r.apiErr != nil:
 		writeJSON(w, r.status, r.header, openai.ErrorResponse{Error: r.apiErr})
 	case r.rawType != "" || r.raw != "":
@@ -199,8 +203,5 @@ func (r Reply) write(w http.ResponseWriter, req *http.Request, model string) boo
 			SystemFingerprint: r.fingerprint,
 		})
 	}
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
-	return req.Context().Err() == nil
+	return waiting
 }
