@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -98,8 +99,10 @@ type (
 // location of the region, so a character can reach every location of its
 // region in a few moves. Character i starts in location i mod M, which
 // spreads the characters evenly. The same shape and seed write the same
-// files.
-func Generate(dir string, s Shape, seed uint64) error {
+// files. When ctx ends, it stops between two files with ctx's error (a
+// world of 300,000 characters takes minutes to write); the caller removes
+// the folder.
+func Generate(ctx context.Context, dir string, s Shape, seed uint64) error {
 	if err := s.Check(); err != nil {
 		return err
 	}
@@ -118,7 +121,7 @@ func Generate(dir string, s Shape, seed uint64) error {
 		Title:   fmt.Sprintf("Benchmark world: %s", s),
 		Premise: premise,
 	}
-	if err := writeYAML(filepath.Join(dir, "simulation.yaml"), sim); err != nil {
+	if err := writeYAML(ctx, filepath.Join(dir, "simulation.yaml"), sim); err != nil {
 		return err
 	}
 	locs := locationIDs(s.Locations)
@@ -136,7 +139,7 @@ func Generate(dir string, s Shape, seed uint64) error {
 		for k, c := range conns {
 			l.Connections[k] = locs[c]
 		}
-		if err := writeYAML(filepath.Join(dir, "locations", l.ID+".yaml"), l); err != nil {
+		if err := writeYAML(ctx, filepath.Join(dir, "locations", l.ID+".yaml"), l); err != nil {
 			return err
 		}
 	}
@@ -152,7 +155,7 @@ func Generate(dir string, s Shape, seed uint64) error {
 				ExternalIntent: fmt.Sprintf("Find out who moved the %s before the tide turns.", placeNouns[i%len(placeNouns)]),
 			},
 		}
-		if err := writeYAML(filepath.Join(dir, "characters", c.ID+".yaml"), c); err != nil {
+		if err := writeYAML(ctx, filepath.Join(dir, "characters", c.ID+".yaml"), c); err != nil {
 			return err
 		}
 	}
@@ -205,7 +208,11 @@ func connect(s Shape, rng *rand.Rand) [][]int {
 	return out
 }
 
-func writeYAML(path string, v any) error {
+// writeYAML writes v to path as YAML, unless ctx has ended.
+func writeYAML(ctx context.Context, path string, v any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	b, err := yaml.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)

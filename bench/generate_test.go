@@ -2,6 +2,8 @@ package bench
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"github.com/arbiter-sim/arbiter/internal/worldtest"
 	"os"
 	"path/filepath"
@@ -22,7 +24,7 @@ func TestGenerateWritesTheWorldAsked(t *testing.T) {
 		t.Run(s.String(), func(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "sim")
-			if err := Generate(dir, s, 7); err != nil {
+			if err := Generate(context.Background(), dir, s, 7); err != nil {
 				t.Fatal(err)
 			}
 			sim, err := worldtest.Load(dir)
@@ -94,7 +96,7 @@ func TestGenerateIsDeterministic(t *testing.T) {
 	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
 	s := Shape{Characters: 60, Locations: 12}
 	for _, dir := range []string{a, b} {
-		if err := Generate(dir, s, 3); err != nil {
+		if err := Generate(context.Background(), dir, s, 3); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -131,10 +133,27 @@ func TestGenerateRefuses(t *testing.T) {
 		{"folder not empty", full, Shape{Characters: 1, Locations: 1}, "not empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Generate(tc.dir, tc.shape, 1)
+			err := Generate(context.Background(), tc.dir, tc.shape, 1)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Generate(%s) = %v, want an error saying %q", tc.shape, err, tc.want)
 			}
 		})
+	}
+}
+
+// A world of 300,000 characters takes minutes to write: an interrupt stops
+// Generate before its next file.
+func TestGenerateStopsWhenCtxEnds(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "w")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Generate(ctx, dir, Shape{Characters: 50, Locations: 5}, 1); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Generate after ctx ended = %v, want context.Canceled", err)
+	}
+	for _, sub := range []string{"characters", "locations"} {
+		if files, _ := os.ReadDir(filepath.Join(dir, sub)); len(files) > 0 {
+			t.Errorf("%s: %d files written after ctx ended", sub, len(files))
+		}
 	}
 }

@@ -118,8 +118,12 @@ func (b *page) storage(r *Report) {
 	if m.DBPerCall == 0 && m.ExportMax == 0 {
 		return
 	}
-	b.p("\n## state.db\n\nThe main world's state.db grew %.2f KB per model call from tick 1 to tick %d (%.1f MB a tick; %.1f MB once closed); `export --tick N`, read back after the run for every tick, took at most %s (tick %d), of which reading the tick's state from state.db at most %s.\n",
-		m.DBPerCall/1000, m.Ticks, float64(m.DBGrowth)/1e6, float64(m.DBBytes)/1e6, m.ExportMax.Round(time.Millisecond), m.ExportTick, m.StateReadMax.Round(100*time.Microsecond))
+	b.p("\n## state.db\n\nThe main world's state.db grew %.2f KB per model call from tick 1 to tick %d (%.1f MB a tick; %.1f MB once closed)", m.DBPerCall/1000, m.Ticks, float64(m.DBGrowth)/1e6, float64(m.DBBytes)/1e6)
+	if m.ExportMax > 0 {
+		b.p("; read back after the run, a read-only session opened in %s, then `export --tick N` of every tick took at most %s (tick %d), of which reading the tick's state from state.db at most %s",
+			m.ReadOpen.Round(time.Millisecond), m.ExportMax.Round(time.Millisecond), m.ExportTick, m.StateReadMax.Round(100*time.Microsecond))
+	}
+	b.p(".\n")
 }
 
 // prefix is the start the main world's system prompts of tick 1 share.

@@ -24,18 +24,54 @@ import (
 const standInKey = "sk-bench-stand-in"
 
 // measure opens the world as `arbiter run` would and runs its ticks,
-// recording every figure into w; a failure is w.Error.
+// recording every figure into w; a failure is w.Error. The world timeout
+// runs from the open to the last tick. When ctx ends (Ctrl-C, SIGTERM),
+// what is in progress stops: the tick in flight is rolled back, the
+// read-back is cut short, and w keeps what was measured before.
 func (w *World) measure(ctx context.Context, o *Options, children []*Child, simDir string, ticks, concurrency int) {
 	sizes := &dbWatch{path: session.StatePath(simDir)}
 	defer sizes.close()
+	tickCtx := ctx
+	if o.WorldTimeout > 0 {
+		var cancel context.CancelFunc
+		tickCtx, cancel = context.WithTimeout(ctx, o.WorldTimeout)
+		defer cancel()
+	}
+	set := w.settings(o, children, sizes, ticks, concurrency)
 	start := time.Now()
-	sess, err := session.Open(ctx, simDir, w.settings(o, children, sizes, ticks, concurrency), session.ReadWrite)
+	sess, err := session.Open(tickCtx, simDir, set, session.ReadWrite)
 	w.Open = time.Since(start)
 	if err != nil {
 		w.Error = fmt.Sprintf("open: %v", err)
 		return
 	}
+	if ctx.Err() != nil {
+		sess.Close()
+		w.Error = "interrupted as the world was opened"
+		return
+	}
 	o.progress("%s world: opened in %s (load, lint, state.db)", w.Role, w.Open.Round(time.Millisecond))
+	rep, sp, runErr := w.run(tickCtx, ctx, o, sess, children, sizes, ticks)
+	// Reading ticks back is timed on the main world, when it has ticks
+	// before its last.
+	if runErr == nil && ctx.Err() == nil && rep != nil && w.Role == "main" && len(rep.Ticks) > 1 {
+		w.readBack(ctx, o, simDir, set, len(rep.Ticks))
+	}
+	switch {
+	case runErr != nil && ctx.Err() != nil:
+		w.Error = fmt.Sprintf("interrupted with the tick in flight rolled back: %v", runErr)
+	case runErr != nil && errors.Is(tickCtx.Err(), context.DeadlineExceeded):
+		w.Error = fmt.Sprintf("stopped by the world timeout (%s) with the tick in flight rolled back: %v", o.WorldTimeout, runErr)
+	case runErr != nil:
+		w.Error = fmt.Sprintf("run: %v", runErr)
+	}
+	w.sum(rep, runErr != nil, sp)
+}
+
+// run runs the ticks of the open session sess under tickCtx, then measures
+// what needs the committed ticks (their shared prompt prefix, unless ctx
+// ended) and closes sess.
+func (w *World) run(tickCtx, ctx context.Context, o *Options, sess *session.Session, children []*Child, sizes *dbWatch, ticks int) (*runner.Report, span, error) {
 	before, err := serverStats(ctx, children)
 	var prof *profiles
 	if err == nil {
@@ -43,13 +79,12 @@ func (w *World) measure(ctx context.Context, o *Options, children []*Child, simD
 	}
 	if err != nil {
 		sess.Close()
-		w.Error = err.Error()
-		return
+		return nil, span{}, err
 	}
-	rep, sp, runErr := w.runTicks(ctx, o, sess, ticks, prof)
+	rep, sp, runErr := w.runTicks(tickCtx, o, sess, ticks, prof)
 	sizes.close()
-	if rep != nil && len(rep.Ticks) > 0 {
-		prefix, err := sess.PromptPrefixes(context.WithoutCancel(ctx), rep.Ticks[0].Tick)
+	if rep != nil && len(rep.Ticks) > 0 && ctx.Err() == nil {
+		prefix, err := sess.PromptPrefixes(ctx, rep.Ticks[0].Tick)
 		if err != nil {
 			o.progress("%s world: shared prompt prefix not measured: %v", w.Role, err)
 		}
@@ -64,20 +99,7 @@ func (w *World) measure(ctx context.Context, o *Options, children []*Child, simD
 	if fi, err := os.Stat(sizes.path); err == nil {
 		w.DBBytes = fi.Size()
 	}
-	// Reading ticks back is timed on the main world, when it has ticks
-	// before its last (a read-only session lints every prompt as it opens).
-	if runErr == nil && rep != nil && w.Role == "main" && len(rep.Ticks) > 1 {
-		if err := w.timeExports(ctx, simDir, w.settings(o, children, sizes, ticks, concurrency), len(rep.Ticks)); err != nil {
-			o.progress("%s world: export not timed: %v", w.Role, err)
-		}
-	}
-	if runErr != nil {
-		w.Error = fmt.Sprintf("run: %v", runErr)
-		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			w.Error = fmt.Sprintf("stopped by the world timeout (%s) with the tick in flight rolled back: %v", o.WorldTimeout, runErr)
-		}
-	}
-	w.sum(rep, runErr != nil, sp)
+	return rep, sp, runErr
 }
 
 // settings are o.Session with the stand-in servers as the model client
@@ -243,11 +265,30 @@ func (d *dbWatch) close() {
 	}
 }
 
+// readBack times reading every tick back as `export --tick N` does
+// (timeExports). A read that fails is said in the progress and leaves the
+// figures of the ticks as they are; one cut short by ctx is the world's
+// Error, which the report prints.
+func (w *World) readBack(ctx context.Context, o *Options, simDir string, set session.Settings, ticks int) {
+	o.progress("%s world: reading its %d ticks back (export --tick N)", w.Role, ticks)
+	err := w.timeExports(ctx, simDir, set, ticks)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		w.Error = "interrupted while its ticks were read back (export --tick N); the figures of the ticks are complete"
+	case err != nil:
+		o.progress("%s world: export not timed: %v", w.Role, err)
+	default:
+		o.progress("%s world: read back: a read-only session opened in %s, export --tick N at most %s (tick %d)", w.Role,
+			w.ReadOpen.Round(time.Millisecond), w.ExportMax.Round(time.Millisecond), w.ExportTick)
+	}
+}
+
 // timeExports times reading back the state of every tick of the world
 // (store.State: a whole state and the deltas after it), then `export
 // --tick N` of each as the command does it: a read-only session opened
-// once, then each tick's state with every memory written up to it. The
-// longest of each is kept.
+// once (ReadOpen), then each tick's state with every memory written up to
+// it. The longest of each is kept. It stops with ctx's error between two
+// steps when ctx ends.
 func (w *World) timeExports(ctx context.Context, simDir string, set session.Settings, ticks int) error {
 	st, err := store.OpenReadOnly(ctx, session.StatePath(simDir))
 	if err != nil {
@@ -262,12 +303,20 @@ func (w *World) timeExports(ctx context.Context, simDir string, set session.Sett
 		w.StateReadMax = max(w.StateReadMax, time.Since(start))
 	}
 	st.Close()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	start := time.Now()
 	sess, err := session.Open(ctx, simDir, set, session.ReadOnly)
+	w.ReadOpen = time.Since(start)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
 	for tick := 1; tick <= ticks; tick++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		start := time.Now()
 		if _, err := sess.Export(ctx, tick, false); err != nil {
 			return fmt.Errorf("tick %d: %w", tick, err)

@@ -44,8 +44,9 @@ type Child struct {
 }
 
 // StartServer starts the stand-in server in a child process and waits until
-// it listens. The child ends when Close is called, when ctx ends, or when
-// the parent dies (its stdin closes).
+// it listens; ctx ending stops the wait. The child ends when Close is
+// called or when the parent dies (its stdin closes), not when ctx ends: a
+// run that is interrupted still reads what it counted.
 func StartServer(ctx context.Context, l Launcher, cfg ServerConfig) (*Child, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
@@ -57,7 +58,7 @@ func StartServer(ctx context.Context, l Launcher, cfg ServerConfig) (*Child, err
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, l.Path, l.Args...)
+	cmd := exec.Command(l.Path, l.Args...)
 	cmd.Env = append(append(os.Environ(), l.Env...), ServerEnv+"="+string(conf))
 	c := &Child{cmd: cmd, stderr: &tail.Buffer{Max: 4096}, exited: make(chan struct{})}
 	cmd.Stderr = c.stderr

@@ -97,6 +97,9 @@ type World struct {
 	// DBPerCall is state.db's growth from tick 1 to the last tick over
 	// the model calls of the ticks after the first.
 	DBPerCall float64 `json:"db_bytes_per_call"`
+	// ReadOpen is the time a read-only session took to open on the
+	// world's run (what `export`, `story` and `status` pay first).
+	ReadOpen time.Duration `json:"read_open_ns"`
 	// ExportMax is the longest `export --tick N` of the world's ticks
 	// (session.Export through a read-only session, after the run), at
 	// tick ExportTick.

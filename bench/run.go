@@ -108,7 +108,9 @@ func (o *Options) Check() error {
 // Run measures the main world, the sequential loop and the sizes, in that
 // order, and sums them up against the scale targets. A world that fails or
 // times out is reported with its error; Run itself fails only when nothing
-// could be measured (bad options, no stand-in server).
+// could be measured (bad options, no stand-in server). When ctx ends (Ctrl-C,
+// SIGTERM) the world in progress stops, and the report holds what was
+// measured up to then: the worlds after it are not run.
 func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
@@ -122,30 +124,43 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep.Main = main
-	if o.Lockstep && ctx.Err() == nil {
-		if rep.Lockstep, err = o.world(ctx, "main, lockstep", o.Shape, o.Ticks, o.Client.Concurrency); err != nil {
+	// next runs a world after the main one; nil when ctx ended before it or
+	// while it was generated or its server started.
+	next := func(role string, s Shape, ticks, concurrency int) (*World, error) {
+		if ctx.Err() != nil {
+			return nil, nil
+		}
+		w, err := o.world(ctx, role, s, ticks, concurrency)
+		if err != nil && ctx.Err() != nil {
+			return nil, nil
+		}
+		return w, err
+	}
+	if o.Lockstep {
+		if rep.Lockstep, err = next("main, lockstep", o.Shape, o.Ticks, o.Client.Concurrency); err != nil {
 			return nil, err
 		}
 	}
-	if o.SeqTicks > 0 && ctx.Err() == nil {
-		shape := o.seqShape()
-		seq, err := o.world(ctx, "sequential", shape, o.SeqTicks, 1)
+	if o.SeqTicks > 0 {
+		seq, err := next("sequential", o.seqShape(), o.SeqTicks, 1)
 		if err != nil {
 			return nil, err
 		}
-		rep.Sequential = &Sequential{World: seq}
-		if main.Calls > 0 && seq.Calls > 0 {
-			rep.Sequential.PerCall = seq.Wall / time.Duration(seq.Calls)
-			rep.Sequential.SpeedUp = float64(seq.Wall) / float64(seq.Calls) / (float64(main.Wall) / float64(main.Calls))
+		if seq != nil {
+			rep.Sequential = &Sequential{World: seq}
+			if main.Calls > 0 && seq.Calls > 0 {
+				rep.Sequential.PerCall = seq.Wall / time.Duration(seq.Calls)
+				rep.Sequential.SpeedUp = float64(seq.Wall) / float64(seq.Calls) / (float64(main.Wall) / float64(main.Calls))
+			}
 		}
 	}
 	for _, s := range o.Sizes {
-		if ctx.Err() != nil {
-			break
-		}
-		w, err := o.world(ctx, "size", s, o.SizeTicks, o.Client.Concurrency)
+		w, err := next("size", s, o.SizeTicks, o.Client.Concurrency)
 		if err != nil {
 			return nil, err
+		}
+		if w == nil {
+			break
 		}
 		rep.Sizes = append(rep.Sizes, w)
 	}
@@ -176,8 +191,10 @@ func (o *Options) progress(format string, args ...any) {
 // world generates a world of shape s, starts a stand-in server for it, runs
 // ticks ticks through the session layer with the given client concurrency,
 // and measures them. A failure of the world itself (the engine refused it,
-// a tick failed, the timeout passed) is its Error; an error is returned only
-// when the harness itself cannot go on.
+// a tick failed, the timeout passed, ctx ended) is its Error; an error is
+// returned only when the harness itself cannot go on, or ctx ended before
+// the world could start. The world's folder and its servers are gone when
+// it returns.
 func (o *Options) world(ctx context.Context, role string, s Shape, ticks, concurrency int) (*World, error) {
 	w := &World{Role: role, Shape: s, Regions: s.Regions(), Concurrency: concurrency, Ideal: Ideal(s, o.Server.Concurrency, o.Server.Latency)}
 	o.progress("%s world, %s, %d ticks, client concurrency %d: generating", role, s, ticks, concurrency)
@@ -191,7 +208,7 @@ func (o *Options) world(ctx context.Context, role string, s Shape, ticks, concur
 	// system lets the peak be reset: the worlds before it are done.
 	resetPeakRSS()
 	start := time.Now()
-	if err := Generate(simDir, s, o.Seed); err != nil {
+	if err := Generate(ctx, simDir, s, o.Seed); err != nil {
 		return nil, fmt.Errorf("bench: generate %s: %w", s, err)
 	}
 	w.Generate = time.Since(start)
@@ -210,12 +227,6 @@ func (o *Options) world(ctx context.Context, role string, s Shape, ticks, concur
 			}
 		}
 	}()
-
-	if o.WorldTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.WorldTimeout)
-		defer cancel()
-	}
 	w.measure(ctx, o, children, simDir, ticks, concurrency)
 	return w, nil
 }

@@ -40,7 +40,7 @@ func TestServerAnswersWhatTheEngineCommits(t *testing.T) {
 	t.Parallel()
 	srv, url := startServer(t, ServerConfig{Tail: TailFixed, Concurrency: 4, Seed: 9})
 	dir := filepath.Join(t.TempDir(), "sim")
-	if err := Generate(dir, Shape{Characters: 24, Locations: 6}, 1); err != nil {
+	if err := Generate(context.Background(), dir, Shape{Characters: 24, Locations: 6}, 1); err != nil {
 		t.Fatal(err)
 	}
 	set := session.Settings{

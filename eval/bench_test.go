@@ -23,7 +23,7 @@ import (
 func BenchmarkEval(b *testing.B) {
 	const chars, locs, conc, latency = 500, 500, 64, 50 * time.Millisecond
 	dir := filepath.Join(b.TempDir(), "world")
-	if err := bench.Generate(dir, bench.Shape{Characters: chars, Locations: locs}, 1); err != nil {
+	if err := bench.Generate(context.Background(), dir, bench.Shape{Characters: chars, Locations: locs}, 1); err != nil {
 		b.Fatal(err)
 	}
 	srv, err := bench.NewServer(bench.ServerConfig{Latency: latency, Tail: bench.TailFixed, Concurrency: conc, Seed: 1})

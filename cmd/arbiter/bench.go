@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
@@ -118,6 +119,10 @@ JSON) and writes it to -o. Worlds are written in a temporary folder and removed.
 		Hidden: true,
 		Args:   exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Ctrl-C at the terminal reaches the whole process group: the
+			// bench that started this server ends it (closing its stdin)
+			// once it has read what the server counted.
+			signal.Ignore(os.Interrupt)
 			return bench.ServeChild(cmd.Context(), io.In, io.Out)
 		},
 	}
@@ -266,7 +271,7 @@ func runBench(ctx context.Context, opts *BenchOptions) (err error) {
 	rep, err := bench.Run(ctx, o)
 	if err != nil {
 		if ctx.Err() != nil {
-			return session.ErrInterrupted
+			return fmt.Errorf("bench: %w before a world was measured", session.ErrInterrupted)
 		}
 		return err
 	}
@@ -283,14 +288,19 @@ func runBench(ctx context.Context, opts *BenchOptions) (err error) {
 	if err != nil {
 		return err
 	}
+	if ctx.Err() != nil {
+		// A report cut short does not replace a whole one in -o.
+		unwritten := ""
+		if opts.Output != "" {
+			unwritten = fmt.Sprintf(" (%s left as it was)", opts.Output)
+		}
+		return fmt.Errorf("bench: %w; the report above is what was measured before%s", session.ErrInterrupted, unwritten)
+	}
 	if opts.Output != "" {
 		if err := bench.WriteFile(opts.Output, rep); err != nil {
 			return err
 		}
 		fmt.Fprintf(io.ErrOut, "wrote %s\n", opts.Output)
-	}
-	if ctx.Err() != nil {
-		return session.ErrInterrupted
 	}
 	if m := rep.Main; m.Ticks == 0 {
 		return fmt.Errorf("bench: the main world (%s) committed no tick: %s", m.Shape, m.Error)

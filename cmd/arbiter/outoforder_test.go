@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
@@ -63,7 +64,7 @@ func lockstepAgainstOutOfOrder(t *testing.T) *determinedModel {
 	worlds := map[string]string{}
 	for _, name := range []string{"lockstep", "ooo", "ooo-resumed"} {
 		dir := filepath.Join(t.TempDir(), name)
-		if err := bench.Generate(dir, bench.Shape{Characters: 48, Locations: 16}, 3); err != nil {
+		if err := bench.Generate(context.Background(), dir, bench.Shape{Characters: 48, Locations: 16}, 3); err != nil {
 			t.Fatal(err)
 		}
 		worlds[name] = dir
