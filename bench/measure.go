@@ -84,9 +84,12 @@ func (w *World) run(tickCtx, ctx context.Context, o *Options, sess *session.Sess
 	rep, sp, runErr := w.runTicks(tickCtx, o, sess, ticks, prof)
 	sizes.close()
 	if rep != nil && len(rep.Ticks) > 0 && ctx.Err() == nil {
+		start := time.Now()
 		prefix, err := sess.PromptPrefixes(ctx, rep.Ticks[0].Tick)
 		if err != nil {
 			o.progress("%s world: shared prompt prefix not measured: %v", w.Role, err)
+		} else {
+			o.progress("%s world: shared prompt prefix of tick %d measured in %s", w.Role, rep.Ticks[0].Tick, time.Since(start).Round(time.Millisecond))
 		}
 		w.Prefix = prefix
 	}
@@ -306,6 +309,7 @@ func (w *World) timeExports(ctx context.Context, simDir string, set session.Sett
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	set.Inspect = true // as `arbiter export` opens it
 	start := time.Now()
 	sess, err := session.Open(ctx, simDir, set, session.ReadOnly)
 	w.ReadOpen = time.Since(start)

@@ -42,8 +42,9 @@ func count(n int, noun string) string {
 }
 
 // open builds the narrative of sim with its settings (ReadSettings), and
-// every request of its first tick now, so that a missing key stops the
-// command before any model call is paid for. Every problem is listed:
+// every request of its first tick now (Lint), so that a missing key stops
+// the command before any model call is paid for; a session opened to
+// inspect a run renders nothing, and skips them. Every problem is listed:
 // settings that do not read leave the defaults for the requests to be
 // built with.
 func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (session.Kind, error) {
@@ -57,7 +58,10 @@ func open(sim *world.Simulation, pr *prompts.Renderer, set session.Settings) (se
 	if err := n.SetAnswer(answer); err != nil {
 		return nil, err
 	}
-	if errs = append(errs, n.Lint()...); len(errs) > 0 {
+	if !set.Inspect {
+		errs = append(errs, n.Lint()...)
+	}
+	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return n, nil

@@ -20,7 +20,8 @@ type PromptPrefix struct {
 
 // PromptPrefixes measures, per phase in the order the tick's calls were
 // stored, the start that the system prompts its calls sent share; none
-// before the first commit.
+// before the first commit. It keeps one prompt a phase, not the tick's:
+// a tick of 300,000 characters sends 300,000 of them.
 func (s *Session) PromptPrefixes(ctx context.Context, tick int) ([]PromptPrefix, error) {
 	if s.store == nil {
 		return nil, nil
@@ -29,25 +30,34 @@ func (s *Session) PromptPrefixes(ctx context.Context, tick int) ([]PromptPrefix,
 	if err != nil {
 		return nil, err
 	}
-	systems := map[string][]string{}
-	var phases []string
-	for _, c := range calls {
+	type phase struct {
+		first string
+		PromptPrefix
+	}
+	var out []*phase
+	byName := map[string]*phase{}
+	for i := range calls {
 		var msgs []store.Message
-		if err := json.Unmarshal([]byte(c.Request), &msgs); err != nil || len(msgs) == 0 || msgs[0].Role != "system" {
+		err := json.Unmarshal([]byte(calls[i].Request), &msgs)
+		calls[i].Request = "" // read: its memory can go
+		if err != nil || len(msgs) == 0 || msgs[0].Role != "system" {
 			continue
 		}
-		if _, ok := systems[c.Phase]; !ok {
-			phases = append(phases, c.Phase)
+		text := msgs[0].Content
+		p, ok := byName[calls[i].Phase]
+		if !ok {
+			p = &phase{first: text, PromptPrefix: PromptPrefix{Phase: calls[i].Phase, Shared: len(text)}}
+			byName[p.Phase] = p
+			out = append(out, p)
 		}
-		systems[c.Phase] = append(systems[c.Phase], msgs[0].Content)
+		p.Shared = prompts.SharedPrefix([]string{p.first[:p.Shared], text})
+		p.Calls++
+		p.Mean += len(text) // the sum, until the mean below
 	}
-	out := make([]PromptPrefix, 0, len(phases))
-	for _, ph := range phases {
-		texts, total := systems[ph], 0
-		for _, t := range texts {
-			total += len(t)
-		}
-		out = append(out, PromptPrefix{Phase: ph, Calls: len(texts), Shared: prompts.SharedPrefix(texts), Mean: total / len(texts)})
+	prefixes := make([]PromptPrefix, len(out))
+	for i, p := range out {
+		p.Mean /= p.Calls
+		prefixes[i] = p.PromptPrefix
 	}
-	return out, nil
+	return prefixes, nil
 }

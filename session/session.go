@@ -86,6 +86,12 @@ type Settings struct {
 	// simulation's settings (simulation.yaml's settings:) before its kind
 	// reads them: an eval variant's answer lengths, say.
 	SimSettings map[string]any
+	// Inspect says the session is opened only to read what runs stored
+	// (export, status, story, report, usage, diff-runs): the kind may skip
+	// the checks that only a command rendering or sending its calls needs
+	// (building every request of the first tick), work that grows with the
+	// world. Validate and the other commands check everything.
+	Inspect bool
 	// People are the seats people take at the terminal (arbiter play) over
 	// their configured seats; a model client is built for a game only when
 	// another seat is a model.

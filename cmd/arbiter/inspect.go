@@ -22,6 +22,7 @@ func openRead(ctx context.Context, g *globals, dir string) (*session.Session, er
 	if err != nil {
 		return nil, err
 	}
+	set.Inspect = true // it renders no call: a template's problem is run's and validate's to say
 	return session.Open(ctx, dir, set, session.ReadOnly)
 }
 

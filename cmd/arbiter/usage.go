@@ -57,6 +57,7 @@ func runUsage(ctx context.Context, opts *UsageOptions) error {
 	if err != nil {
 		return err
 	}
+	set.Inspect = true
 	s, err := session.Open(ctx, opts.Dir, set, session.ReadOnly)
 	if err != nil {
 		return err
