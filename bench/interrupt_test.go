@@ -27,6 +27,12 @@ func TestRunStopsWhenInterrupted(t *testing.T) {
 				t.Errorf("Run = %v, %v; want context.Canceled and no report (nothing measured)", rep, err)
 			}
 		}},
+		{"opening the main world", "main world: opening", func(t *testing.T, rep *Report, err error) {
+			m := mainOf(t, rep, err)
+			if m.Ticks != 0 || m.Error != "interrupted as the world was opened" || rep.Sequential != nil {
+				t.Errorf("main world: %d ticks, error %q, sequential %+v; want no tick and the interrupt said", m.Ticks, m.Error, rep.Sequential)
+			}
+		}},
 		{"ticks", "main world: tick 1/3 committed", func(t *testing.T, rep *Report, err error) {
 			m := mainOf(t, rep, err)
 			if m.Ticks < 1 || m.Ticks == 3 || m.CPUPerCall <= 0 || !strings.Contains(m.Error, "interrupted with the tick in flight rolled back") {

@@ -38,16 +38,19 @@ func (w *World) measure(ctx context.Context, o *Options, children []*Child, simD
 		defer cancel()
 	}
 	set := w.settings(o, children, sizes, ticks, concurrency)
+	o.progress("%s world: opening (load, lint, state.db)", w.Role)
 	start := time.Now()
-	sess, err := session.Open(tickCtx, simDir, set, session.ReadWrite)
+	sess, err := w.open(ctx, tickCtx, simDir, set)
 	w.Open = time.Since(start)
-	if err != nil {
-		w.Error = fmt.Sprintf("open: %v", err)
+	if ctx.Err() != nil {
+		if sess != nil {
+			sess.Close()
+		}
+		w.Error = "interrupted as the world was opened"
 		return
 	}
-	if ctx.Err() != nil {
-		sess.Close()
-		w.Error = "interrupted as the world was opened"
+	if err != nil {
+		w.Error = fmt.Sprintf("open: %v", err)
 		return
 	}
 	o.progress("%s world: opened in %s (load, lint, state.db)", w.Role, w.Open.Round(time.Millisecond))
@@ -66,6 +69,37 @@ func (w *World) measure(ctx context.Context, o *Options, children []*Child, simD
 		w.Error = fmt.Sprintf("run: %v", runErr)
 	}
 	w.sum(rep, runErr != nil, sp)
+}
+
+// open opens the world as `arbiter run` does. Reading a large world's
+// files and building its first tick's requests does not watch ctx (minutes
+// at 300,000 characters), so when ctx ends first open returns nil at once
+// and leaves the open to finish on its own: the session it gives is
+// closed, and w.opening closed after it.
+func (w *World) open(ctx, tickCtx context.Context, simDir string, set session.Settings) (*session.Session, error) {
+	type opened struct {
+		sess *session.Session
+		err  error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		s, err := session.Open(tickCtx, simDir, set, session.ReadWrite)
+		ch <- opened{s, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.sess, r.err
+	case <-ctx.Done():
+	}
+	done := make(chan struct{})
+	w.opening = done
+	go func() {
+		if r := <-ch; r.sess != nil {
+			r.sess.Close()
+		}
+		close(done)
+	}()
+	return nil, ctx.Err()
 }
 
 // run runs the ticks of the open session sess under tickCtx, then measures

@@ -117,6 +117,10 @@ type World struct {
 	Server    Stats                  `json:"server"`
 	ServerCPU time.Duration          `json:"server_cpu_ns"`
 	Error     string                 `json:"error,omitempty"`
+
+	// opening, when set, is closed once an open that an interrupt left
+	// behind has ended (World.open).
+	opening <-chan struct{}
 }
 
 // PromptAt is the prompt tokens per call of tick n (1-based), 0 when the

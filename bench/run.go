@@ -202,8 +202,16 @@ func (o *Options) world(ctx context.Context, role string, s Shape, ticks, concur
 	if err != nil {
 		return nil, fmt.Errorf("bench: a folder for the world: %w", err)
 	}
-	defer os.RemoveAll(dir)
 	simDir := filepath.Join(dir, "sim")
+	defer func() {
+		// An open left behind by an interrupt may write in the folder as
+		// it is removed (its lock, state.db): then it is removed again
+		// once that open has ended.
+		if os.RemoveAll(dir) != nil && w.opening != nil {
+			<-w.opening
+			os.RemoveAll(dir)
+		}
+	}()
 	// Each world's peak RSS is its own, generation included, where the
 	// system lets the peak be reset: the worlds before it are done.
 	resetPeakRSS()
