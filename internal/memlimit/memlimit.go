@@ -15,9 +15,10 @@
 // Once Headroom times the peak is over the Floor, the limit alone paces
 // the collector (GOGC off): the process may use the limit all through a
 // tick, since it reaches it at the peak anyway, and GOGC's pacing only
-// added collections early in each tick, when little was live. The limit follows the world: it is never
-// a fixed size that a larger world would exceed, and the runtime caps what
-// its collector may spend to honour a limit.
+// added collections early in each tick, when little was live. The limit
+// follows the world: it is never a fixed size that a larger world would
+// exceed, and the runtime caps what its collector may spend to honour a
+// limit.
 package memlimit
 
 import (
