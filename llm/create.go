@@ -50,6 +50,9 @@ func (c *Client) live(ctx context.Context, log *slog.Logger, recs *[]Recovery, p
 	rt, err := c.retry(withNote(withLimit(ctx, limit), note), log, recs, pool, cost, avoid, func(ctx context.Context, ep *endpoint) error {
 		sent := cr
 		sent.Model = servedModel(ep, cr.Model)
+		if body, rest, ok := requestBody(sent); ok {
+			ctx, sent = withRequestBody(ctx, body), rest
+		}
 		r, err := ep.oa.CreateChatCompletion(ctx, sent)
 		if err != nil {
 			return err

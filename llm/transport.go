@@ -60,7 +60,8 @@ func withStream(ctx context.Context) context.Context {
 // error) reaches an error, a log line or a stored row. The one exception
 // is a successful answer read as a stream (withStream), which its reader
 // bounds and scrubs. It notes in the call's serverNote an answer that says
-// the server truncated the prompt.
+// the server truncated the prompt. A request whose context carries its body
+// (withRequestBody) goes out with that body.
 type transport struct {
 	next    http.RoundTripper
 	secrets Secrets
@@ -69,7 +70,7 @@ type transport struct {
 }
 
 func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.next.RoundTrip(req)
+	resp, err := t.next.RoundTrip(withBody(req))
 	if err != nil {
 		return nil, err
 	}
