@@ -53,37 +53,53 @@ func makeDelta(base, next []byte) []byte {
 		}
 		return baseEnds[i-1]
 	}
-	// The base's segments of each hash, ascending: first[h] is the first
-	// index + 1, then[i] the next after i + 1 (0: none). A map of slices
-	// held a small allocation per segment, tens of megabytes of a large
-	// world's commit.
-	first := make(map[uint64]int32, len(baseEnds))
+	// The base's segments of each hash, ascending: chains[h].first is the
+	// first index + 1, then[i] the next after i + 1 (0: none). A map of
+	// slices held a small allocation per segment, tens of megabytes of a
+	// large world's commit.
+	chains := make(map[uint64]chain, len(baseEnds))
 	then := make([]int32, len(baseEnds))
 	for i := int32(len(baseEnds)) - 1; i >= 0; i-- {
 		h := maphash.Bytes(deltaSeed, base[segStart(i):baseEnds[i]])
-		then[i] = first[h]
-		first[h] = i + 1
+		c := chains[h]
+		then[i] = c.first
+		c.first, c.at = i+1, i+1
+		chains[h] = c
 	}
+	equal := func(i int32, seg []byte) bool { return bytes.Equal(base[segStart(i):baseEnds[i]], seg) }
 	var d deltaWriter
 	expect := int32(0) // the base segment after the last one copied
 	start := int32(0)
 	for _, end := range segments(next) {
 		seg := next[start:end]
 		start = end
-		if int(expect) < len(baseEnds) && bytes.Equal(base[segStart(expect):baseEnds[expect]], seg) {
+		if int(expect) < len(baseEnds) && equal(expect, seg) {
 			d.copy(int(segStart(expect)), len(seg))
 			expect++
 			continue
 		}
+		// The first equal segment at or after expect, else the first
+		// equal one. A hash's segments before expect are passed for good
+		// (at): expect moves on through the base as next is written, and
+		// walking a segment that thousands of characters share from its
+		// first again at each change made the delta quadratic in the
+		// world's size. Should expect move back, a later copy is taken,
+		// which changes only the delta's size.
+		h := maphash.Bytes(deltaSeed, seg)
+		c := chains[h]
+		for c.at > 0 && c.at-1 < expect {
+			c.at = then[c.at-1]
+		}
+		chains[h] = c
 		found := int32(-1)
-		for i := first[maphash.Bytes(deltaSeed, seg)] - 1; i >= 0; i = then[i] - 1 {
-			if bytes.Equal(base[segStart(i):baseEnds[i]], seg) {
-				if found < 0 || i >= expect {
-					found = i
-				}
-				if i >= expect {
-					break
-				}
+		for i := c.at - 1; i >= 0 && found < 0; i = then[i] - 1 {
+			if equal(i, seg) {
+				found = i
+			}
+		}
+		for i := c.first - 1; i >= 0 && found < 0; i = then[i] - 1 {
+			if equal(i, seg) {
+				found = i
 			}
 		}
 		if found < 0 {
@@ -95,6 +111,10 @@ func makeDelta(base, next []byte) []byte {
 	}
 	return d.finish()
 }
+
+// chain is where the base's segments of one hash are: the first's index
+// + 1, and the index + 1 of the first that makeDelta has not passed.
+type chain struct{ first, at int32 }
 
 // deltaWriter merges adjacent copies and literals as it goes.
 type deltaWriter struct {
