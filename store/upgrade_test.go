@@ -449,6 +449,24 @@ func TestUpgradeSchema9File(t *testing.T) {
 	copyFile(t, schema9DB, path)
 	before := readSnapshot(t, path, false)
 
+	s := upgradeKilledThenDone(t, path, 9, before)
+	defer s.Close()
+	rec := longRecord(6)
+	commit(t, s, rec)
+	if st, err := s.State(t.Context(), 6); err != nil || string(st) != string(rec.State) {
+		t.Errorf("tick 6 on the upgraded file: %s, %v", st, err)
+	}
+	if got, want := ticksOnly(snapshotThrough(t, s, 5)), ticksOnly(before); got != want {
+		t.Errorf("after a tick on the upgraded file, ticks 1..5 read otherwise:%s", firstDifference(got, want))
+	}
+}
+
+// upgradeKilledThenDone kills an upgrade of the file at path, of schema
+// version from, inside its transaction (SIGKILL) and checks it is as it
+// was, reading as before; then upgrades it, checks it reads as before and
+// is of this schema version, and returns it open.
+func upgradeKilledThenDone(t *testing.T, path string, from int, before string) *Store {
+	t.Helper()
 	cmd := helper(t, "upgrade", path, "1")
 	cmd.Process.Kill()
 	cmd.Wait()
@@ -456,8 +474,8 @@ func TestUpgradeSchema9File(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := userVersion(t, ro); v != 9 {
-		t.Errorf("killed mid-upgrade, user_version = %d, want 9", v)
+	if v := userVersion(t, ro); v != from {
+		t.Errorf("killed mid-upgrade, user_version = %d, want %d", v, from)
 	}
 	ro.Close()
 	if got := readSnapshot(t, path, false); got != before {
@@ -471,18 +489,10 @@ func TestUpgradeSchema9File(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
 	if v := userVersion(t, s); v != schemaVersion {
 		t.Errorf("user_version = %d, want %d", v, schemaVersion)
 	}
-	rec := longRecord(6)
-	commit(t, s, rec)
-	if st, err := s.State(t.Context(), 6); err != nil || string(st) != string(rec.State) {
-		t.Errorf("tick 6 on the upgraded file: %s, %v", st, err)
-	}
-	if got, want := ticksOnly(snapshotThrough(t, s, 5)), ticksOnly(before); got != want {
-		t.Errorf("after a tick on the upgraded file, ticks 1..5 read otherwise:%s", firstDifference(got, want))
-	}
+	return s
 }
 
 // ticksOnly is a snapshot without the run's figures (which later ticks
@@ -513,32 +523,8 @@ func TestUpgradeSchema10File(t *testing.T) {
 		t.Fatal("the schema 10 file reads no memories of tick 1")
 	}
 
-	cmd := helper(t, "upgrade", path, "1")
-	cmd.Process.Kill()
-	cmd.Wait()
-	ro, err := OpenReadOnly(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v := userVersion(t, ro); v != 10 {
-		t.Errorf("killed mid-upgrade, user_version = %d, want 10", v)
-	}
-	ro.Close()
-	if got := readSnapshot(t, path, false); got != before {
-		t.Errorf("killed mid-upgrade, the run reads otherwise:%s", firstDifference(got, before))
-	}
-
-	if got := readSnapshot(t, path, true); got != before {
-		t.Errorf("upgraded, the run reads otherwise:%s", firstDifference(got, before))
-	}
-	s, err := Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := upgradeKilledThenDone(t, path, 10, before)
 	defer s.Close()
-	if v := userVersion(t, s); v != schemaVersion {
-		t.Errorf("user_version = %d, want %d", v, schemaVersion)
-	}
 	old, err := s.Memories(t.Context(), 5)
 	if err != nil || len(old) == 0 {
 		t.Fatalf("the memories of ticks 1..5: %d, %v", len(old), err)
