@@ -18,7 +18,13 @@ func openRead(ctx context.Context, g *globals, dir string) (*session.Session, er
 	if err != nil {
 		return nil, err
 	}
-	set, err := cfg.settings(false, "")
+	return cfg.openRead(ctx, dir)
+}
+
+// openRead opens the simulation in dir with c's settings to read its run
+// state.
+func (c *Config) openRead(ctx context.Context, dir string) (*session.Session, error) {
+	set, err := c.settings(false, "")
 	if err != nil {
 		return nil, err
 	}

@@ -53,12 +53,7 @@ price); the rest, repairs included, at the live price.`,
 }
 
 func runUsage(ctx context.Context, opts *UsageOptions) error {
-	set, err := opts.Config.settings(false, "")
-	if err != nil {
-		return err
-	}
-	set.Inspect = true
-	s, err := session.Open(ctx, opts.Dir, set, session.ReadOnly)
+	s, err := opts.Config.openRead(ctx, opts.Dir)
 	if err != nil {
 		return err
 	}
