@@ -138,12 +138,18 @@ func (s *Store) writeRows(w *tickWriter, rec *TickRecord, used map[string]struct
 // commit's texts.
 func (s *Store) writeCalls(w *tickWriter, calls []CallRecord, used map[string]struct{}) {
 	for i, c := range calls {
-		request := bounded(s.clean(c.Request), MaxStoredRequest)
+		var request func() (string, error)
 		switch {
 		case c.Prepared != nil:
 			request = s.writePrepared(w, c.Prepared, used)
 		case c.Messages != nil:
-			request = s.requestJSON(w, c.Messages, used)
+			request = s.writePrepared(w, s.prepare(c.Messages), used)
+		default:
+			json := bounded(s.clean(c.Request), MaxStoredRequest)
+			request = func() (string, error) { return json, nil }
+		}
+		if request == nil {
+			return // the spool could not be read: w.err says why
 		}
 		// The answer is kept once: a long one in texts (where the entity's
 		// history, which holds it too, finds it), and the parsed output
@@ -158,7 +164,7 @@ func (s *Store) writeCalls(w *tickWriter, calls []CallRecord, used map[string]st
 		}
 		p := &pendingCall{call: &calls[i], raw: raw, parsed: parsed, err: s.clean(c.Error), answerRef: answerRef, same: same}
 		w.calls = append(w.calls, p)
-		w.texts = append(w.texts, pendingText{text: func() (string, error) { return request, nil }, at: &p.at})
+		w.texts = append(w.texts, pendingText{text: request, at: &p.at})
 	}
 }
 

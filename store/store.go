@@ -52,6 +52,7 @@ type Store struct {
 	run    atomic.Pointer[pendingRun] // see StartRun
 	texts  textCache                  // the texts the last commit referenced
 	dicts  heldDicts                  // what prepared texts are packed against
+	spool  *spool                     // where prepared requests wait for their commit; nil when read-only
 	seqsMu sync.Mutex
 	seqs   historySeqs // each entity's last past exchange, as of this store's last commit
 	wal    walWatch
@@ -132,7 +133,7 @@ func open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, now: time.Now, version: schemaVersion}
+	s := &Store{db: db, path: path, now: time.Now, version: schemaVersion, spool: &spool{dir: filepath.Dir(path), fileSize: spoolFileSize}}
 	// Before anything is written: a malformed file is never migrated or
 	// committed onto.
 	if err := s.quickCheck(ctx); err != nil {
@@ -168,6 +169,9 @@ func open(ctx context.Context, path string) (*Store, error) {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	if s.spool != nil {
+		s.spool.close()
+	}
 	if s.pin != nil {
 		s.pin.Close()
 	}

@@ -87,13 +87,6 @@ func (c *textCache) warm() bool { return c.keys.Load() != nil }
 // replace makes keys the set; the caller no longer changes it.
 func (c *textCache) replace(keys map[string]struct{}) { c.keys.Store(&keys) }
 
-// requestJSON is how calls.request_json keeps msgs, each long content
-// written to texts (once: INSERT OR IGNORE, and not at all when the last
-// commit referenced it). used collects the keys referenced.
-func (s *Store) requestJSON(w *tickWriter, msgs []Message, used map[string]struct{}) string {
-	return s.writePrepared(w, s.PrepareRequest(msgs), used)
-}
-
 // PreparedRequest is a call's messages in the form calls.request_json keeps
 // them, with the long texts they refer to that the store may not hold yet,
 // compressed: what a tick keeps of a call until its commit, in place of the
@@ -101,6 +94,13 @@ func (s *Store) requestJSON(w *tickWriter, msgs []Message, used map[string]struc
 type PreparedRequest struct {
 	json  string       // the keys of the texts it refers to are in it (requestRefs)
 	texts []storedText // those of them the store did not hold when prepared
+	// Once spooled (spoolRequest), json and texts are empty: they are in
+	// file from off, the JSON (jsonLen bytes) and then each text's key and
+	// body.
+	file    *spoolFile
+	off     int64
+	jsonLen int32
+	spooled []spooledText
 }
 
 type storedText struct {
@@ -110,9 +110,17 @@ type storedText struct {
 
 // PrepareRequest does, outside the commit and concurrently with other calls,
 // what the commit of msgs would: scrub and bound each content, hash the
-// long ones, and compress those the last commit did not refer to. It is
-// safe for concurrent use; CommitTick then only writes.
+// long ones, and compress those the last commit did not refer to; then it
+// writes the result to the store's spool (spoolRequest) until the commit.
+// It is safe for concurrent use; CommitTick then only writes.
 func (s *Store) PrepareRequest(msgs []Message) *PreparedRequest {
+	p := s.prepare(msgs)
+	s.spoolRequest(p)
+	return p
+}
+
+// prepare is PrepareRequest held in memory.
+func (s *Store) prepare(msgs []Message) *PreparedRequest {
 	p := &PreparedRequest{}
 	out := make([]storedMessage, len(msgs))
 	for i, m := range msgs {
@@ -152,9 +160,13 @@ func (s *Store) PrepareRequest(msgs []Message) *PreparedRequest {
 	return p
 }
 
-// writePrepared writes the texts of p that neither this commit nor the last
-// one referred to, and returns its request_json.
-func (s *Store) writePrepared(w *tickWriter, p *PreparedRequest, used map[string]struct{}) string {
+// writePrepared has the commit write the texts of p that neither this
+// commit nor the last one referred to, and returns what gives its
+// request_json.
+func (s *Store) writePrepared(w *tickWriter, p *PreparedRequest, used map[string]struct{}) func() (string, error) {
+	if p.file != nil {
+		return s.writeSpooled(w, p, used)
+	}
 	for _, t := range p.texts {
 		writeText(w, t.key, t.held.text, used)
 	}
@@ -163,7 +175,7 @@ func (s *Store) writePrepared(w *tickWriter, p *PreparedRequest, used map[string
 	for _, key := range requestRefs(p.json) {
 		used[key] = struct{}{}
 	}
-	return p.json
+	return func() (string, error) { return p.json, nil }
 }
 
 // writeText has the commit write the text under key, its content given by

@@ -262,7 +262,7 @@ func TestPreparedRequests(t *testing.T) {
 		if tick > 1 {
 			// The system prompt and the older past exchange were in the
 			// last commit: only the new texts are carried.
-			if got := len(rec.Calls[0].Prepared.texts); got != 3 {
+			if got := len(rec.Calls[0].Prepared.spooled); got != 3 {
 				t.Errorf("tick %d: %d texts carried, want 3 (this tick's user prompt and the newest past exchange)", tick, got)
 			}
 		}
@@ -391,7 +391,7 @@ func TestPreparedScansOnlyNewTexts(t *testing.T) {
 	mu.Lock()
 	scanned = nil
 	mu.Unlock()
-	p := s.PrepareRequest([]Message{{Role: "system", Content: shared}, {Role: "user", Content: secret}, {Role: "user", Content: fresh}})
+	p := s.prepare([]Message{{Role: "system", Content: shared}, {Role: "user", Content: secret}, {Role: "user", Content: fresh}})
 	if slices.Contains(scanned, shared) {
 		t.Error("a text the last commit stored was scanned again")
 	}
