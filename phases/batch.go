@@ -42,7 +42,7 @@ func (n *Narrative) batchPlan(t *runner.Tick, st *world.State) plan {
 	return &batchPlan{n: n, t: t, st: st, w: w, groups: groups}
 }
 
-func (p *batchPlan) intentions(ctx context.Context) ([]Outcome[string], error) {
+func (p *batchPlan) intentions(ctx context.Context) ([]*Outcome[string], error) {
 	env := p.n.env(p.n.Intention)
 	reqs := make([]llm.Request, len(p.n.Sim.Characters))
 	for i, c := range p.n.Sim.Characters {
@@ -56,11 +56,12 @@ func (p *batchPlan) intentions(ctx context.Context) ([]Outcome[string], error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Outcome[string], len(res))
+	out := make([]*Outcome[string], len(res))
 	p.intents = make(map[string]string, len(res))
 	for i, c := range p.n.Sim.Characters {
-		out[i] = intentionOutcome(ctx, env, p.st, c.ID, res[i])
-		p.intents[c.ID] = out[i].Value
+		o := intentionOutcome(ctx, env, p.st, c.ID, res[i])
+		out[i] = &o
+		p.intents[c.ID] = o.Value
 	}
 	return out, nil
 }

@@ -140,12 +140,12 @@ func (n *Narrative) Step(ctx context.Context, t *runner.Tick, s, in any) (any, e
 	var next *world.State
 	defer func() { plan.end(next) }()
 
-	var outs []Outcome[string]
+	var outs []*Outcome[string]
 	_, err := t.Phase(ctx, runner.Phase{Name: PhaseIntention, Calls: len(n.Sim.Characters), Strategy: StrategyFallback},
 		func(ctx context.Context) ([]runner.Call, error) {
 			o, err := plan.intentions(ctx)
 			outs = o
-			return plan.calls(calls(o)), err
+			return plan.calls(callsOf(o)), err
 		})
 	if err != nil {
 		return nil, err
@@ -201,12 +201,28 @@ func (n *Narrative) Step(ctx context.Context, t *runner.Tick, s, in any) (any, e
 // part of an entity resolved in several.
 func calls[T any](outs []Outcome[T]) []runner.Call {
 	cs := make([]runner.Call, 0, len(outs))
+	for i := range outs {
+		cs = outs[i].appendCalls(cs)
+	}
+	return cs
+}
+
+// callsOf is calls of outcomes held by pointer.
+func callsOf[T any](outs []*Outcome[T]) []runner.Call {
+	cs := make([]runner.Call, 0, len(outs))
 	for _, o := range outs {
-		if o.Parts != nil {
-			cs = append(cs, calls(o.Parts)...)
-			continue
-		}
-		cs = append(cs, runner.Call{Result: o.Call, Fallback: o.Fallback})
+		cs = o.appendCalls(cs)
+	}
+	return cs
+}
+
+// appendCalls appends the runner's view of o's calls to cs.
+func (o *Outcome[T]) appendCalls(cs []runner.Call) []runner.Call {
+	if o.Parts == nil {
+		return append(cs, runner.Call{Result: o.Call, Fallback: o.Fallback})
+	}
+	for i := range o.Parts {
+		cs = o.Parts[i].appendCalls(cs)
 	}
 	return cs
 }
@@ -273,7 +289,13 @@ func encodeState(st *world.State, ids []string, size int) ([]byte, error) {
 	buf.WriteString(`},"locations":`)
 	buf.Write(locs)
 	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	b := buf.Bytes()
+	if cap(b)-len(b) > len(b)/4 {
+		// Grown by doubling (the first tick's, with no size to go by):
+		// up to half of it would be held empty until the commit ends.
+		b = bytes.Clone(b)
+	}
+	return b, nil
 }
 
 // Call builds the request that phase (intention or resolution) sends for

@@ -35,3 +35,25 @@ func FuzzEncodeState(f *testing.F) {
 		}
 	})
 }
+
+// The encoded state is held until its tick's commit ends: its buffer holds
+// little room beyond it, whether the size it was given was none (the first
+// tick's: the buffer grew by doubling) or that of a larger state before.
+func TestEncodeStateHoldsLittleRoom(t *testing.T) {
+	sim := grid(5000, 500)
+	st := sim.InitialState()
+	ids := slices.Sorted(maps.Keys(st.Characters))
+	exact, err := encodeState(st, ids, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int{0, len(exact), 10 * len(exact)} {
+		b, err := encodeState(st, ids, size)
+		if err != nil || !bytes.Equal(b, exact) {
+			t.Fatalf("size %d: encodeState = %d bytes, %v; want the same %d bytes", size, len(b), err, len(exact))
+		}
+		if room := cap(b) - len(b); room > len(b)/4 {
+			t.Errorf("size %d: %d bytes held empty beside a state of %d, want at most a quarter", size, room, len(b))
+		}
+	}
+}

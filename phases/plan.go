@@ -12,7 +12,7 @@ import (
 // plan is how Step plays the two phases of a tick: location by location
 // (a round, round.go), or as Batch API jobs (batch.go).
 type plan interface {
-	intentions(ctx context.Context) ([]Outcome[string], error)
+	intentions(ctx context.Context) ([]*Outcome[string], error)
 	resolve(ctx context.Context) ([]Outcome[MasterOutput], error)
 	// resolutions is how many game master calls the tick makes.
 	resolutions() int
@@ -164,7 +164,7 @@ type roundPlan struct {
 	r *round
 }
 
-func (p *roundPlan) intentions(ctx context.Context) ([]Outcome[string], error) {
+func (p *roundPlan) intentions(ctx context.Context) ([]*Outcome[string], error) {
 	return p.r.intentions(ctx)
 }
 

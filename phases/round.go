@@ -90,7 +90,7 @@ type round struct {
 	stored    bool                    // the tick before r's is stored (afterStored); guarded by mu
 	resolving bool                    // Step is in the resolution phase: every game master may be asked; guarded by mu
 	dropped   bool                    // guarded by mu
-	intents   []Outcome[string]       // per character, in the simulation's order; guarded by mu
+	intents   []*Outcome[string]      // per character, in the simulation's order, nil until its call ends; guarded by mu
 	ilogs     [][]heldRecord          // per character: what its intention call logged, held; guarded by mu
 	outs      []Outcome[MasterOutput] // per location; guarded by mu
 	leftI     int                     // intentions still to come; guarded by mu
@@ -129,7 +129,7 @@ func (n *Narrative) newRound(ctx context.Context, tick int, early bool) *round {
 	r := &round{n: n, tick: tick, ienv: n.env(n.Intention), renv: n.env(n.Resolution), pool: a.pool, early: early,
 		ictx: newLateContext(ctx), rctx: newLateContext(ctx),
 		tasks: make([]task, len(n.Sim.Locations)), waiting: make([]int, len(n.Sim.Locations)),
-		intents: make([]Outcome[string], len(n.Sim.Characters)), outs: make([]Outcome[MasterOutput], len(n.Sim.Locations)),
+		intents: make([]*Outcome[string], len(n.Sim.Characters)), outs: make([]Outcome[MasterOutput], len(n.Sim.Locations)),
 		ilogs: make([][]heldRecord, len(n.Sim.Characters)),
 		leftI: len(n.Sim.Characters), leftR: len(n.Sim.Locations), allI: make(chan struct{}), allR: make(chan struct{})}
 	if h, ok := n.Model.(interface{ History() *llm.History }); ok {
@@ -313,7 +313,7 @@ func (r *round) intention(i int, id string) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.intents[c] = out
+	r.intents[c] = &out
 	t.pending--
 	t.fellBack = t.fellBack || out.Fallback || err != nil
 	t.asks[id] = out.Value
@@ -449,7 +449,7 @@ func (r *round) isDropped() bool {
 // intentions is the intention phase of r's tick: pctx's deadline now
 // bounds its calls, those under way included, and the outcomes come back
 // in the simulation's order once all are in.
-func (r *round) intentions(pctx context.Context) ([]Outcome[string], error) {
+func (r *round) intentions(pctx context.Context) ([]*Outcome[string], error) {
 	defer r.ictx.endWith(pctx)()
 	if r.from != nil {
 		r.seed(r.from)
