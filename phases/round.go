@@ -92,7 +92,7 @@ type round struct {
 	dropped   bool                    // guarded by mu
 	intents   []*Outcome[string]      // per character, in the simulation's order, nil until its call ends; guarded by mu
 	ilogs     [][]heldRecord          // per character: what its intention call logged, held; guarded by mu
-	outs      []Outcome[MasterOutput] // per location; guarded by mu
+	outs      []Outcome[MasterOutput] // per location, made when the first resolves; guarded by mu
 	leftI     int                     // intentions still to come; guarded by mu
 	leftR     int                     // locations still to resolve; guarded by mu
 	buildErr  error                   // guarded by mu
@@ -118,8 +118,8 @@ type task struct {
 	fellBack bool                    // guarded by mu
 	asks     map[string]string       // guarded by mu
 	called   bool                    // its game master's calls are queued; guarded by mu
-	parts    []Outcome[MasterOutput] // per call; guarded by mu
-	logs     [][]heldRecord          // per call: what it logged, held; guarded by mu
+	parts    []Outcome[MasterOutput] // per call, made when they are queued; guarded by mu
+	logs     [][]heldRecord          // per call: what it logged, held; made with parts; guarded by mu
 	left     int                     // game master calls still to end; guarded by mu
 	after    *world.State            // set once, when it resolved; guarded by mu
 }
@@ -129,9 +129,9 @@ func (n *Narrative) newRound(ctx context.Context, tick int, early bool) *round {
 	r := &round{n: n, tick: tick, ienv: n.env(n.Intention), renv: n.env(n.Resolution), pool: a.pool, early: early,
 		ictx: newLateContext(ctx), rctx: newLateContext(ctx),
 		tasks: make([]task, len(n.Sim.Locations)), waiting: make([]int, len(n.Sim.Locations)),
-		intents: make([]*Outcome[string], len(n.Sim.Characters)), outs: make([]Outcome[MasterOutput], len(n.Sim.Locations)),
-		ilogs: make([][]heldRecord, len(n.Sim.Characters)),
-		leftI: len(n.Sim.Characters), leftR: len(n.Sim.Locations), allI: make(chan struct{}), allR: make(chan struct{})}
+		intents: make([]*Outcome[string], len(n.Sim.Characters)),
+		ilogs:   make([][]heldRecord, len(n.Sim.Characters)),
+		leftI:   len(n.Sim.Characters), leftR: len(n.Sim.Locations), allI: make(chan struct{}), allR: make(chan struct{})}
 	if h, ok := n.Model.(interface{ History() *llm.History }); ok {
 		r.remember = h.History()
 	}
@@ -288,7 +288,7 @@ func (r *round) start(i int) {
 	t.pending = len(t.present)
 	t.asks = make(map[string]string, len(t.present))
 	t.groups = Groups(t.present, r.renv.perCall())
-	t.parts, t.logs, t.left = make([]Outcome[MasterOutput], len(t.groups)), make([][]heldRecord, len(t.groups)), len(t.groups)
+	t.left = len(t.groups)
 	for _, id := range t.present {
 		r.pool.submit(r.tick, func() { r.intention(i, id) })
 	}
@@ -341,6 +341,9 @@ func (r *round) tryResolve(i int) {
 		return
 	}
 	t.called = true
+	// Made now, not at start: a round ahead holds its tasks a tick
+	// before their game masters are asked.
+	t.parts, t.logs = make([]Outcome[MasterOutput], len(t.groups)), make([][]heldRecord, len(t.groups))
 	for c := range t.groups {
 		r.pool.submit(r.tick, func() { r.resolution(i, c) })
 	}
@@ -397,6 +400,9 @@ func (r *round) resolved(i int, parts []Outcome[MasterOutput], failed bool) {
 		r.keep(t, out)
 	}
 	r.mu.Lock()
+	if r.outs == nil { // made by the first to resolve, as parts are (tryResolve)
+		r.outs = make([]Outcome[MasterOutput], len(r.tasks))
+	}
 	r.outs[i], t.after = out, after
 	if r.leftR--; r.leftR == 0 {
 		close(r.allR)

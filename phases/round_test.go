@@ -116,6 +116,18 @@ func TestHeldRoundWaitsForTheCommitBefore(t *testing.T) {
 	if c := srv.CallCount(); c < len(st.Characters) { // and game masters asked early
 		t.Errorf("%d calls once the commit ended, want one per character (%d) at least", c, len(st.Characters))
 	}
+	// The tick before is not stored (afterStored), so no game master is
+	// asked: the tasks hold no room for answers yet to come.
+	r.mu.Lock()
+	for i, task := range r.tasks {
+		if task.called || task.parts != nil || task.logs != nil {
+			t.Errorf("location %s: game master asked %v, room for %d answers before it is", n.Sim.Locations[i].ID, task.called, len(task.parts))
+		}
+	}
+	if r.outs != nil {
+		t.Errorf("room for %d locations' outcomes before any resolved", len(r.outs))
+	}
+	r.mu.Unlock()
 	r.stop()
 }
 
