@@ -102,20 +102,24 @@ func writeTexts(w *tickWriter) {
 	if w.err != nil || len(w.texts) == 0 {
 		return
 	}
+	// The commit's texts are its items from here: the tickWriter lets go
+	// of them as they are written.
+	items := w.texts
+	w.texts = nil
 	if w.cold && w.anyTexts() {
-		w.texts = slices.DeleteFunc(w.texts, func(t pendingText) bool { return t.key != "" && w.stored(t.key) })
+		items = slices.DeleteFunc(items, func(it blockItem) bool { return it.key != "" && w.stored(it.key) })
 	}
 	// Only the start of each text is held to order them: the texts are read
 	// again, a block at a time, as it is made (a tick's texts at once
 	// were most of the commit's memory at 10,000 characters).
-	items := make([]blockItem, len(w.texts))
-	for i, t := range w.texts {
-		text, err := t.text()
+	for i := range items {
+		it := &items[i]
+		text, err := it.text()
 		if err != nil {
-			w.err = fmt.Errorf("write texts: text %s: %w", t.key, err)
+			w.err = fmt.Errorf("write texts: text %s: %w", it.key, err)
 			return
 		}
-		items[i] = blockItem{pendingText: t, n: len(text), start: strings.Clone(text[:min(len(text), orderedBy)])}
+		it.n, it.start = len(text), strings.Clone(text[:min(len(text), orderedBy)])
 	}
 	slices.SortStableFunc(items, func(a, b blockItem) int {
 		return cmp.Or(cmp.Compare(len(a.key), len(b.key)), strings.Compare(a.start, b.start)) // requests first
@@ -127,7 +131,7 @@ func writeTexts(w *tickWriter) {
 	slices.SortFunc(items, func(a, b blockItem) int { return strings.Compare(a.key, b.key) })
 	for _, it := range items {
 		if it.key != "" {
-			w.exec("texts", "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", it.key, it.ref)
+			w.exec("texts", "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", it.key, it.ref())
 		}
 	}
 }
@@ -154,16 +158,19 @@ func (w *tickWriter) stored(key string) bool {
 // in its blocks.
 const orderedBy = 64
 
-// blockItem is a text or request of n bytes, with its start, and where it
-// is once its block is written. plain, when set, is its content (else
-// its text gives it).
+// blockItem is a text or request to write, of n bytes once read, with its
+// start, and where it is once its block is written: a commit holds one a
+// text, hundreds of thousands at 100,000 characters.
 type blockItem struct {
 	pendingText
-	plain string
 	n     int
 	start string
-	ref   []byte
+	block int64 // the block it is in, once written
+	off   int   // its offset there
 }
+
+// ref is the texts body saying where it is.
+func (it *blockItem) ref() []byte { return blockRef(it.block, it.off, it.n) }
 
 // blockPlan is a block to write: the texts it holds, in order, and its
 // compressed body.
@@ -213,9 +220,9 @@ func writeBlocks(ctx context.Context, q querier, plans []*blockPlan) error {
 			p.body = nil
 			off := 0
 			for _, it := range p.items {
-				it.ref = blockRef(id, off, it.n)
+				it.block, it.off = id, off
 				if it.key == "" && it.at != nil {
-					*it.at = it.ref
+					*it.at = it.ref()
 				}
 				off += it.n
 			}
@@ -232,8 +239,8 @@ func (p *blockPlan) compress() error {
 	}
 	b := make([]byte, 0, size)
 	for _, it := range p.items {
-		text := it.plain
-		if it.plain == "" && it.n > 0 {
+		var text string
+		if it.n > 0 {
 			var err error
 			if text, err = it.text(); err != nil {
 				return fmt.Errorf("text %s: %w", it.key, err)

@@ -56,6 +56,7 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 	w := &tickWriter{ctx: ctx, tx: tx, tick: rec.Tick, cold: !s.texts.warm()}
 	used := map[string]struct{}{} // the keys of the texts this tick references
 	state := s.writeState(w, rec.State, last)
+	w.texts = make([]blockItem, 0, textsAbout(rec))
 	s.writeRows(w, rec, used)
 	s.writeCalls(w, rec.Calls, used)
 	writeTotals(w, rec)
@@ -81,6 +82,21 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 	s.seqs = historySeqs{tick: rec.Tick, last: next}
 	s.seqsMu.Unlock()
 	return nil
+}
+
+// textsAbout is about how many texts and requests the commit of rec
+// writes, so that its list is made once: a request and the new texts of
+// each call, the answer of each past exchange (its prompt is its call's),
+// and each output.
+func textsAbout(rec *TickRecord) int {
+	n := len(rec.History) + len(rec.Outputs)
+	for _, c := range rec.Calls {
+		n++
+		if p := c.Prepared; p != nil {
+			n += len(p.texts) + len(p.spooled)
+		}
+	}
+	return n
 }
 
 // checkTick returns the last committed tick, refusing a record that does
@@ -164,7 +180,7 @@ func (s *Store) writeCalls(w *tickWriter, calls []CallRecord, used map[string]st
 		}
 		p := &pendingCall{call: &calls[i], raw: raw, parsed: parsed, err: s.clean(c.Error), answerRef: answerRef, same: same}
 		w.calls = append(w.calls, p)
-		w.texts = append(w.texts, pendingText{text: request, at: &p.at})
+		w.texts = append(w.texts, blockItem{pendingText: pendingText{text: request, at: &p.at}})
 	}
 }
 
@@ -263,7 +279,7 @@ type tickWriter struct {
 	tick  int
 	err   error
 	stmts map[string]*sql.Stmt // prepared on tx: closed when it commits or rolls back
-	texts []pendingText        // to write, by writeTexts
+	texts []blockItem          // to write, by writeTexts
 	calls []*pendingCall       // to write, by writeCallRows
 	// cold is set when the store has committed nothing yet: texts its
 	// commit writes may be in the database already (the past exchanges a

@@ -342,7 +342,8 @@ func repack(ctx context.Context, tx *sql.Tx, touched map[int64]bool) error {
 			if o.off+o.n > len(block) {
 				return fmt.Errorf("block %d: a text past its end", id)
 			}
-			items = append(items, blockItem{pendingText: pendingText{key: o.key}, plain: string(block[o.off : o.off+o.n]), n: o.n})
+			text := string(block[o.off : o.off+o.n])
+			items = append(items, blockItem{pendingText: pendingText{key: o.key, text: func() (string, error) { return text, nil }}, n: o.n})
 			owners = append(owners, o)
 		}
 	}
@@ -354,7 +355,7 @@ func repack(ctx context.Context, tx *sql.Tx, touched map[int64]bool) error {
 		if o.key == "" {
 			q, arg = "UPDATE calls SET request_at = ? WHERE id = ?", o.call
 		}
-		if _, err := tx.ExecContext(ctx, q, items[i].ref, arg); err != nil {
+		if _, err := tx.ExecContext(ctx, q, items[i].ref(), arg); err != nil {
 			return err
 		}
 	}
