@@ -99,17 +99,7 @@ func TestSpoolFilesTurnOver(t *testing.T) {
 		commit(t, s, rec)
 		sent = append(sent, msgs)
 	}
-	for tick := 1; tick <= 3; tick++ {
-		calls, err := s.Calls(t.Context(), tick)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range calls[:2] {
-			if got := sentMessages(t, tick, c); !reflect.DeepEqual(got, sent[tick-1]) {
-				t.Errorf("tick %d, %s: read back\n%+v\nwant\n%+v", tick, c.EntityKey, got, sent[tick-1])
-			}
-		}
-	}
+	checkSentBack(t, s, sent)
 }
 
 // TestSpoolOffHoldsInMemory: when no spool file can be made (the folder

@@ -282,7 +282,14 @@ func TestPreparedRequests(t *testing.T) {
 	if want := 1 + 3 + 2*2; texts != want {
 		t.Errorf("%d texts stored, want %d (each once)", texts, want)
 	}
-	for tick := 1; tick <= 3; tick++ {
+	checkSentBack(t, s, sent)
+}
+
+// checkSentBack checks that the first two calls of each tick read back
+// with the messages sent at that tick, sent[tick-1].
+func checkSentBack(t *testing.T, s *Store, sent [][]Message) {
+	t.Helper()
+	for tick := 1; tick <= len(sent); tick++ {
 		calls, err := s.Calls(t.Context(), tick)
 		if err != nil {
 			t.Fatal(err)
