@@ -134,9 +134,9 @@ type spooledText struct {
 	key, body int32
 }
 
-// spool writes p's JSON and new texts to the store's spool, and has p keep
-// only where they are; p stays as it is when the store has no spool or it
-// is off.
+// spoolRequest writes p's JSON and new texts to the store's spool, and has
+// p keep only where they are; p stays as it is when the store has no spool
+// or it is off.
 func (s *Store) spoolRequest(p *PreparedRequest) {
 	if s.spool == nil {
 		return
