@@ -127,8 +127,9 @@ func (f *spoolFile) read(off int64, n int) ([]byte, error) {
 	return b, nil
 }
 
-// spooledText is a new text of a spooled request: its key and then its
-// body follow the request's JSON in the spool, key and body bytes long.
+// spooledText is a new text of a spooled request: after the request's JSON
+// in the spool come the keys of its texts, then their bodies, key and body
+// bytes long.
 type spooledText struct {
 	dict      *s2.Dict // what the body is packed against; nil: packed alone
 	key, body int32
@@ -141,6 +142,8 @@ func (s *Store) spoolRequest(p *PreparedRequest) {
 	if s.spool == nil {
 		return
 	}
+	// The JSON, then the texts' keys, then their bodies: the commit reads
+	// the JSON and the keys at once, and each body when it writes it.
 	n := len(p.json)
 	for _, t := range p.texts {
 		n += len(t.key) + len(t.held.body)
@@ -149,8 +152,11 @@ func (s *Store) spoolRequest(p *PreparedRequest) {
 	b = append(b, p.json...)
 	texts := make([]spooledText, len(p.texts))
 	for i, t := range p.texts {
-		b = append(append(b, t.key...), t.held.body...)
+		b = append(b, t.key...)
 		texts[i] = spooledText{dict: t.held.dict, key: int32(len(t.key)), body: int32(len(t.held.body))}
+	}
+	for _, t := range p.texts {
+		b = append(b, t.held.body...)
 	}
 	file, off, ok := s.spool.put(b)
 	if !ok {
@@ -159,13 +165,13 @@ func (s *Store) spoolRequest(p *PreparedRequest) {
 	*p = PreparedRequest{file: file, off: off, jsonLen: int32(len(p.json)), spooled: texts}
 }
 
-// writeSpooled is writePrepared of a spooled request: the texts it writes
-// and the request_json it returns are read back from the spool as the
-// commit writes them.
+// writeSpooled is writePrepared of a spooled request: it reads the JSON and
+// the keys back, and the texts it writes and the request_json it returns
+// are read again from the spool as the commit writes them.
 func (s *Store) writeSpooled(w *tickWriter, p *PreparedRequest, used map[string]struct{}) func() (string, error) {
 	n := int(p.jsonLen)
 	for _, t := range p.spooled {
-		n += int(t.key + t.body)
+		n += int(t.key)
 	}
 	b, err := p.file.read(p.off, n)
 	if err != nil {
@@ -174,10 +180,9 @@ func (s *Store) writeSpooled(w *tickWriter, p *PreparedRequest, used map[string]
 		}
 		return nil
 	}
-	file, at := p.file, p.off+int64(p.jsonLen)
-	rest := b[p.jsonLen:]
+	file, keys, at := p.file, b[p.jsonLen:], p.off+int64(n)
 	for _, t := range p.spooled {
-		key, bodyAt, size, dict := string(rest[:t.key]), at+int64(t.key), int(t.body), t.dict
+		key, bodyAt, size, dict := string(keys[:t.key]), at, int(t.body), t.dict
 		writeText(w, key, func() (string, error) {
 			body, err := file.read(bodyAt, size)
 			if err != nil {
@@ -185,7 +190,7 @@ func (s *Store) writeSpooled(w *tickWriter, p *PreparedRequest, used map[string]
 			}
 			return heldText{dict: dict, body: body}.text()
 		}, used)
-		rest, at = rest[t.key+t.body:], at+int64(t.key+t.body)
+		keys, at = keys[t.key:], at+int64(t.body)
 	}
 	for _, key := range requestRefs(string(b[:p.jsonLen])) {
 		used[key] = struct{}{}

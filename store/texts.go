@@ -95,8 +95,8 @@ type PreparedRequest struct {
 	json  string       // the keys of the texts it refers to are in it (requestRefs)
 	texts []storedText // those of them the store did not hold when prepared
 	// Once spooled (spoolRequest), json and texts are empty: they are in
-	// file from off, the JSON (jsonLen bytes) and then each text's key and
-	// body.
+	// file from off, the JSON (jsonLen bytes), the texts' keys, then
+	// their bodies.
 	file    *spoolFile
 	off     int64
 	jsonLen int32
