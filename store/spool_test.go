@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -139,5 +140,54 @@ func TestSpoolUnreadableFailsTheCommit(t *testing.T) {
 	}
 	if last, err := s.LastTick(t.Context()); err != nil || last != 1 {
 		t.Errorf("LastTick = %d, %v after the failed commit; want 1", last, err)
+	}
+}
+
+// TestSpoolWriteFailsHoldsInMemory: a spool file that stops taking writes
+// (a disk that filled up mid-tick) turns the spool off: the request is
+// held in memory, those already spooled read back, and the tick commits.
+func TestSpoolWriteFailsHoldsInMemory(t *testing.T) {
+	s, _ := openTemp(t)
+	rec, msgs := withMessages(1)
+	rec.Calls[0].Messages = nil
+	rec.Calls[0].Prepared = s.PrepareRequest(msgs)
+	if rec.Calls[0].Prepared.file == nil {
+		t.Fatal("the first request was not spooled")
+	}
+	// Writes to the file now fail; reads of what it holds still work.
+	f := s.spool.cur.f
+	// The file is gone from its folder: it is opened again, read-only,
+	// through the process's descriptor of it.
+	ro, err := os.Open(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
+	if err != nil {
+		t.Skipf("no /proc/self/fd to open the spool file read-only: %v", err)
+	}
+	s.spool.cur.f = ro
+	defer f.Close()
+	rec.Calls[1].Messages = nil
+	rec.Calls[1].Prepared = s.PrepareRequest(msgs)
+	if p := rec.Calls[1].Prepared; p.file != nil || p.json == "" {
+		t.Fatal("a request was spooled to a file that takes no writes")
+	}
+	if !s.spool.off {
+		t.Error("the spool is still on after a write failed")
+	}
+	commit(t, s, rec)
+	checkSentBack(t, s, [][]Message{msgs})
+}
+
+// TestSpoolFileLeftIsRemovedOnceClosed: a spool file the system would not
+// remove while open (Windows) is closed and then removed by its cleanup.
+func TestSpoolFileLeftIsRemovedOnceClosed(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), spoolPattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeSpoolFile(openSpoolFile{f, f.Name()})
+	if _, err := os.Stat(f.Name()); !os.IsNotExist(err) {
+		t.Errorf("the spool file is still in its folder once closed: %v", err)
+	}
+	if _, err := f.Write([]byte("x")); err == nil {
+		t.Error("the spool file still takes writes once its cleanup ran")
 	}
 }
