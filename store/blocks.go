@@ -91,22 +91,72 @@ func parseBlockRef(body []byte) (id int64, off, n int, err error) {
 }
 
 // writeTexts writes the texts writeText was given and the requests
-// writeCalls added, in blocks: ordered by their content, so that texts
-// alike (the prompts of characters in one place, say) share a block and
-// compress together; the blocks are compressed in parallel. The rows of
-// texts are then written in the order of their keys: a key is a hash, so
-// in the order they came each insert went to a page of the key's index
-// anywhere in it, which grows every tick; in order, each page is visited
-// once.
+// writeCalls added that are not written yet (flushTexts), then the rows of
+// texts, in the order of their keys: a key is a hash, so in the order they
+// came each insert went to a page of the key's index anywhere in it, which
+// grows every tick; in order, each page is visited once.
 func writeTexts(w *tickWriter) {
-	if w.err != nil || len(w.texts) == 0 {
+	w.flushTexts()
+	placed := w.placed
+	w.placed = nil
+	slices.SortFunc(placed, func(a, b placedText) int { return strings.Compare(a.key, b.key) })
+	for _, p := range placed {
+		w.exec("texts", "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", p.key, blockRef(p.block, p.off, p.n))
+	}
+}
+
+// textChunk is how many of a commit's texts are held before they are
+// written to their blocks: a tick at 100,000 characters writes about
+// 440,000, and holding each until the last was read (its item, the start
+// it is ordered by, what reads it) was tens of megabytes of the commit's
+// memory. A chunk is larger than the texts of a tick at 10,000 characters,
+// and enough alike texts for the blocks to compress as well as a whole
+// tick's do.
+const textChunk = 1 << 16
+
+// addText adds a text or request to the commit's blocks, writing those
+// held once there are textChunk of them.
+func (w *tickWriter) addText(t pendingText) {
+	w.texts = append(w.texts, blockItem{pendingText: t})
+	if len(w.texts) >= w.chunk() {
+		w.flushTexts()
+	}
+}
+
+func (w *tickWriter) chunk() int {
+	if w.textChunk > 0 {
+		return w.textChunk
+	}
+	return textChunk
+}
+
+// placedText is where a text of the commit is in its block: the row of
+// texts that writeTexts writes for it.
+type placedText struct {
+	key    string
+	block  int64
+	off, n int
+}
+
+// flushTexts writes the texts held to blocks: ordered by their content, so
+// that texts alike (the prompts of characters in one place, say) share a
+// block and compress together; the blocks are compressed in parallel. A
+// request's place is written to its call (at), a text's kept for its row
+// of texts (placed).
+func (w *tickWriter) flushTexts() {
+	items := w.texts
+	defer func() {
+		clear(items) // what reads each text, let go
+		w.texts = items[:0]
+	}()
+	if w.err != nil || len(items) == 0 {
 		return
 	}
-	// The commit's texts are its items from here: the tickWriter lets go
-	// of them as they are written.
-	items := w.texts
-	w.texts = nil
-	if w.cold && w.anyTexts() {
+	if w.cold && !w.flushed {
+		w.cold = w.anyTexts() // before this commit's own texts are in
+	}
+	w.flushed = true
+	if w.cold {
 		items = slices.DeleteFunc(items, func(it blockItem) bool { return it.key != "" && w.stored(it.key) })
 	}
 	// Only the start of each text is held to order them: the texts are read
@@ -128,10 +178,9 @@ func writeTexts(w *tickWriter) {
 		w.err = fmt.Errorf("write %w", err)
 		return
 	}
-	slices.SortFunc(items, func(a, b blockItem) int { return strings.Compare(a.key, b.key) })
 	for _, it := range items {
 		if it.key != "" {
-			w.exec("texts", "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", it.key, it.ref())
+			w.placed = append(w.placed, placedText{key: it.key, block: it.block, off: it.off, n: it.n})
 		}
 	}
 }

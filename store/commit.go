@@ -53,10 +53,10 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 	if err != nil {
 		return err
 	}
-	w := &tickWriter{ctx: ctx, tx: tx, tick: rec.Tick, cold: !s.texts.warm()}
+	w := &tickWriter{ctx: ctx, tx: tx, tick: rec.Tick, cold: !s.texts.warm(), textChunk: s.textChunk}
 	used := map[string]struct{}{} // the keys of the texts this tick references
 	state := s.writeState(w, rec.State, last)
-	w.texts = make([]blockItem, 0, textsAbout(rec))
+	w.texts = make([]blockItem, 0, min(textsAbout(rec), w.chunk()))
 	s.writeRows(w, rec, used)
 	s.writeCalls(w, rec.Calls, used)
 	writeTotals(w, rec)
@@ -180,7 +180,7 @@ func (s *Store) writeCalls(w *tickWriter, calls []CallRecord, used map[string]st
 		}
 		p := &pendingCall{call: &calls[i], raw: raw, parsed: parsed, err: s.clean(c.Error), answerRef: answerRef, same: same}
 		w.calls = append(w.calls, p)
-		w.texts = append(w.texts, blockItem{pendingText: pendingText{text: request, at: &p.at}})
+		w.addText(pendingText{text: request, at: &p.at})
 	}
 }
 
@@ -274,17 +274,22 @@ func (s *Store) historySeqs(ctx context.Context, tx *sql.Tx, last int) (map[stri
 // tick writes the same few statements for every call, and need not have
 // SQLite parse them again each time.
 type tickWriter struct {
-	ctx   context.Context
-	tx    *sql.Tx
-	tick  int
-	err   error
-	stmts map[string]*sql.Stmt // prepared on tx: closed when it commits or rolls back
-	texts []blockItem          // to write, by writeTexts
-	calls []*pendingCall       // to write, by writeCallRows
+	ctx    context.Context
+	tx     *sql.Tx
+	tick   int
+	err    error
+	stmts  map[string]*sql.Stmt // prepared on tx: closed when it commits or rolls back
+	texts  []blockItem          // to write to blocks, by flushTexts
+	placed []placedText         // texts in their blocks, their rows to write by writeTexts
+	calls  []*pendingCall       // to write, by writeCallRows
 	// cold is set when the store has committed nothing yet: texts its
 	// commit writes may be in the database already (the past exchanges a
-	// resumed run sends again), so writeTexts looks each up first.
-	cold bool
+	// resumed run sends again), so flushTexts looks each up first, when
+	// the database holds any text.
+	cold    bool
+	flushed bool // flushTexts has written texts
+	// textChunk, when set, replaces the package's (tests).
+	textChunk int
 }
 
 // sortedBy is a copy of rows stably sorted by key.

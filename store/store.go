@@ -48,14 +48,17 @@ type Store struct {
 	path string
 	now  func() time.Time // clock of committed_at; replaced in tests
 
-	scrub  scrubber                   // see SetScrub
-	run    atomic.Pointer[pendingRun] // see StartRun
-	texts  textCache                  // the texts the last commit referenced
-	dicts  heldDicts                  // what prepared texts are packed against
-	spool  *spool                     // where prepared requests wait for their commit; nil when read-only
-	seqsMu sync.Mutex
-	seqs   historySeqs // each entity's last past exchange, as of this store's last commit
-	wal    walWatch
+	scrub scrubber                   // see SetScrub
+	run   atomic.Pointer[pendingRun] // see StartRun
+	texts textCache                  // the texts the last commit referenced
+	dicts heldDicts                  // what prepared texts are packed against
+	spool *spool                     // where prepared requests wait for their commit; nil when read-only
+	// textChunk, when set, is how many texts a commit holds before it
+	// writes them to their blocks (textChunk; tests set a few).
+	textChunk int
+	seqsMu    sync.Mutex
+	seqs      historySeqs // each entity's last past exchange, as of this store's last commit
+	wal       walWatch
 	// live is set when the database predates version 7 and is read as it
 	// is (OpenReadOnly): it has no batch token columns, every call was
 	// priced live.

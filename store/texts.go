@@ -183,7 +183,7 @@ func (s *Store) writePrepared(w *tickWriter, p *PreparedRequest, used map[string
 // joins). The texts are written together, by writeTexts.
 func writeText(w *tickWriter, key string, text func() (string, error), used map[string]struct{}) {
 	if _, done := used[key]; !done {
-		w.texts = append(w.texts, blockItem{pendingText: pendingText{key: key, text: text}})
+		w.addText(pendingText{key: key, text: text})
 	}
 	used[key] = struct{}{}
 }

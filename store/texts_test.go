@@ -449,3 +449,137 @@ func TestHistorySeqsAcrossStores(t *testing.T) {
 		t.Errorf("history %q, want %q", got, want)
 	}
 }
+
+// chunkTick is spooledTick with long answers, past exchanges and outputs
+// besides, so that the tick's commit writes a text of each kind.
+func chunkTick(t *testing.T, s *Store, tick int) (*TickRecord, []Message) {
+	t.Helper()
+	rec, msgs := spooledTick(t, s, tick)
+	long := func(what string) string {
+		return fmt.Sprintf("%s of tick %d: %s", what, tick, strings.Repeat("the bell rang twice and no one came. ", 6))
+	}
+	rec.Calls[0].Raw, rec.Calls[0].Output = long("answer"), long("answer")
+	rec.Calls[2].Output = long("output")
+	rec.Outputs[0].Output = long("a location's output")
+	rec.History[0].Assistant = long("ada's answer")
+	rec.History[1].User = long("the hall's record")
+	return rec, msgs
+}
+
+// blockBytes is how many bytes of texts and requests s holds in its
+// blocks, read whole.
+func blockBytes(t *testing.T, s *Store) int {
+	t.Helper()
+	rows, err := s.db.QueryContext(t.Context(), "SELECT id FROM blocks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	n := 0
+	for _, id := range ids {
+		b, err := s.block(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(b)
+	}
+	return n
+}
+
+// TestCommitInChunksStoredAsWhole: a commit whose texts are written to
+// their blocks a few at a time (textChunk) stores what one holding them
+// all stores, read back row for row, the same texts and requests in more
+// blocks; and so does a resumed run's first commit, which is given again
+// texts the database holds already, and writes none of them again.
+func TestCommitInChunksStoredAsWhole(t *testing.T) {
+	chunked, chunkedPath := openTemp(t)
+	whole, _ := openTemp(t)
+	var sent [][]Message
+	commitBoth := func(tick int) {
+		chunked.textChunk = 2
+		for _, s := range []*Store{chunked, whole} {
+			rec, msgs := chunkTick(t, s, tick)
+			commit(t, s, rec)
+			if s == whole {
+				sent = append(sent, msgs)
+			}
+		}
+	}
+	for tick := 1; tick <= 3; tick++ {
+		commitBoth(tick)
+	}
+	// Resumed: a store that has committed nothing yet looks up the texts
+	// it is given in the database first (tickWriter.cold), and writes as
+	// one that goes on.
+	chunked.Close()
+	var err error
+	if chunked, err = Open(t.Context(), chunkedPath); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { chunked.Close() })
+	commitBoth(4)
+
+	for tick := 1; tick <= 4; tick++ {
+		a, err := chunked.Calls(t.Context(), tick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := whole.Calls(t.Context(), tick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("tick %d: calls written in chunks read back\n%+v\nwritten whole\n%+v", tick, a, b)
+		}
+	}
+	checkSentBack(t, chunked, sent)
+	a, err := chunked.History(t.Context(), 4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := whole.History(t.Context(), 4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("past exchanges written in chunks read back\n%+v\nwritten whole\n%+v", a, b)
+	}
+	sa, err := chunked.Story(t.Context(), 1, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := whole.Story(t.Context(), 1, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(sa, sb) {
+		t.Errorf("story written in chunks\n%+v\nwritten whole\n%+v", sa, sb)
+	}
+	if a, b := rowCounts(t, chunked), rowCounts(t, whole); !reflect.DeepEqual(a, b) {
+		t.Errorf("rows %v written in chunks, %v whole", a, b)
+	}
+	count := func(s *Store, table string) int {
+		var n int
+		if err := s.db.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM "+table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if a, b := count(chunked, "texts"), count(whole, "texts"); a != b {
+		t.Errorf("%d texts written in chunks, %d whole", a, b)
+	}
+	if a, b := count(chunked, "blocks"), count(whole, "blocks"); a <= b {
+		t.Errorf("%d blocks written in chunks of 2 texts, %d whole: the commits were not written in chunks", a, b)
+	}
+	if a, b := blockBytes(t, chunked), blockBytes(t, whole); a != b {
+		t.Errorf("%d bytes of texts and requests in blocks written in chunks, %d whole", a, b)
+	}
+}
