@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 func TestHistoryKeepsDepth(t *testing.T) {
@@ -95,5 +96,25 @@ func TestHistoryConcurrent(t *testing.T) {
 		if len(exs) != 3 {
 			t.Errorf("%s has %d exchanges", k, len(exs))
 		}
+	}
+}
+
+// TestExchangeHoldsTheAnswerOnce: an answer the model wrote as it was
+// validated enters the history as the very string the result holds, not a
+// copy (a tick at 100,000 characters holds its 100,000 intentions until
+// its commit, in the result and in the history both); one validated into
+// another form enters as that form.
+func TestExchangeHoldsTheAnswerOnce(t *testing.T) {
+	res := Result{Request: Request{User: "u"}, Raw: `{"intention":"wait"}`, Output: json.RawMessage(`{"intention":"wait"}`)}
+	ex, ok := res.Exchange()
+	if !ok || ex.Assistant != res.Raw || unsafe.StringData(ex.Assistant) != unsafe.StringData(res.Raw) {
+		t.Errorf("Exchange() = %+v, %v; want the answer held by the result, %q", ex, ok, res.Raw)
+	}
+	if n := testing.AllocsPerRun(10, func() { res.Exchange() }); n != 0 {
+		t.Errorf("Exchange allocated %v times; want 0", n)
+	}
+	fenced := Result{Request: Request{User: "u"}, Raw: "```json\n{\"intention\":\"wait\"}\n```", Output: json.RawMessage(`{"intention":"wait"}`)}
+	if ex, ok := fenced.Exchange(); !ok || ex.Assistant != `{"intention":"wait"}` {
+		t.Errorf("Exchange() of a fenced answer = %+v, %v; want the validated output", ex, ok)
 	}
 }

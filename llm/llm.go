@@ -160,7 +160,10 @@ func (r Result) Exchange() (Exchange, bool) {
 	if r.Request.Record != "" {
 		user = r.Request.Record
 	}
-	answer := string(r.Output)
+	answer := r.Raw // most often what the model wrote: held once, not copied
+	if string(r.Output) != answer {
+		answer = string(r.Output)
+	}
 	switch {
 	case r.recorded != nil:
 		answer = *r.recorded
