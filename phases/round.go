@@ -90,8 +90,9 @@ type round struct {
 	stored    bool                    // the tick before r's is stored (afterStored); guarded by mu
 	resolving bool                    // Step is in the resolution phase: every game master may be asked; guarded by mu
 	dropped   bool                    // guarded by mu
-	intents   []*Outcome[string]      // per character, in the simulation's order, nil until its call ends; guarded by mu
+	intents   []*Outcome[string]      // per character, in the simulation's order, nil until its call ends; nil once the phase has them; guarded by mu
 	ilogs     [][]heldRecord          // per character: what its intention call logged, held; guarded by mu
+	said      []said                  // per character, what its intention call adds to the history (keep), once it ends; guarded by mu
 	outs      []Outcome[MasterOutput] // per location, made when the first resolves; guarded by mu
 	leftI     int                     // intentions still to come; guarded by mu
 	leftR     int                     // locations still to resolve; guarded by mu
@@ -131,6 +132,7 @@ func (n *Narrative) newRound(ctx context.Context, tick int, early bool) *round {
 		tasks: make([]task, len(n.Sim.Locations)), waiting: make([]int, len(n.Sim.Locations)),
 		intents: make([]*Outcome[string], len(n.Sim.Characters)),
 		ilogs:   make([][]heldRecord, len(n.Sim.Characters)),
+		said:    make([]said, len(n.Sim.Characters)),
 		leftI:   len(n.Sim.Characters), leftR: len(n.Sim.Locations), allI: make(chan struct{}), allR: make(chan struct{})}
 	if h, ok := n.Model.(interface{ History() *llm.History }); ok {
 		r.remember = h.History()
@@ -311,9 +313,11 @@ func (r *round) intention(i int, id string) {
 	} else {
 		out = intentionOutcome(r.ictx, env, t.before, id, r.n.Model.Complete(r.ictx, req))
 	}
+	ex, ok := out.Call.Exchange()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.intents[c] = &out
+	r.said[c] = said{key: out.Call.Request.EntityKey, ex: ex, ok: ok}
 	t.pending--
 	t.fellBack = t.fellBack || out.Fallback || err != nil
 	t.asks[id] = out.Value
@@ -422,7 +426,9 @@ func (r *round) keep(t *task, out Outcome[MasterOutput]) {
 	}
 	r.mu.Lock()
 	for _, id := range t.present {
-		r.remember.Commit(r.intents[r.n.ahead.chars[id]].Call)
+		if s := r.said[r.n.ahead.chars[id]]; s.ok {
+			r.remember.Append(s.key, s.ex)
+		}
 	}
 	r.mu.Unlock()
 	if out.Parts == nil {
@@ -432,6 +438,14 @@ func (r *round) keep(t *task, out Outcome[MasterOutput]) {
 	for _, p := range out.Parts {
 		r.remember.Commit(p.Call)
 	}
+}
+
+// said is what an intention call adds to its entity's history: ex, under
+// key, when ok (it succeeded).
+type said struct {
+	key string
+	ex  llm.Exchange
+	ok  bool
 }
 
 // fail records a prompt or schema that cannot be built: the tick stops,
@@ -462,7 +476,10 @@ func (r *round) intentions(pctx context.Context) ([]*Outcome[string], error) {
 	}
 	<-r.allI
 	r.mu.Lock()
+	// The phase has the outcomes from here, and the history what keep
+	// needs of them (said): the round lets them go.
 	logs, outs, err := r.ilogs, r.intents, r.buildErr
+	r.ilogs, r.intents = nil, nil
 	r.mu.Unlock()
 	flush(pctx, logs...)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/arbiter-sim/arbiter/internal/openaitest"
 	"github.com/arbiter-sim/arbiter/llm"
@@ -192,4 +193,50 @@ func TestRoundAheadHoldsNoOutcomeBeforeItsCall(t *testing.T) {
 		t.Errorf("a round of %d characters allocates %d bytes a character before any call, want at most 256", chars, per)
 	}
 	r.release()
+}
+
+// TestRoundLetsGoOfIntentionsOnceThePhaseHasThem: once the intention phase
+// has a round's outcomes, the round holds none of them (a tick at 100,000
+// characters held all its intentions' outcomes through its game masters'
+// calls, 70 MB), and each character's exchange still enters the history
+// when its location resolves.
+func TestRoundLetsGoOfIntentionsOnceThePhaseHasThem(t *testing.T) {
+	env, srv, _ := testEnv(t, openaitest.FromSchema(nil))
+	client, err := llm.New(llm.Config{BaseURL: srv.URL, APIKey: "test", MaxAttempts: 1, Depth: 2, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &Narrative{Sim: env.Sim, Prompts: env.Prompts, Model: client, Intention: env.Params, Resolution: env.Params, Logger: env.Logger}
+	n.ahead.setup(n.Sim, false)
+	n.ahead.pool = newPool(2)
+	defer n.ahead.drop()
+	r := n.newRound(t.Context(), 1, true)
+	defer r.release()
+	r.seed(n.Sim.InitialState())
+	outs, err := r.intentions(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) != len(n.Sim.Characters) {
+		t.Fatalf("%d intentions, want %d", len(outs), len(n.Sim.Characters))
+	}
+	r.mu.Lock()
+	intents, logs := r.intents, r.ilogs
+	r.mu.Unlock()
+	if intents != nil || logs != nil {
+		t.Errorf("the round holds %d outcomes and %d logs once the phase has them", len(intents), len(logs))
+	}
+	if _, err := r.resolve(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range n.Sim.Characters {
+		o := outs[i]
+		if o.Call.Err != nil {
+			t.Fatalf("%s: %v", c.ID, o.Call.Err)
+		}
+		h := client.History().Get(IntentionKey(c.ID))
+		if len(h) != 1 || h[0].User != o.Call.Request.Record || h[0].Assistant != o.Call.Raw || h[0].User == "" {
+			t.Errorf("%s's history %+v; want its intention's record and answer %q", c.ID, h, o.Call.Raw)
+		}
+	}
 }
