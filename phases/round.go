@@ -107,7 +107,8 @@ type round struct {
 
 // task is one location's part of a round.
 type task struct {
-	// Filled by feed (under mu) until the task starts, then read-only.
+	// Filled by feed (under mu) until the task starts, then read-only;
+	// let go (under mu) once it has resolved, as w and asks are.
 	before *world.State // the tick before: only the characters present and the location
 	// Set by start (under mu) before the task's first call is queued.
 	w       *prompts.Snapshot
@@ -119,10 +120,12 @@ type task struct {
 	fellBack bool                    // guarded by mu
 	asks     map[string]string       // guarded by mu
 	called   bool                    // its game master's calls are queued; guarded by mu
-	parts    []Outcome[MasterOutput] // per call, made when they are queued; guarded by mu
+	parts    []Outcome[MasterOutput] // per call, made when they are queued, nil once it resolved; guarded by mu
 	logs     [][]heldRecord          // per call: what it logged, held; made with parts; guarded by mu
 	left     int                     // game master calls still to end; guarded by mu
-	after    *world.State            // set once, when it resolved; guarded by mu
+	// after is its state after, held once it resolved until the round
+	// after is fed with it (follow); guarded by mu.
+	after *world.State
 }
 
 func (n *Narrative) newRound(ctx context.Context, tick int, early bool) *round {
@@ -174,8 +177,8 @@ func (r *round) follow(next *round) {
 	r.next = next
 	done := map[int]*world.State{}
 	for i := range r.tasks {
-		if r.tasks[i].after != nil {
-			done[i] = r.tasks[i].after
+		if t := &r.tasks[i]; t.after != nil {
+			done[i], t.after = t.after, nil
 		}
 	}
 	r.mu.Unlock()
@@ -407,11 +410,18 @@ func (r *round) resolved(i int, parts []Outcome[MasterOutput], failed bool) {
 	if r.outs == nil { // made by the first to resolve, as parts are (tryResolve)
 		r.outs = make([]Outcome[MasterOutput], len(r.tasks))
 	}
-	r.outs[i], t.after = out, after
+	r.outs[i] = out
 	if r.leftR--; r.leftR == 0 {
 		close(r.allR)
 	}
 	next := r.next
+	if next == nil {
+		t.after = after // for follow
+	}
+	// Every call of the task has ended: what they read is let go (a
+	// round holds no state of a location it has resolved but what the
+	// round after still waits for).
+	t.before, t.w, t.asks, t.parts = nil, nil, nil, nil
 	r.mu.Unlock()
 	if next != nil && after != nil {
 		next.feed(i, after)

@@ -240,3 +240,58 @@ func TestRoundLetsGoOfIntentionsOnceThePhaseHasThem(t *testing.T) {
 		}
 	}
 }
+
+// TestResolvedLocationHoldsWhatTheRoundAfterNeeds: a location that has
+// resolved holds neither its state before nor what its calls read from it,
+// and its state after only until the round after is fed with it.
+func TestResolvedLocationHoldsWhatTheRoundAfterNeeds(t *testing.T) {
+	env, _, _ := testEnv(t, openaitest.FromSchema(nil))
+	n := &Narrative{Sim: env.Sim, Prompts: env.Prompts, Model: env.Model, Intention: env.Params, Resolution: env.Params, Logger: env.Logger}
+	n.ahead.setup(n.Sim, false)
+	n.ahead.pool = newPool(2)
+	defer n.ahead.drop()
+	r := n.newRound(t.Context(), 1, true)
+	defer r.release()
+	r.seed(n.Sim.InitialState())
+	if _, err := r.intentions(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.resolve(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	for i, task := range r.tasks {
+		id := n.Sim.Locations[i].ID
+		if task.before != nil || task.w != nil || task.asks != nil || task.parts != nil {
+			t.Errorf("%s resolved, and holds its state before (%v), its snapshot (%v), its intentions (%d) or its answers (%d)",
+				id, task.before != nil, task.w != nil, len(task.asks), len(task.parts))
+		}
+		if task.after == nil {
+			t.Errorf("%s resolved with no round after, and holds no state after for it", id)
+		}
+	}
+	r.mu.Unlock()
+	next := n.newRound(t.Context(), 2, true)
+	defer next.release()
+	next.hold(make(chan struct{})) // fed, not started
+	r.follow(next)
+	r.mu.Lock()
+	for i, task := range r.tasks {
+		if task.after != nil {
+			t.Errorf("%s holds its state after once the round after was fed with it", n.Sim.Locations[i].ID)
+		}
+	}
+	r.mu.Unlock()
+	next.mu.Lock()
+	if ready := len(next.ready); ready != len(n.Sim.Locations) {
+		t.Errorf("%d locations of the round after ready, want all %d", ready, len(n.Sim.Locations))
+	}
+	chars := 0
+	for _, task := range next.tasks {
+		chars += len(task.before.Characters)
+	}
+	if chars != len(n.Sim.Characters) {
+		t.Errorf("the round after was fed %d characters, want %d", chars, len(n.Sim.Characters))
+	}
+	next.mu.Unlock()
+}
