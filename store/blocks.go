@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
@@ -99,11 +100,14 @@ func writeTexts(w *tickWriter) {
 	w.flushTexts()
 	placed := w.placed
 	w.placed = nil
-	slices.SortFunc(placed, func(a, b placedText) int { return strings.Compare(a.key, b.key) })
+	// In the order of their ids, which is that of their keys.
+	slices.SortFunc(placed, func(a, b placedText) int { return bytes.Compare(a.id[:], b.id[:]) })
 	for _, p := range placed {
-		w.exec("texts", "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", p.key, blockRef(p.block, p.off, p.n))
+		w.exec("texts", insertText, p.id.key(), blockRef(p.block, p.off, p.n))
 	}
 }
+
+const insertText = "INSERT INTO texts (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING"
 
 // textChunk is how many of a commit's texts are held before they are
 // written to their blocks: a tick at 100,000 characters writes about
@@ -131,9 +135,9 @@ func (w *tickWriter) chunk() int {
 }
 
 // placedText is where a text of the commit is in its block: the row of
-// texts that writeTexts writes for it.
+// texts that writeTexts writes for it, under its key's id.
 type placedText struct {
-	key    string
+	id     textID
 	block  int64
 	off, n int
 }
@@ -179,8 +183,13 @@ func (w *tickWriter) flushTexts() {
 		return
 	}
 	for _, it := range items {
-		if it.key != "" {
-			w.placed = append(w.placed, placedText{key: it.key, block: it.block, off: it.off, n: it.n})
+		if it.key == "" {
+			continue
+		}
+		if id, ok := idOf(it.key); ok {
+			w.placed = append(w.placed, placedText{id: id, block: it.block, off: it.off, n: it.n})
+		} else { // not a key textKey made: its row now, as it is
+			w.exec("texts", insertText, it.key, it.ref())
 		}
 	}
 }

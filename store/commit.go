@@ -54,7 +54,7 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 		return err
 	}
 	w := &tickWriter{ctx: ctx, tx: tx, tick: rec.Tick, cold: !s.texts.warm(), textChunk: s.textChunk}
-	used := map[string]struct{}{} // the keys of the texts this tick references
+	used := keySet{} // the keys of the texts this tick references
 	state := s.writeState(w, rec.State, last)
 	w.texts = make([]blockItem, 0, min(textsAbout(rec), w.chunk()))
 	s.writeRows(w, rec, used)
@@ -127,7 +127,7 @@ func checkTick(ctx context.Context, tx *sql.Tx, rec *TickRecord) (last int, err 
 
 // writeRows writes the kind's own rows of the tick: memories (one body),
 // records, intentions and outputs (a long output in texts, its key in used).
-func (s *Store) writeRows(w *tickWriter, rec *TickRecord, used map[string]struct{}) {
+func (s *Store) writeRows(w *tickWriter, rec *TickRecord, used keySet) {
 	writeMemories(w, rec.Memories)
 	for _, r := range rec.Records {
 		w.exec("records", "INSERT INTO records (tick, stream, n, body) VALUES (?, ?, ?, ?)",
@@ -152,7 +152,7 @@ func (s *Store) writeRows(w *tickWriter, rec *TickRecord, used map[string]struct
 // keys added to used) when the caller handed its messages, else as given,
 // scrubbed and bounded; the request itself goes into a block with the
 // commit's texts.
-func (s *Store) writeCalls(w *tickWriter, calls []CallRecord, used map[string]struct{}) {
+func (s *Store) writeCalls(w *tickWriter, calls []CallRecord, used keySet) {
 	for i, c := range calls {
 		var request func() (string, error)
 		switch {
@@ -225,7 +225,7 @@ func (s *Store) writeEvents(w *tickWriter, rec *TickRecord) {
 // writeHistory writes the tick's exchanges, each numbered after its
 // entity's last (next, which it advances); a long text goes to the texts
 // table and the row keeps its key.
-func (s *Store) writeHistory(w *tickWriter, history []HistoryRecord, next map[string]int, used map[string]struct{}) {
+func (s *Store) writeHistory(w *tickWriter, history []HistoryRecord, next map[string]int, used keySet) {
 	// In the order of their keys, which leaves the order of each entity's
 	// own exchanges as it was: the table's index on them grows with every
 	// tick, and in the order the calls ended each insert went to a page

@@ -168,7 +168,7 @@ func (s *Store) spoolRequest(p *PreparedRequest) {
 // writeSpooled is writePrepared of a spooled request: it reads the JSON and
 // the keys back, and the texts it writes and the request_json it returns
 // are read again from the spool as the commit writes them.
-func (s *Store) writeSpooled(w *tickWriter, p *PreparedRequest, used map[string]struct{}) func() (string, error) {
+func (s *Store) writeSpooled(w *tickWriter, p *PreparedRequest, used keySet) func() (string, error) {
 	n := int(p.jsonLen)
 	for _, t := range p.spooled {
 		n += int(t.key)
@@ -193,7 +193,7 @@ func (s *Store) writeSpooled(w *tickWriter, p *PreparedRequest, used map[string]
 		keys, at = keys[t.key:], at+int64(t.body)
 	}
 	for _, key := range requestRefs(string(b[:p.jsonLen])) {
-		used[key] = struct{}{}
+		used.add(key)
 	}
 	off, size := p.off, int(p.jsonLen)
 	return func() (string, error) {

@@ -61,6 +61,43 @@ func textKey(text string) string {
 	return hex.EncodeToString(h.Sum(sum[:0])[:16])
 }
 
+// textID is a text's key as a set of keys holds it: its 16 bytes, not
+// their 32 in hex, and no allocation of its own. A commit at 100,000
+// characters refers to about 440,000 texts, and the store holds the set of
+// the last commit's besides.
+type textID [16]byte
+
+// idOf is key's textID, and false when key is not one textKey makes.
+func idOf(key string) (id textID, ok bool) {
+	if len(key) != hex.EncodedLen(len(id)) {
+		return id, false
+	}
+	_, err := hex.Decode(id[:], []byte(key))
+	return id, err == nil
+}
+
+// key is id in the form textKey makes.
+func (id textID) key() string { return hex.EncodeToString(id[:]) }
+
+// keySet is a set of text keys.
+type keySet map[textID]struct{}
+
+// add puts key in the set; a key textKey could not have made is left out.
+func (s keySet) add(key string) {
+	if id, ok := idOf(key); ok {
+		s[id] = struct{}{}
+	}
+}
+
+func (s keySet) has(key string) bool {
+	id, ok := idOf(key)
+	if !ok {
+		return false
+	}
+	_, in := s[id]
+	return in
+}
+
 // textCache holds the keys of the texts the last commit referenced, which
 // are stored: the next commit, which resends most of them (the system
 // prompts, the past exchanges), writes only the others.
@@ -68,16 +105,12 @@ func textKey(text string) string {
 // messages: the set is swapped whole, never changed, so they read it
 // without a lock that every call would contend for.
 type textCache struct {
-	keys atomic.Pointer[map[string]struct{}]
+	keys atomic.Pointer[keySet]
 }
 
 func (c *textCache) has(key string) bool {
 	m := c.keys.Load()
-	if m == nil {
-		return false
-	}
-	_, ok := (*m)[key]
-	return ok
+	return m != nil && m.has(key)
 }
 
 // warm reports whether the store has committed a tick: before it, the
@@ -85,7 +118,7 @@ func (c *textCache) has(key string) bool {
 func (c *textCache) warm() bool { return c.keys.Load() != nil }
 
 // replace makes keys the set; the caller no longer changes it.
-func (c *textCache) replace(keys map[string]struct{}) { c.keys.Store(&keys) }
+func (c *textCache) replace(keys keySet) { c.keys.Store(&keys) }
 
 // PreparedRequest is a call's messages in the form calls.request_json keeps
 // them, with the long texts they refer to that the store may not hold yet,
@@ -163,7 +196,7 @@ func (s *Store) prepare(msgs []Message) *PreparedRequest {
 // writePrepared has the commit write the texts of p that neither this
 // commit nor the last one referred to, and returns what gives its
 // request_json.
-func (s *Store) writePrepared(w *tickWriter, p *PreparedRequest, used map[string]struct{}) func() (string, error) {
+func (s *Store) writePrepared(w *tickWriter, p *PreparedRequest, used keySet) func() (string, error) {
 	if p.file != nil {
 		return s.writeSpooled(w, p, used)
 	}
@@ -173,7 +206,7 @@ func (s *Store) writePrepared(w *tickWriter, p *PreparedRequest, used map[string
 	// The keys are read back from the request rather than held beside it:
 	// a tick's calls held each of their keys twice.
 	for _, key := range requestRefs(p.json) {
-		used[key] = struct{}{}
+		used.add(key)
 	}
 	return func() (string, error) { return p.json, nil }
 }
@@ -181,11 +214,11 @@ func (s *Store) writePrepared(w *tickWriter, p *PreparedRequest, used map[string
 // writeText has the commit write the text under key, its content given by
 // text, unless it has written or referred to it already (used, which it
 // joins). The texts are written together, by writeTexts.
-func writeText(w *tickWriter, key string, text func() (string, error), used map[string]struct{}) {
-	if _, done := used[key]; !done {
+func writeText(w *tickWriter, key string, text func() (string, error), used keySet) {
+	if !used.has(key) {
 		w.addText(pendingText{key: key, text: text})
 	}
-	used[key] = struct{}{}
+	used.add(key)
 }
 
 // pendingText is a text for the commit's blocks: a text of the texts table
@@ -199,12 +232,12 @@ type pendingText struct {
 
 // putText stores text (already scrubbed and bounded) in texts, unless this
 // commit or the last one referenced it, and returns its key.
-func (s *Store) putText(w *tickWriter, text string, used map[string]struct{}) string {
+func (s *Store) putText(w *tickWriter, text string, used keySet) string {
 	key := textKey(text)
 	if !s.texts.has(key) {
 		writeText(w, key, func() (string, error) { return text, nil }, used)
 	}
-	used[key] = struct{}{}
+	used.add(key)
 	return key
 }
 

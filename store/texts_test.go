@@ -583,3 +583,47 @@ func TestCommitInChunksStoredAsWhole(t *testing.T) {
 		t.Errorf("%d bytes of texts and requests in blocks written in chunks, %d whole", a, b)
 	}
 }
+
+// TestKeySetHoldsTextKeys: a set of text keys holds each key textKey
+// makes, which its id gives back; a key textKey could not have made is
+// never in it.
+func TestKeySetHoldsTextKeys(t *testing.T) {
+	t.Parallel()
+	s := keySet{}
+	a, b := textKey("the first text"), textKey("the second text")
+	s.add(a)
+	if !s.has(a) || s.has(b) {
+		t.Errorf("set with %s has it %v, has %s %v", a, s.has(a), b, s.has(b))
+	}
+	if id, ok := idOf(a); !ok || id.key() != a {
+		t.Errorf("idOf(%s) = %v, %v; its key %s", a, id, ok, id.key())
+	}
+	for _, odd := range []string{"", "odd", strings.Repeat("g", 32), strings.ToUpper(a)[:31]} {
+		s.add(odd)
+		if s.has(odd) || len(s) != 1 {
+			t.Errorf("key %q: in the set %v, %d keys", odd, s.has(odd), len(s))
+		}
+	}
+}
+
+// TestTextOfAnOddKeyStored: a prepared request's text under a key
+// textKey did not make (a spool read back wrong, say) is stored under it
+// all the same, and the request reads back whole.
+func TestTextOfAnOddKeyStored(t *testing.T) {
+	s, _ := openTemp(t)
+	text := strings.Repeat("A text long enough to be shared by reference. ", 5)
+	rec := record(1)
+	rec.Calls[0].Request = ""
+	rec.Calls[0].Prepared = &PreparedRequest{
+		json:  `[{"role":"user","ref":"odd-key"}]`,
+		texts: []storedText{{key: "odd-key", held: s.dicts.hold(text)}},
+	}
+	commit(t, s, rec)
+	calls, err := s.Calls(t.Context(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sentMessages(t, 1, calls[0]); len(got) != 1 || got[0].Content != text {
+		t.Errorf("request read back %+v; want the text under its odd key", got)
+	}
+}
