@@ -185,7 +185,9 @@ func (n *Narrative) Step(ctx context.Context, t *runner.Tick, s, in any) (any, e
 	for _, o := range outputs {
 		applyErrs = append(applyErrs, o.Skipped...)
 	}
-	next, worldErrs = Apply(n.Sim, st, Values(outputs))
+	values := Values(outputs)
+	outputs = nil // their calls are in the record: what is applied is their values
+	next, worldErrs = Apply(n.Sim, st, values)
 	applyErrs = append(applyErrs, worldErrs...)
 	for _, ae := range applyErrs {
 		// The reason says whether the update was skipped or fell back;

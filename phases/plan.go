@@ -154,6 +154,8 @@ func (n *Narrative) round(ctx context.Context, t *runner.Tick, st *world.State) 
 		next := n.newRound(ctx, t.N+1, true)
 		next.hold(t.Before())
 		r.follow(next)
+	} else {
+		r.last()
 	}
 	return r
 }

@@ -93,11 +93,12 @@ type round struct {
 	intents   []*Outcome[string]      // per character, in the simulation's order, nil until its call ends; nil once the phase has them; guarded by mu
 	ilogs     [][]heldRecord          // per character: what its intention call logged, held; guarded by mu
 	said      []said                  // per character, what its intention call adds to the history (keep), once it ends; guarded by mu
-	outs      []Outcome[MasterOutput] // per location, made when the first resolves; guarded by mu
+	outs      []Outcome[MasterOutput] // per location, made when the first resolves, nil once the phase has them; guarded by mu
 	leftI     int                     // intentions still to come; guarded by mu
 	leftR     int                     // locations still to resolve; guarded by mu
 	buildErr  error                   // guarded by mu
 	next      *round                  // guarded by mu
+	alone     bool                    // no round follows r (follow will not be called); guarded by mu
 	// held is set while the commit of the tick two before r's may still
 	// be running (hold, until gate is closed): the locations ready
 	// meanwhile wait in ready.
@@ -186,6 +187,17 @@ func (r *round) follow(next *round) {
 		if after, ok := done[i]; ok {
 			next.feed(i, after)
 		}
+	}
+}
+
+// last says no round follows r: its locations keep no state after for
+// one (a run's last tick, or one played under a budget).
+func (r *round) last() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.alone = true
+	for i := range r.tasks {
+		r.tasks[i].after = nil
 	}
 }
 
@@ -415,7 +427,7 @@ func (r *round) resolved(i int, parts []Outcome[MasterOutput], failed bool) {
 		close(r.allR)
 	}
 	next := r.next
-	if next == nil {
+	if next == nil && !r.alone {
 		t.after = after // for follow
 	}
 	// Every call of the task has ended: what they read is let go (a
@@ -516,6 +528,7 @@ func (r *round) resolve(pctx context.Context) ([]Outcome[MasterOutput], error) {
 		logs = append(logs, r.tasks[i].logs...)
 	}
 	outs, err := r.outs, r.buildErr
+	r.outs = nil // the phase's from here
 	r.mu.Unlock()
 	flush(pctx, logs...)
 	if err != nil {

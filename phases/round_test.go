@@ -295,3 +295,38 @@ func TestResolvedLocationHoldsWhatTheRoundAfterNeeds(t *testing.T) {
 	}
 	next.mu.Unlock()
 }
+
+// TestLastRoundHoldsNoStateAfter: a round no round follows (the run's last
+// tick) holds no location's state after once resolved, nor its outcomes
+// once the resolution phase has them.
+func TestLastRoundHoldsNoStateAfter(t *testing.T) {
+	env, _, _ := testEnv(t, openaitest.FromSchema(nil))
+	n := &Narrative{Sim: env.Sim, Prompts: env.Prompts, Model: env.Model, Intention: env.Params, Resolution: env.Params, Logger: env.Logger}
+	n.ahead.setup(n.Sim, false)
+	n.ahead.pool = newPool(2)
+	defer n.ahead.drop()
+	r := n.newRound(t.Context(), 1, true)
+	defer r.release()
+	r.seed(n.Sim.InitialState())
+	r.last()
+	if _, err := r.intentions(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	outs, err := r.resolve(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) != len(n.Sim.Locations) {
+		t.Errorf("%d outcomes, want one per location (%d)", len(outs), len(n.Sim.Locations))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.outs != nil {
+		t.Error("the round holds its outcomes once the resolution phase has them")
+	}
+	for i, task := range r.tasks {
+		if task.after != nil {
+			t.Errorf("%s holds its state after, and no round follows", n.Sim.Locations[i].ID)
+		}
+	}
+}
