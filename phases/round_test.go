@@ -206,12 +206,7 @@ func TestRoundLetsGoOfIntentionsOnceThePhaseHasThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := &Narrative{Sim: env.Sim, Prompts: env.Prompts, Model: client, Intention: env.Params, Resolution: env.Params, Logger: env.Logger}
-	n.ahead.setup(n.Sim, false)
-	n.ahead.pool = newPool(2)
-	defer n.ahead.drop()
-	r := n.newRound(t.Context(), 1, true)
-	defer r.release()
+	n, r := testRound(t, env, client)
 	r.seed(n.Sim.InitialState())
 	outs, err := r.intentions(t.Context())
 	if err != nil {
@@ -246,12 +241,7 @@ func TestRoundLetsGoOfIntentionsOnceThePhaseHasThem(t *testing.T) {
 // and its state after only until the round after is fed with it.
 func TestResolvedLocationHoldsWhatTheRoundAfterNeeds(t *testing.T) {
 	env, _, _ := testEnv(t, openaitest.FromSchema(nil))
-	n := &Narrative{Sim: env.Sim, Prompts: env.Prompts, Model: env.Model, Intention: env.Params, Resolution: env.Params, Logger: env.Logger}
-	n.ahead.setup(n.Sim, false)
-	n.ahead.pool = newPool(2)
-	defer n.ahead.drop()
-	r := n.newRound(t.Context(), 1, true)
-	defer r.release()
+	n, r := testRound(t, env, env.Model)
 	r.seed(n.Sim.InitialState())
 	if _, err := r.intentions(t.Context()); err != nil {
 		t.Fatal(err)
@@ -301,14 +291,9 @@ func TestResolvedLocationHoldsWhatTheRoundAfterNeeds(t *testing.T) {
 // once the resolution phase has them.
 func TestLastRoundHoldsNoStateAfter(t *testing.T) {
 	env, _, _ := testEnv(t, openaitest.FromSchema(nil))
-	n := &Narrative{Sim: env.Sim, Prompts: env.Prompts, Model: env.Model, Intention: env.Params, Resolution: env.Params, Logger: env.Logger}
-	n.ahead.setup(n.Sim, false)
-	n.ahead.pool = newPool(2)
-	defer n.ahead.drop()
-	r := n.newRound(t.Context(), 1, true)
-	defer r.release()
-	r.seed(n.Sim.InitialState())
+	n, r := testRound(t, env, env.Model)
 	r.last()
+	r.seed(n.Sim.InitialState())
 	if _, err := r.intentions(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -329,4 +314,19 @@ func TestLastRoundHoldsNoStateAfter(t *testing.T) {
 			t.Errorf("%s holds its state after, and no round follows", n.Sim.Locations[i].ID)
 		}
 	}
+}
+
+// testRound is the round of tick 1 of env's world, its calls made to
+// model, not started; the test ends it.
+func testRound(t *testing.T, env Env, model Client) (*Narrative, *round) {
+	t.Helper()
+	n := &Narrative{Sim: env.Sim, Prompts: env.Prompts, Model: model, Intention: env.Params, Resolution: env.Params, Logger: env.Logger}
+	n.ahead.setup(n.Sim, false)
+	n.ahead.pool = newPool(2)
+	r := n.newRound(t.Context(), 1, true)
+	t.Cleanup(func() {
+		r.release()
+		n.ahead.drop()
+	})
+	return n, r
 }

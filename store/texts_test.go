@@ -528,41 +528,11 @@ func TestCommitInChunksStoredAsWhole(t *testing.T) {
 	commitBoth(4)
 
 	for tick := 1; tick <= 4; tick++ {
-		a, err := chunked.Calls(t.Context(), tick)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := whole.Calls(t.Context(), tick)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(a, b) {
-			t.Errorf("tick %d: calls written in chunks read back\n%+v\nwritten whole\n%+v", tick, a, b)
-		}
+		sameReadBack(t, fmt.Sprintf("tick %d: calls", tick), chunked, whole, func(s *Store) (any, error) { return s.Calls(t.Context(), tick) })
 	}
 	checkSentBack(t, chunked, sent)
-	a, err := chunked.History(t.Context(), 4, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := whole.History(t.Context(), 4, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(a, b) {
-		t.Errorf("past exchanges written in chunks read back\n%+v\nwritten whole\n%+v", a, b)
-	}
-	sa, err := chunked.Story(t.Context(), 1, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb, err := whole.Story(t.Context(), 1, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(sa, sb) {
-		t.Errorf("story written in chunks\n%+v\nwritten whole\n%+v", sa, sb)
-	}
+	sameReadBack(t, "past exchanges", chunked, whole, func(s *Store) (any, error) { return s.History(t.Context(), 4, 4) })
+	sameReadBack(t, "story", chunked, whole, func(s *Store) (any, error) { return s.Story(t.Context(), 1, 4) })
 	if a, b := rowCounts(t, chunked), rowCounts(t, whole); !reflect.DeepEqual(a, b) {
 		t.Errorf("rows %v written in chunks, %v whole", a, b)
 	}
@@ -625,5 +595,21 @@ func TestTextOfAnOddKeyStored(t *testing.T) {
 	}
 	if got := sentMessages(t, 1, calls[0]); len(got) != 1 || got[0].Content != text {
 		t.Errorf("request read back %+v; want the text under its odd key", got)
+	}
+}
+
+// sameReadBack checks that read gives the same of chunked as of whole.
+func sameReadBack(t *testing.T, what string, chunked, whole *Store, read func(*Store) (any, error)) {
+	t.Helper()
+	a, err := read(chunked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := read(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("%s written in chunks read back\n%+v\nwritten whole\n%+v", what, a, b)
 	}
 }
