@@ -67,13 +67,18 @@ func textKey(text string) string {
 // the last commit's besides.
 type textID [16]byte
 
-// idOf is key's textID, and false when key is not one textKey makes.
+// idOf is key's textID, and false when key is not one textKey makes
+// (upper-case hex decodes too, but its id is another key's).
 func idOf(key string) (id textID, ok bool) {
 	if len(key) != hex.EncodedLen(len(id)) {
 		return id, false
 	}
-	_, err := hex.Decode(id[:], []byte(key))
-	return id, err == nil
+	if _, err := hex.Decode(id[:], []byte(key)); err != nil {
+		return id, false
+	}
+	var again [32]byte
+	hex.Encode(again[:], id[:])
+	return id, string(again[:]) == key
 }
 
 // key is id in the form textKey makes.
