@@ -122,16 +122,9 @@ const textChunk = 1 << 16
 // held once there are textChunk of them.
 func (w *tickWriter) addText(t pendingText) {
 	w.texts = append(w.texts, blockItem{pendingText: t})
-	if len(w.texts) >= w.chunk() {
+	if len(w.texts) >= w.chunk {
 		w.flushTexts()
 	}
-}
-
-func (w *tickWriter) chunk() int {
-	if w.textChunk > 0 {
-		return w.textChunk
-	}
-	return textChunk
 }
 
 // placedText is where a text of the commit is in its block: the row of

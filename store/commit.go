@@ -53,10 +53,10 @@ func (s *Store) commit(ctx context.Context, rec *TickRecord) error {
 	if err != nil {
 		return err
 	}
-	w := &tickWriter{ctx: ctx, tx: tx, tick: rec.Tick, cold: !s.texts.warm(), textChunk: s.textChunk}
+	w := &tickWriter{ctx: ctx, tx: tx, tick: rec.Tick, cold: !s.texts.warm(), chunk: cmp.Or(s.textChunk, textChunk)}
 	used := keySet{} // the keys of the texts this tick references
 	state := s.writeState(w, rec.State, last)
-	w.texts = make([]blockItem, 0, min(textsAbout(rec), w.chunk()))
+	w.texts = make([]blockItem, 0, min(textsAbout(rec), w.chunk))
 	s.writeRows(w, rec, used)
 	s.writeCalls(w, rec.Calls, used)
 	writeTotals(w, rec)
@@ -288,8 +288,7 @@ type tickWriter struct {
 	// the database holds any text.
 	cold    bool
 	flushed bool // flushTexts has written texts
-	// textChunk, when set, replaces the package's (tests).
-	textChunk int
+	chunk   int  // how many texts are held before flushTexts writes them
 }
 
 // sortedBy is a copy of rows stably sorted by key.
