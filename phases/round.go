@@ -92,7 +92,7 @@ type round struct {
 	dropped   bool                    // guarded by mu
 	intents   []*Outcome[string]      // per character, in the simulation's order, nil until its call ends; nil once the phase has them; guarded by mu
 	ilogs     [][]heldRecord          // per character: what its intention call logged, held; guarded by mu
-	said      []said                  // per character, what its intention call adds to the history (keep), once it ends; guarded by mu
+	said      []said                  // per character, what its intention call adds to the history (keep), once it ends; nil without one; guarded by mu
 	outs      []Outcome[MasterOutput] // per location, made when the first resolves, nil once the phase has them; guarded by mu
 	leftI     int                     // intentions still to come; guarded by mu
 	leftR     int                     // locations still to resolve; guarded by mu
@@ -136,10 +136,10 @@ func (n *Narrative) newRound(ctx context.Context, tick int, early bool) *round {
 		tasks: make([]task, len(n.Sim.Locations)), waiting: make([]int, len(n.Sim.Locations)),
 		intents: make([]*Outcome[string], len(n.Sim.Characters)),
 		ilogs:   make([][]heldRecord, len(n.Sim.Characters)),
-		said:    make([]said, len(n.Sim.Characters)),
 		leftI:   len(n.Sim.Characters), leftR: len(n.Sim.Locations), allI: make(chan struct{}), allR: make(chan struct{})}
 	if h, ok := n.Model.(interface{ History() *llm.History }); ok {
 		r.remember = h.History()
+		r.said = make([]said, len(n.Sim.Characters))
 	}
 	if r.leftI == 0 {
 		close(r.allI)
@@ -328,11 +328,13 @@ func (r *round) intention(i int, id string) {
 	} else {
 		out = intentionOutcome(r.ictx, env, t.before, id, r.n.Model.Complete(r.ictx, req))
 	}
-	ex, ok := out.Call.Exchange()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.intents[c] = &out
-	r.said[c] = said{key: out.Call.Request.EntityKey, ex: ex, ok: ok}
+	if r.said != nil {
+		ex, ok := out.Call.Exchange()
+		r.said[c] = said{key: out.Call.Request.EntityKey, ex: ex, ok: ok}
+	}
 	t.pending--
 	t.fellBack = t.fellBack || out.Fallback || err != nil
 	t.asks[id] = out.Value
