@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -54,4 +55,39 @@ func FuzzDelta(f *testing.F) {
 		}
 		applyDelta(base, next) // next as a delta: an error or a state, no panic
 	})
+}
+
+// TestStateBeforeLetGoAndReadBack: a commit lets go of the state before
+// once its delta is made, so a commit that then fails leaves the store
+// without it; the tick committed again reads it back and is stored as a
+// delta all the same.
+func TestStateBeforeLetGoAndReadBack(t *testing.T) {
+	t.Parallel()
+	s, _ := openTemp(t)
+	commit(t, s, longRecord(1))
+	if s.last.tick != 1 || s.last.state == nil {
+		t.Fatalf("after tick 1 the store holds the state of tick %d (%d bytes); want tick 1's", s.last.tick, len(s.last.state))
+	}
+	if _, err := s.db.ExecContext(t.Context(), `CREATE TRIGGER fail_history BEFORE INSERT ON history
+		BEGIN SELECT RAISE(ABORT, 'disk full'); END`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CommitTick(t.Context(), longRecord(2)); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("commit with its history refused = %v, want the failure", err)
+	}
+	if s.last.state != nil {
+		t.Errorf("a commit that made its delta still holds the state before (%d bytes)", len(s.last.state))
+	}
+	if _, err := s.db.ExecContext(t.Context(), "DROP TRIGGER fail_history"); err != nil {
+		t.Fatal(err)
+	}
+	rec := longRecord(2)
+	commit(t, s, rec)
+	var base int
+	if err := s.db.QueryRowContext(t.Context(), "SELECT base FROM states WHERE tick = 2").Scan(&base); err != nil || base != 1 {
+		t.Errorf("tick 2 stored over base %d (%v); want a delta over tick 1", base, err)
+	}
+	if got, err := s.State(t.Context(), 2); err != nil || string(got) != string(rec.State) {
+		t.Errorf("State(2) = %.80s, %v; want %.80s", got, err, rec.State)
+	}
 }

@@ -50,10 +50,15 @@ func (s *Store) writeState(w *tickWriter, state json.RawMessage, last int) []byt
 }
 
 // stateBefore is the state of tick last when it is stored in states: the
-// one this store committed, else read back.
+// one this store committed, else read back. The store lets go of the one
+// it committed as it hands it over: the delta is made at the start of the
+// commit, and the rest of the commit, the largest heap of a large world's
+// tick, need not hold a whole state besides its own (a commit that fails
+// reads it back).
 func (s *Store) stateBefore(w *tickWriter, last int) ([]byte, bool) {
 	s.last.mu.Lock()
 	tick, state := s.last.tick, s.last.state
+	s.last.state = nil
 	s.last.mu.Unlock()
 	if tick == last && state != nil {
 		return state, true
