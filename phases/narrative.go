@@ -221,7 +221,7 @@ func callsOf[T any](outs []*Outcome[T]) []runner.Call {
 // appendCalls appends the runner's view of o's calls to cs.
 func (o *Outcome[T]) appendCalls(cs []runner.Call) []runner.Call {
 	if o.Parts == nil {
-		return append(cs, runner.Call{Result: o.Call, Fallback: o.Fallback})
+		return append(cs, runner.Call{Result: &o.Call, Fallback: o.Fallback})
 	}
 	for i := range o.Parts {
 		cs = o.Parts[i].appendCalls(cs)

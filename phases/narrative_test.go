@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/arbiter-sim/arbiter/llm"
 	"github.com/arbiter-sim/arbiter/world"
 )
 
@@ -55,5 +56,39 @@ func TestEncodeStateHoldsLittleRoom(t *testing.T) {
 		if room := cap(b) - len(b); room > len(b)/4 {
 			t.Errorf("size %d: %d bytes held empty beside a state of %d, want at most a quarter", size, room, len(b))
 		}
+	}
+}
+
+// TestCallsPointAtTheOutcomes: the runner's view of a phase's calls points
+// at the results its outcomes hold, a crowd's parts each, in order, rather
+// than copying them.
+func TestCallsPointAtTheOutcomes(t *testing.T) {
+	t.Parallel()
+	intents := []*Outcome[string]{{ID: "ada", Call: llm.Result{Raw: "a"}}, {ID: "bo", Fallback: true, Call: llm.Result{Raw: "b"}}}
+	cs := callsOf(intents)
+	if len(cs) != 2 {
+		t.Fatalf("callsOf gave %d calls, want 2", len(cs))
+	}
+	for i, c := range cs {
+		if c.Result != &intents[i].Call || c.Fallback != intents[i].Fallback {
+			t.Errorf("call %d = %p (fallback %v), want the outcome's own %p (%v)", i, c.Result, c.Fallback, &intents[i].Call, intents[i].Fallback)
+		}
+	}
+	outs := []Outcome[MasterOutput]{
+		{ID: "hall", Call: llm.Result{Raw: "merged"}, Parts: []Outcome[MasterOutput]{{ID: "hall", Call: llm.Result{Raw: "1"}}, {ID: "hall", Fallback: true, Call: llm.Result{Raw: "2"}}}},
+		{ID: "yard", Call: llm.Result{Raw: "y"}},
+	}
+	cs = calls(outs)
+	want := []*llm.Result{&outs[0].Parts[0].Call, &outs[0].Parts[1].Call, &outs[1].Call}
+	if len(cs) != len(want) {
+		t.Fatalf("calls gave %d calls, want %d", len(cs), len(want))
+	}
+	for i, c := range cs {
+		if c.Result != want[i] {
+			t.Errorf("call %d is %q at %p, want %q at %p", i, c.Result.Raw, c.Result, want[i].Raw, want[i])
+		}
+	}
+	if !cs[1].Fallback || cs[0].Fallback || cs[2].Fallback {
+		t.Errorf("fallbacks %v %v %v, want the second part's alone", cs[0].Fallback, cs[1].Fallback, cs[2].Fallback)
 	}
 }

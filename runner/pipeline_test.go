@@ -30,8 +30,8 @@ func (k *ticker) Step(ctx context.Context, t *Tick, s, _ any) (any, error) {
 	_, err := t.Phase(ctx, Phase{Name: "guess", Calls: 2, Strategy: "fallback_guess"}, func(context.Context) ([]Call, error) {
 		req := llm.Request{EntityKey: "guess:a", Phase: "guess"}
 		return []Call{
-			{Result: llm.Result{Request: req, Output: json.RawMessage(`{}`), Raw: `{}`}},
-			{Result: llm.Result{Request: req, Err: &llm.Error{Kind: llm.KindSchema, Message: "off schema"}}, Fallback: true},
+			{Result: &llm.Result{Request: req, Output: json.RawMessage(`{}`), Raw: `{}`}},
+			{Result: &llm.Result{Request: req, Err: &llm.Error{Kind: llm.KindSchema, Message: "off schema"}}, Fallback: true},
 		}, nil
 	})
 	if err != nil {

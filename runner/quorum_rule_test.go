@@ -13,7 +13,7 @@ import (
 func TestQuorumRule(t *testing.T) {
 	t.Parallel()
 	call := func(key string, err error) Call {
-		return Call{Result: llm.Result{Request: llm.Request{EntityKey: key}, Err: err}}
+		return Call{Result: &llm.Result{Request: llm.Request{EntityKey: key}, Err: err}}
 	}
 	auth := &llm.Error{Kind: llm.KindAuth, Message: "401"}
 	conn := &llm.Error{Kind: llm.KindConnection, Message: "refused"}

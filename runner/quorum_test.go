@@ -59,7 +59,7 @@ func (p *phased) Step(ctx context.Context, t *Tick, s, _ any) (any, error) {
 				res := p.client.Complete(ctx, llm.Request{EntityKey: fmt.Sprintf("%s:%d", name, i), Phase: name,
 					Params: llm.Params{Model: "m"}, User: name, SchemaName: "S",
 					Schema: json.RawMessage(`{"type":"object","properties":{},"required":[],"additionalProperties":false}`)})
-				calls[i] = Call{Result: res, Fallback: res.Err != nil}
+				calls[i] = Call{Result: &res, Fallback: res.Err != nil}
 			}
 			return calls, nil
 		})

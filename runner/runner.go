@@ -65,7 +65,7 @@ func (c Config) price(model, phase string, u store.Usage) (float64, error) {
 }
 
 // callUsage is the tokens of a call as the prices read them.
-func callUsage(res llm.Result) store.Usage {
+func callUsage(res *llm.Result) store.Usage {
 	return store.Usage{PromptTokens: res.Usage.PromptTokens, CompletionTokens: res.Usage.CompletionTokens,
 		BatchPromptTokens: res.BatchUsage.PromptTokens, BatchCompletionTokens: res.BatchUsage.CompletionTokens}
 }

@@ -57,7 +57,7 @@ func (c *counter) Step(ctx context.Context, t *Tick, s, in any) (any, error) {
 		_, err := t.Phase(ctx, Phase{Name: "ask", Calls: 1, Strategy: "none", Final: true}, func(ctx context.Context) ([]Call, error) {
 			res := c.client.Complete(ctx, llm.Request{EntityKey: "ask:1", Phase: "ask", Params: llm.Params{Model: "m"},
 				User: "hi", SchemaName: "S", Schema: json.RawMessage(`{"type":"object","properties":{},"required":[],"additionalProperties":false}`)})
-			return []Call{{Result: res}}, nil
+			return []Call{{Result: &res}}, nil
 		})
 		if err != nil {
 			return nil, err

@@ -25,8 +25,12 @@ const (
 // Fallback when it kept the entity's state as it was (seed 004), Recovered
 // when it used what the failed call did return (a chronicle message cut at
 // max_tokens, kept as written), so the tick has something to commit.
+//
+// Result points to the result the kind holds: a phase of a large world
+// ends with a hundred thousand of them, and a copy of each beside the
+// kind's own was tens of megabytes (the runner reads it, never writes it).
 type Call struct {
-	Result    llm.Result
+	Result    *llm.Result
 	Fallback  bool
 	Recovered bool
 	// Remembered is set when the kind has already put the call's exchange
@@ -141,7 +145,7 @@ func (t *Tick) keep(calls []Call) {
 	}
 	rec.Calls = slices.Grow(rec.Calls, len(calls))
 	for _, c := range calls {
-		res := &c.Result
+		res := c.Result
 		t.tr.add(c)
 		if t.r.Config.MaxCost > 0 {
 			t.usdOf += t.r.callUSD(c)

@@ -166,7 +166,7 @@ func (g *toy) ask(ctx context.Context, t *runner.Tick, p string, count int) (int
 		if n, err := strconv.Atoi(strings.TrimSpace(res.Content)); res.Err == nil && err == nil && (n == 1 || n == 2) {
 			add = n
 		}
-		return []runner.Call{{Result: llm.Result{Request: llm.Request{EntityKey: req.EntityKey, Phase: "count", Tick: t.N, Params: req.Params},
+		return []runner.Call{{Result: &llm.Result{Request: llm.Request{EntityKey: req.EntityKey, Phase: "count", Tick: t.N, Params: req.Params},
 			Messages: req.Messages, Raw: res.Content, Attempts: res.Attempts, Usage: res.Usage, Err: res.Err}, Fallback: res.Err != nil}}, nil
 	})
 	return add, err

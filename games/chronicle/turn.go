@@ -104,7 +104,7 @@ func (g *Game) ask(ctx context.Context, t *runner.Tick, s *State) error {
 	_, err := t.Phase(ctx, runner.Phase{Name: PhaseChat, Calls: 1, Strategy: "keep_cut_message", Final: true},
 		func(ctx context.Context) ([]runner.Call, error) {
 			res = g.Client.Chat(ctx, g.chatRequest(s))
-			call := runner.Call{Result: llm.Result{
+			call := runner.Call{Result: &llm.Result{
 				Request:  llm.Request{EntityKey: res.Request.EntityKey, Phase: PhaseChat, Tick: t.N, Params: res.Request.Params},
 				Messages: res.Request.Messages, Raw: res.Content,
 				Attempts: res.Attempts, Latency: res.Latency, Usage: res.Usage, Err: res.Err,

@@ -103,7 +103,7 @@ func (g *Game) agentTurn(ctx context.Context, tick int, s *State, player string)
 		req.Messages = sent
 		res := own.Client.CompleteTools(ctx, req)
 		raw, _ := json.Marshal(res.Message)
-		call := runner.Call{Result: llm.Result{
+		call := runner.Call{Result: &llm.Result{
 			Request:  llm.Request{EntityKey: key, Phase: PhaseOrders, Tick: tick, Params: own.Params},
 			Messages: sent, Raw: string(raw), Attempts: res.Attempts, Latency: res.Latency, Usage: res.Usage, Err: res.Err,
 			Recoveries: res.Recoveries, Endpoint: res.Endpoint, EndpointFailures: res.EndpointFailures,

@@ -268,7 +268,7 @@ func (se *seats) ask(ctx context.Context, seat, phase string, req llm.Request, a
 	_, err := se.t.Phase(ctx, runner.Phase{Name: phase, Calls: 1, Strategy: "fallback_bot"},
 		func(ctx context.Context) ([]runner.Call, error) {
 			res := client.Complete(ctx, req)
-			call := runner.Call{Result: res}
+			call := runner.Call{Result: &res}
 			var why error
 			switch {
 			case res.Err == nil:
