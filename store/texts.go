@@ -76,9 +76,7 @@ func idOf(key string) (id textID, ok bool) {
 	if _, err := hex.Decode(id[:], []byte(key)); err != nil {
 		return id, false
 	}
-	var again [32]byte
-	hex.Encode(again[:], id[:])
-	return id, string(again[:]) == key
+	return id, id.key() == key
 }
 
 // key is id in the form textKey makes.
